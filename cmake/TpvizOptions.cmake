@@ -1,0 +1,22 @@
+# Compiler settings shared by every tpviz target.
+
+if(TPVIZ_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+if(TPVIZ_NATIVE)
+  add_compile_options(-march=native)
+endif()
+
+# Warnings for our own targets only (not for Eigen or Qt headers, which are system includes).
+function(tpviz_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+endfunction()
+
+# Bit-exact float code (the JAX PRNG path): the compiler must neither add nor remove a fused
+# multiply-add, so every fusion is an explicit std::fma in the source.
+function(tpviz_exact_float_sources)
+  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_SOURCE_DIR}/core
+                              PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math")
+endfunction()

@@ -1,0 +1,127 @@
+#include "forward.h"
+
+#include <omp.h>
+
+#include <cassert>
+#include <numeric>
+
+namespace tp {
+namespace {
+
+// Runs work(group, rowBlock) for every group and every block of batch rows.
+// On one thread, or for tp = 1, the groups run in turn and Eigen threads inside each product.
+// Otherwise the threads share the groups: many small products side by side use two cores better
+// than one small product split in two. When tp is not a multiple of the thread count, each group
+// is also split by batch rows so that no thread idles at the end.
+template <typename Work>
+void forEachGroup(Index tpSize, Index batch, Work&& work) {
+    const int threads = omp_get_max_threads();
+    if (tpSize == 1 || threads == 1) {
+        for (Index i = 0; i < tpSize; ++i)
+            work(i, IndexRange{0, batch});
+        return;
+    }
+    Index rowBlocks = tpSize % threads == 0 ? 1 : threads;
+    if (batch < rowBlocks * 8)
+        rowBlocks = 1;
+    const Index tasks = tpSize * rowBlocks;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (Index task = 0; task < tasks; ++task) {
+        const Index group = task / rowBlocks;
+        const Index block = task % rowBlocks;
+        work(group, IndexRange{batch * block / rowBlocks, batch * (block + 1) / rowBlocks});
+    }
+}
+
+}  // namespace
+
+ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
+                                    const RowVectorCRef& bias, const ShardingPlan& plan,
+                                    Progress* progress) {
+    assert(plan.mode == ParallelMode::Column);
+    assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
+    assert(kernel.cols() == plan.features && bias.size() == plan.features);
+    const Index batch = x.rows();
+    if (progress)
+        progress->setTotal(plan.tpSize);
+
+    ForwardResult result;
+    result.plan = plan;
+    result.partials.resize(std::size_t(plan.tpSize));
+    for (Matrix& partial : result.partials)
+        partial.resize(batch, plan.chunk);
+
+    forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
+        if (isCancelled(progress))
+            return;
+        const ShardGroup& group = plan.groups[std::size_t(i)];
+        const IndexRange cols = group.kernelCols;
+        auto piece = result.partials[std::size_t(i)].middleRows(rows.start, rows.size());
+        piece.noalias() = x.middleRows(rows.start, rows.size()) * kernelSlice(kernel, group);
+        piece.rowwise() += bias.segment(cols.start, cols.size());
+        if (rows.stop == batch)
+            advance(progress);
+    });
+
+    // Concatenate in group order along the last axis: each partial fills its own columns.
+    result.output.resize(batch, plan.features);
+    for (const ShardGroup& group : plan.groups)
+        result.output.middleCols(group.outputCols.start, group.outputCols.size()) =
+            result.partials[std::size_t(group.index)];
+    return result;
+}
+
+ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
+                                 const RowVectorCRef& bias, const ShardingPlan& plan,
+                                 Progress* progress) {
+    assert(plan.mode == ParallelMode::Row);
+    assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
+    assert(kernel.cols() == plan.features && bias.size() == plan.features);
+    const Index batch = x.rows();
+    if (progress)
+        progress->setTotal(plan.tpSize);
+
+    ForwardResult result;
+    result.plan = plan;
+    result.partials.resize(std::size_t(plan.tpSize));
+    for (Matrix& partial : result.partials)
+        partial.resize(batch, plan.features);
+
+    forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
+        if (isCancelled(progress))
+            return;
+        const ShardGroup& group = plan.groups[std::size_t(i)];
+        result.partials[std::size_t(i)].middleRows(rows.start, rows.size()).noalias() =
+            inputSlice(x, group).middleRows(rows.start, rows.size()) * kernelSlice(kernel, group);
+        if (rows.stop == batch)
+            advance(progress);
+    });
+
+    // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
+    result.runningSums.reserve(std::size_t(plan.tpSize));
+    result.runningSums.push_back(result.partials.front());
+    for (std::size_t i = 1; i < result.partials.size(); ++i)
+        result.runningSums.push_back(result.runningSums.back() + result.partials[i]);
+    // The bias belongs to the layer, not to a group: added once, to the combined sum.
+    result.output = result.runningSums.back();
+    result.output.rowwise() += bias;
+    return result;
+}
+
+ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
+                              const RowVectorCRef& bias, const ShardingPlan& plan,
+                              Progress* progress) {
+    return plan.mode == ParallelMode::Column
+               ? forwardColumnParallel(x, kernel, bias, plan, progress)
+               : forwardRowParallel(x, kernel, bias, plan, progress);
+}
+
+Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias) {
+    assert(x.cols() == kernel.rows() && kernel.cols() == bias.size());
+    Matrix output(x.rows(), kernel.cols());
+    output.noalias() = x * kernel;
+    output.rowwise() += bias;
+    return output;
+}
+
+}  // namespace tp

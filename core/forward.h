@@ -1,0 +1,67 @@
+#pragma once
+
+// The layer's forward pass y = x @ kernel + bias, whole and split across tensor-parallel groups.
+
+#include "eigen_types.h"
+#include "progress.h"
+#include "sharding_plan.h"
+
+#include <vector>
+
+namespace tp {
+
+/// A split forward pass with every intermediate the UI shows, so nothing is recomputed for display.
+struct ForwardResult {
+    ShardingPlan plan;
+    /// Column mode: partials[i] = x @ kernel[:, cols_i] + bias[cols_i], shape (N, chunk).
+    /// Row mode: partials[i] = x[:, rows_i] @ kernel[rows_i, :], shape (N, features), no bias.
+    std::vector<Matrix> partials;
+    /// Row mode only: runningSums[k] = partials[0] + ... + partials[k], shape (N, features), no
+    /// bias. Empty in column mode, where the running concatenation is a view of `output`.
+    std::vector<Matrix> runningSums;
+    /// (N, features). Column: the partials concatenated in group order. Row: the last running sum
+    /// plus the bias, added once.
+    Matrix output;
+
+    /// Column mode: the concatenation after groups 0..k, i.e. output[:, 0:(k+1)*chunk] (a view).
+    auto runningConcatenation(Index k) const { return output.leftCols((k + 1) * plan.chunk); }
+};
+
+/// The kernel block a group reads, kernel[kernelRows, kernelCols]: a view into `kernel`'s own
+/// memory, never a copy. Pass an lvalue (a Matrix, or a Ref the caller keeps alive).
+template <typename Derived>
+auto kernelSlice(const Eigen::MatrixBase<Derived>& kernel, const ShardGroup& group) {
+    return kernel.derived().block(group.kernelRows.start, group.kernelCols.start,
+                                  group.kernelRows.size(), group.kernelCols.size());
+}
+
+/// The columns of x a group reads, x[:, inputCols] (all of x in column mode): a view.
+template <typename Derived>
+auto inputSlice(const Eigen::MatrixBase<Derived>& x, const ShardGroup& group) {
+    return x.derived().middleCols(group.inputCols.start, group.inputCols.size());
+}
+
+/// Column-parallel: for each group, x @ kernel[:, cols] + bias[cols] through views of the one
+/// kernel (middleCols / segment, never a copy), then the pieces concatenated in group order. The
+/// groups' outputs are different columns and are never summed. x (N, inDim), kernel (inDim,
+/// features), bias (features); plan.mode == Column. With progress: one unit per group; stops early
+/// when cancelled (discard the result then).
+ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
+                                    const RowVectorCRef& bias, const ShardingPlan& plan,
+                                    Progress* progress = nullptr);
+
+/// Row-parallel: partial sums x[:, rows] @ kernel[rows, :] combined by addition, bias added once.
+/// x (N, inDim), kernel (inDim, features), bias (features); plan.mode == Row.
+ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
+                                 const RowVectorCRef& bias, const ShardingPlan& plan,
+                                 Progress* progress = nullptr);
+
+/// Dispatches on plan.mode.
+ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
+                              const RowVectorCRef& bias, const ShardingPlan& plan,
+                              Progress* progress = nullptr);
+
+/// The reference x @ kernel + bias from one full product, shape (N, features).
+Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias);
+
+}  // namespace tp

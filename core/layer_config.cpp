@@ -1,0 +1,187 @@
+#include "layer_config.h"
+
+#include "float_format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace tp {
+namespace {
+
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+// a * b, saturating at INT64_MAX; inputs are >= 0.
+std::int64_t mulSat(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? kInt64Max : r;
+}
+
+std::int64_t addSat(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? kInt64Max : r;
+}
+
+std::string joinNumbers(const std::vector<std::int64_t>& values) {
+    std::string text;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0)
+            text += ", ";
+        text += std::to_string(values[i]);
+    }
+    return text;
+}
+
+}  // namespace
+
+std::vector<ConfigProblem> LayerConfig::validate() const {
+    std::vector<ConfigProblem> problems;
+    auto requirePositive = [&](std::int64_t value, const char* name, ConfigField field) {
+        if (value <= 0)
+            problems.push_back({field, std::string(name) + " (" + std::to_string(value) +
+                                           ") must be a positive integer"});
+        return value > 0;
+    };
+    requirePositive(batch, "batch N", ConfigField::Batch);
+    const bool inOk = requirePositive(inDim, "in_dim", ConfigField::InDim);
+    const bool featuresOk = requirePositive(features, "features", ConfigField::Features);
+    const bool tpOk = requirePositive(tpSize, "tp_size", ConfigField::TpSize);
+
+    const bool column = mode == ParallelMode::Column;
+    if (tpOk && (column ? featuresOk : inOk) && splitDim() % tpSize != 0) {
+        const char* dim = column ? "features" : "in_dim";
+        const char* what = column ? "columns" : "rows";
+        std::string message = std::string(dim) + " (" + std::to_string(splitDim()) +
+                              ") is not divisible by tp_size (" + std::to_string(tpSize) +
+                              "): each group needs the same number of kernel " + what + ".";
+        const auto valid = divisors(splitDim());
+        if (valid.size() <= 24) {
+            message += " Valid tp sizes: ";
+            message += joinNumbers(valid);
+        } else {
+            message += ' ';
+            message += std::to_string(valid.size());
+            message += " tp sizes divide it, from ";
+            message += joinNumbers({valid.begin(), valid.begin() + 12});
+            message += " to ";
+            message += std::to_string(valid.back());
+        }
+        message += '.';
+        problems.push_back({ConfigField::TpSize, message});
+    }
+
+    if (bias.kind == BiasInit::Kind::Normal && !(std::isfinite(bias.stddev) && bias.stddev > 0))
+        problems.push_back({ConfigField::Bias, "bias stddev (" + formatFloat(bias.stddev) +
+                                                   ") must be a finite number above 0"});
+
+    if (batch > 0 && inDim > 0 && features > 0 && tpSize > 0) {
+        const std::int64_t need = bytesNeeded(*this);
+        if (need > memoryBudgetBytes)
+            problems.push_back({ConfigField::Memory,
+                                "this scene needs " + formatBytes(need) + " (" +
+                                    std::to_string(need) +
+                                    " bytes), more than the memory budget of " +
+                                    formatBytes(memoryBudgetBytes) + "; choose smaller sizes" +
+                                    (mode == ParallelMode::Row ? " or a smaller tp_size" : "")});
+    }
+    return problems;
+}
+
+std::int64_t bytesNeeded(const LayerConfig& c) {
+    const std::int64_t output = mulSat(c.batch, c.features);  // one (N, features) array
+    std::int64_t floats = mulSat(c.inDim, c.features);        // kernel
+    floats = addSat(floats, mulSat(c.batch, c.inDim));        // x
+    floats = addSat(floats, c.features);                      // bias
+    floats = addSat(floats, mulSat(output, 2));               // reference and output
+    // column: the partials tile one output; row: tpSize partial sums and tpSize running sums.
+    const std::int64_t intermediates =
+        c.mode == ParallelMode::Column ? output : mulSat(mulSat(output, c.tpSize), 2);
+    floats = addSat(floats, intermediates);
+    return mulSat(floats, std::int64_t(sizeof(float)));
+}
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+    std::vector<std::int64_t> low, high;
+    for (std::int64_t d = 1; d <= n / d; ++d) {
+        if (n % d != 0)
+            continue;
+        low.push_back(d);
+        if (d != n / d)
+            high.push_back(n / d);
+    }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
+}
+
+std::string_view toString(ParallelMode mode) {
+    return mode == ParallelMode::Column ? "column" : "row";
+}
+
+std::string_view toString(PrngLayout layout) {
+    return layout == PrngLayout::Partitionable ? "partitionable" : "legacy";
+}
+
+std::string toString(const BiasInit& bias) {
+    return bias.kind == BiasInit::Kind::Zeros ? "zeros" : "normal:" + formatFloat(bias.stddev);
+}
+
+std::optional<ParallelMode> parseParallelMode(std::string_view text) {
+    if (text == "column")
+        return ParallelMode::Column;
+    if (text == "row")
+        return ParallelMode::Row;
+    return std::nullopt;
+}
+
+std::optional<PrngLayout> parsePrngLayout(std::string_view text) {
+    if (text == "partitionable")
+        return PrngLayout::Partitionable;
+    if (text == "legacy")
+        return PrngLayout::Legacy;
+    return std::nullopt;
+}
+
+std::optional<BiasInit> parseBiasInit(std::string_view text) {
+    if (text == "zeros")
+        return BiasInit{};
+    constexpr std::string_view prefix = "normal:";
+    if (!text.starts_with(prefix))
+        return std::nullopt;
+    const std::string_view number = text.substr(prefix.size());
+    float stddev = 0.0f;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), stddev);
+    if (ec != std::errc() || end != number.data() + number.size())
+        return std::nullopt;
+    if (!std::isfinite(stddev) || stddev <= 0.0f)
+        return std::nullopt;
+    return BiasInit{BiasInit::Kind::Normal, stddev};
+}
+
+std::optional<std::int64_t> parseInt64(std::string_view text) {
+    // from_chars rejects a leading '+'; accept it as users type it.
+    if (text.starts_with('+') && text.size() > 1 && text[1] != '-')
+        text.remove_prefix(1);
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+std::string formatBytes(std::int64_t bytes) {
+    static constexpr const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double value = double(bytes);
+    int unit = 0;
+    while (value >= 1024.0 && unit < 6) {
+        value /= 1024.0;
+        ++unit;
+    }
+    if (unit == 0)
+        return std::to_string(bytes) + " bytes";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f %s", value, units[unit]);
+    return buffer;
+}
+
+}  // namespace tp

@@ -1,0 +1,89 @@
+#pragma once
+
+// The settings of one scene: the layer's sizes, how it is split, and how its parameters are drawn.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tp {
+
+/// Column-parallel splits the kernel's output columns; row-parallel splits its input rows.
+enum class ParallelMode { Column, Row };
+
+/// How JAX lays out threefry random bits: `jax_threefry_partitionable` True (the default since
+/// JAX 0.5.0) or False (legacy).
+enum class PrngLayout { Partitionable, Legacy };
+
+/// How the bias is initialised: NNX's default zeros, or `nnx.initializers.normal(stddev)`.
+struct BiasInit {
+    enum class Kind { Zeros, Normal };
+    Kind kind = Kind::Zeros;
+    float stddev = 0.0f;  ///< used when kind == Normal
+
+    bool operator==(const BiasInit&) const = default;
+};
+
+/// The setting a validation problem belongs to, so a UI can show it next to that input.
+enum class ConfigField { Batch, InDim, Features, TpSize, Seed, Bias, Memory };
+
+/// One thing wrong with a LayerConfig, in words a user understands.
+struct ConfigProblem {
+    ConfigField field;
+    std::string message;
+};
+
+/// Everything that defines a scene. Sizes are int64 so that absurd values can be stated and refused
+/// rather than overflow. Defaults give a small picture that reads at a glance.
+struct LayerConfig {
+    std::int64_t batch = 2;      ///< N, rows of x
+    std::int64_t inDim = 8;      ///< in_dim, rows of the kernel
+    std::int64_t features = 12;  ///< features, columns of the kernel
+    std::int64_t tpSize = 3;     ///< number of groups (devices)
+    std::int64_t seed = 0;       ///< as in nnx.Rngs(seed)
+    ParallelMode mode = ParallelMode::Column;
+    PrngLayout prng = PrngLayout::Partitionable;
+    bool x64 = false;  ///< jax_enable_x64: changes seed -> key for negative seeds and seeds >= 2^32
+    BiasInit bias;
+    std::int64_t memoryBudgetBytes = std::int64_t(2) << 30;  ///< refuse scenes needing more
+
+    /// The dimension that tp splits: features in column mode, inDim in row mode.
+    std::int64_t splitDim() const { return mode == ParallelMode::Column ? features : inDim; }
+
+    /// chunk = splitDim / tpSize (features / tpSize in column mode). Valid configs only.
+    std::int64_t chunk() const { return splitDim() / tpSize; }
+
+    /// Every problem with this config; empty when it is valid.
+    std::vector<ConfigProblem> validate() const;
+
+    bool operator==(const LayerConfig&) const = default;
+};
+
+/// Bytes that computing and keeping this scene needs: x, kernel, bias, the reference, the output
+/// and every intermediate the UI shows (column: partials, N x features in all; row: tpSize partial
+/// sums and tpSize running sums of N x features each). Saturates at INT64_MAX instead of
+/// overflowing.
+std::int64_t bytesNeeded(const LayerConfig& config);
+
+/// The divisors of n in increasing order: the tp sizes that split n evenly. Empty for n <= 0.
+std::vector<std::int64_t> divisors(std::int64_t n);
+
+/// "column" / "row", and "partitionable" / "legacy", as the CLI and JSON spell them.
+std::string_view toString(ParallelMode mode);
+std::string_view toString(PrngLayout layout);
+/// "zeros" or "normal:STDDEV" (shortest float32 form).
+std::string toString(const BiasInit& bias);
+
+std::optional<ParallelMode> parseParallelMode(std::string_view text);
+std::optional<PrngLayout> parsePrngLayout(std::string_view text);
+/// Accepts "zeros" and "normal:STDDEV" with a finite STDDEV > 0.
+std::optional<BiasInit> parseBiasInit(std::string_view text);
+/// A whole decimal int64 (optional sign, no spaces, no fraction); nullopt when not or out of range.
+std::optional<std::int64_t> parseInt64(std::string_view text);
+
+/// "1.5 GiB"-style text for a byte count.
+std::string formatBytes(std::int64_t bytes);
+
+}  // namespace tp

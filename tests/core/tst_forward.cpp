@@ -1,0 +1,223 @@
+// Column- and row-parallel forward passes against the reference x @ kernel + bias.
+
+#include "forward.h"
+#include "verification.h"
+
+#include <QTest>
+
+#include <random>
+
+using namespace tp;
+
+namespace {
+
+Matrix randomMatrix(Index rows, Index cols, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::normal_distribution<float> normal;
+    Matrix m(rows, cols);
+    for (Index i = 0; i < m.size(); ++i)
+        m.data()[i] = normal(engine);
+    return m;
+}
+
+RowVector randomRow(Index size, unsigned seed) {
+    return randomMatrix(1, size, seed);
+}
+
+// The brief's worked example: two groups reproduce one affine layer with a nonzero bias.
+struct BriefExample {
+    Matrix x{{1.f, 2.f}};
+    Matrix kernel{{1.f, 0.f, 2.f, -1.f}, {0.f, 1.f, 1.f, 3.f}};
+    RowVector bias{{0.5f, -0.5f, 1.f, 2.f}};
+};
+
+}  // namespace
+
+class TestForward : public QObject {
+    Q_OBJECT
+
+private slots:
+    void briefExampleIsExact() {
+        const BriefExample e;
+        const auto plan = ShardingPlan::make(ParallelMode::Column, 2, 4, 2);
+        const ForwardResult result = forwardColumnParallel(e.x, e.kernel, e.bias, plan);
+        const Matrix expected{{1.5f, 1.5f, 5.f, 7.f}};
+        QCOMPARE(result.partials.size(), std::size_t(2));
+        QVERIFY(result.partials[0] == (Matrix{{1.5f, 1.5f}}));
+        QVERIFY(result.partials[1] == (Matrix{{5.f, 7.f}}));
+        QVERIFY(result.output == expected);
+        QVERIFY(forwardReference(e.x, e.kernel, e.bias) == expected);
+        QVERIFY(verify(result.output, expected).allclose);
+        QCOMPARE(verify(result.output, expected).maxAbsError, 0.0);
+    }
+
+    void planRanges_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("group");
+        QTest::addColumn<int>("start");
+        QTest::addColumn<int>("stop");
+        QTest::newRow("column 8x12 tp3 group0") << 0 << 3 << 0 << 0 << 4;
+        QTest::newRow("column 8x12 tp3 group2") << 0 << 3 << 2 << 8 << 12;
+        QTest::newRow("row 8x12 tp4 group1") << 1 << 4 << 1 << 2 << 4;
+        QTest::newRow("row 8x12 tp8 group7") << 1 << 8 << 7 << 7 << 8;
+    }
+
+    void planRanges() {
+        QFETCH(int, mode);
+        QFETCH(int, tp);
+        QFETCH(int, group);
+        QFETCH(int, start);
+        QFETCH(int, stop);
+        const auto m = mode == 0 ? ParallelMode::Column : ParallelMode::Row;
+        const auto plan = ShardingPlan::make(m, 8, 12, tp);
+        const ShardGroup& g = plan.groups.at(std::size_t(group));
+        QCOMPARE(g.index, group);
+        if (m == ParallelMode::Column) {
+            QCOMPARE(g.kernelCols, (IndexRange{start, stop}));
+            QCOMPARE(g.outputCols, (IndexRange{start, stop}));
+            QCOMPARE(g.kernelRows, (IndexRange{0, 8}));
+            QCOMPARE(g.inputCols, (IndexRange{0, 8}));
+        } else {
+            QCOMPARE(g.kernelRows, (IndexRange{start, stop}));
+            QCOMPARE(g.inputCols, (IndexRange{start, stop}));
+            QCOMPARE(g.kernelCols, (IndexRange{0, 12}));
+            QCOMPARE(g.outputCols, (IndexRange{0, 12}));
+        }
+    }
+
+    void matchesReference_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("inDim");
+        QTest::addColumn<int>("features");
+        QTest::addColumn<int>("mode");
+        const struct {
+            int n, in, f;
+        } shapes[] = {{1, 2, 4}, {2, 8, 12}, {3, 7, 30}, {16, 64, 96}, {33, 12, 1}};
+        for (const auto& s : shapes) {
+            for (int mode : {0, 1}) {
+                const QByteArray name = QByteArray::number(s.n) + "x" + QByteArray::number(s.in) +
+                                        "x" + QByteArray::number(s.f) + (mode ? " row" : " column");
+                QTest::newRow(name.constData()) << s.n << s.in << s.f << mode;
+            }
+        }
+    }
+
+    // Every valid tp size of each shape, from tp 1 to tp = the split dimension.
+    void matchesReference() {
+        QFETCH(int, batch);
+        QFETCH(int, inDim);
+        QFETCH(int, features);
+        QFETCH(int, mode);
+        const auto m = mode == 0 ? ParallelMode::Column : ParallelMode::Row;
+        const Matrix x = randomMatrix(batch, inDim, 1);
+        // Scaled as lecun_normal scales a kernel, so outputs are O(1) as in the app.
+        const Matrix kernel = randomMatrix(inDim, features, 2) / std::sqrt(float(inDim));
+        const RowVector bias = randomRow(features, 3);
+        const Matrix reference = forwardReference(x, kernel, bias);
+        const Index split = m == ParallelMode::Column ? features : inDim;
+        for (std::int64_t tp : divisors(split)) {
+            const auto plan = ShardingPlan::make(m, inDim, features, tp);
+            const ForwardResult result = forwardParallel(x, kernel, bias, plan);
+            const Verification v = verify(result.output, reference);
+            QVERIFY2(v.allclose, qPrintable(QString("tp %1: max abs error %2, rel %3")
+                                                .arg(tp)
+                                                .arg(v.maxAbsError)
+                                                .arg(v.maxRelError)));
+            QCOMPARE(result.partials.size(), std::size_t(tp));
+            for (std::size_t i = 0; i < result.partials.size(); ++i) {
+                QCOMPARE(result.partials[i].rows(), Index(batch));
+                QCOMPARE(result.partials[i].cols(),
+                         m == ParallelMode::Column ? split / tp : Index(features));
+            }
+            if (m == ParallelMode::Column) {
+                // Concatenation copies each partial into its own columns; nothing is summed.
+                for (const ShardGroup& g : plan.groups)
+                    QVERIFY(result.output.middleCols(g.outputCols.start, g.outputCols.size()) ==
+                            result.partials[std::size_t(g.index)]);
+                QVERIFY(result.runningConcatenation(0) == result.partials[0]);
+                QCOMPARE(result.runningConcatenation(tp - 1).cols(), Index(features));
+            } else {
+                QCOMPARE(result.runningSums.size(), std::size_t(tp));
+                Matrix expected = result.runningSums.back();
+                expected.rowwise() += bias;
+                QVERIFY(result.output == expected);
+            }
+        }
+    }
+
+    // Each group reads the one kernel through a view: its data pointer lies inside the kernel.
+    void slicesAreViewsOfTheKernel() {
+        const Matrix kernel = randomMatrix(8, 12, 4);
+        for (auto mode : {ParallelMode::Column, ParallelMode::Row}) {
+            const auto plan = ShardingPlan::make(mode, 8, 12, 4);
+            for (const ShardGroup& g : plan.groups) {
+                const auto slice = kernelSlice(kernel, g);
+                const float* expected =
+                    kernel.data() + g.kernelRows.start * kernel.cols() + g.kernelCols.start;
+                QCOMPARE(slice.data(), expected);
+                QCOMPARE(slice.outerStride(), kernel.cols());
+                QCOMPARE(slice.rows(), g.kernelRows.size());
+                QCOMPARE(slice.cols(), g.kernelCols.size());
+            }
+        }
+    }
+
+    // The row-parallel bias is added once. Adding it to every partial sum, the classic mistake,
+    // is off by (tp - 1) * bias, and the verification catches it.
+    void rowBiasIsAddedOnce() {
+        const Matrix x = randomMatrix(4, 16, 5);
+        const Matrix kernel = randomMatrix(16, 6, 6);
+        const RowVector bias = RowVector::Constant(6, 0.75f);
+        const Matrix reference = forwardReference(x, kernel, bias);
+        const Index tp = 4;
+        const ForwardResult result =
+            forwardRowParallel(x, kernel, bias, ShardingPlan::make(ParallelMode::Row, 16, 6, tp));
+        QVERIFY(verify(result.output, reference).allclose);
+
+        Matrix mistaken = Matrix::Zero(4, 6);
+        for (const Matrix& partial : result.partials) {
+            mistaken += partial;
+            mistaken.rowwise() += bias;
+        }
+        const Verification wrong = verify(mistaken, reference);
+        QVERIFY(!wrong.allclose);
+        QVERIFY(qAbs(wrong.maxAbsError - (tp - 1) * 0.75) < 1e-4);
+    }
+
+    void cancelledWorkStopsEarly() {
+        const Matrix x = randomMatrix(2, 8, 7);
+        const Matrix kernel = randomMatrix(8, 12, 8);
+        const RowVector bias = randomRow(12, 9);
+        Progress progress;
+        progress.cancel();
+        forwardColumnParallel(x, kernel, bias, ShardingPlan::make(ParallelMode::Column, 8, 12, 3),
+                              &progress);
+        QCOMPARE(progress.done(), std::int64_t(0));
+
+        Progress full;
+        forwardColumnParallel(x, kernel, bias, ShardingPlan::make(ParallelMode::Column, 8, 12, 3),
+                              &full);
+        QCOMPARE(full.done(), std::int64_t(3));
+        QCOMPARE(full.fraction(), 1.0);
+    }
+
+    void verificationFindsTheWorstElement() {
+        Matrix reference = Matrix::Constant(3, 4, 2.0f);
+        Matrix actual = reference;
+        actual(1, 2) = 2.5f;
+        actual(2, 0) = 2.0f + 1e-6f;
+        const Verification v = verify(actual, reference);
+        QVERIFY(!v.allclose);
+        QCOMPARE(v.worstRow, Index(1));
+        QCOMPARE(v.worstCol, Index(2));
+        QCOMPARE(v.maxAbsError, 0.5);
+        QCOMPARE(v.maxRelError, 0.25);
+        QVERIFY(verify(actual, reference, Tolerance{0.0, 0.6}).allclose);
+        actual(0, 0) = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(!verify(actual, reference, Tolerance{0.0, 10.0}).allclose);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestForward)
+#include "tst_forward.moc"

@@ -1,0 +1,150 @@
+// LayerConfig validation, its messages, and the small parsers the CLI and the app share.
+
+#include "layer_config.h"
+
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+QString messagesFor(const LayerConfig& config, ConfigField field) {
+    QStringList found;
+    for (const ConfigProblem& p : config.validate())
+        if (p.field == field)
+            found << QString::fromStdString(p.message);
+    return found.join('\n');
+}
+
+}  // namespace
+
+class TestLayerConfig : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaultsAreValid() {
+        const LayerConfig config;
+        QVERIFY(config.validate().empty());
+        QCOMPARE(config.chunk(), std::int64_t(4));
+    }
+
+    void messages_data() {
+        QTest::addColumn<qint64>("batch");
+        QTest::addColumn<qint64>("inDim");
+        QTest::addColumn<qint64>("features");
+        QTest::addColumn<qint64>("tp");
+        QTest::addColumn<bool>("row");
+        QTest::addColumn<int>("field");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("batch 0") << 0LL << 8LL << 12LL << 3LL << false << int(ConfigField::Batch)
+                                 << "batch N (0) must be a positive integer";
+        QTest::newRow("in_dim -3") << 2LL << -3LL << 12LL << 3LL << false << int(ConfigField::InDim)
+                                   << "in_dim (-3) must be a positive integer";
+        QTest::newRow("features 0")
+            << 2LL << 8LL << 0LL << 3LL << false << int(ConfigField::Features)
+            << "features (0) must be a positive integer";
+        QTest::newRow("tp 0") << 2LL << 8LL << 12LL << 0LL << false << int(ConfigField::TpSize)
+                              << "tp_size (0) must be a positive integer";
+        QTest::newRow("10 by 4")
+            << 2LL << 8LL << 10LL << 4LL << false << int(ConfigField::TpSize)
+            << "features (10) is not divisible by tp_size (4): each group needs the same "
+               "number of kernel columns. Valid tp sizes: 1, 2, 5, 10.";
+        QTest::newRow("row 8 by 3")
+            << 2LL << 8LL << 12LL << 3LL << true << int(ConfigField::TpSize)
+            << "in_dim (8) is not divisible by tp_size (3): each group needs the same "
+               "number of kernel rows. Valid tp sizes: 1, 2, 4, 8.";
+        QTest::newRow("tp above features")
+            << 2LL << 8LL << 4LL << 8LL << false << int(ConfigField::TpSize)
+            << "features (4) is not divisible by tp_size (8): each group needs "
+               "the same number of kernel columns. Valid tp sizes: 1, 2, 4.";
+        QTest::newRow("many divisors")
+            << 2LL << 8LL << 720720LL << 7LL * 11 * 13 * 16 * 9 * 5 * 17 << false
+            << int(ConfigField::TpSize)
+            << "features (720720) is not divisible by tp_size (12252240): each group "
+               "needs the same number of kernel columns. 240 tp sizes divide it, from "
+               "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 to 720720.";
+        QTest::newRow("too big")
+            << 1024LL << 65536LL << 65536LL << 1LL << false << int(ConfigField::Memory)
+            << "this scene needs 17.0 GiB (18253873152 bytes), more than the memory "
+               "budget of 2.0 GiB; choose smaller sizes";
+        QTest::newRow("overflow")
+            << 1LL << (1LL << 40) << (1LL << 40) << 1LL << false << int(ConfigField::Memory)
+            << "this scene needs 8.0 EiB (9223372036854775807 bytes), more than the "
+               "memory budget of 2.0 GiB; choose smaller sizes";
+    }
+
+    void messages() {
+        QFETCH(qint64, batch);
+        QFETCH(qint64, inDim);
+        QFETCH(qint64, features);
+        QFETCH(qint64, tp);
+        QFETCH(bool, row);
+        QFETCH(int, field);
+        QFETCH(QString, message);
+        LayerConfig config;
+        config.batch = batch;
+        config.inDim = inDim;
+        config.features = features;
+        config.tpSize = tp;
+        config.mode = row ? ParallelMode::Row : ParallelMode::Column;
+        QCOMPARE(messagesFor(config, ConfigField(field)), message);
+    }
+
+    void everyProblemIsReported() {
+        LayerConfig config;
+        config.batch = 0;
+        config.inDim = 0;
+        config.features = 10;
+        config.tpSize = 4;
+        config.bias = BiasInit{BiasInit::Kind::Normal, -1.0f};
+        const auto problems = config.validate();
+        QCOMPARE(problems.size(), std::size_t(4));
+        QCOMPARE(messagesFor(config, ConfigField::Bias),
+                 QString("bias stddev (-1) must be a finite number above 0"));
+    }
+
+    void rowModeBudgetCountsEveryPartialSum() {
+        LayerConfig config;
+        config.mode = ParallelMode::Row;
+        config.batch = 4;
+        config.inDim = 8;
+        config.features = 12;
+        config.tpSize = 4;
+        // kernel 96 + x 32 + bias 12 + reference and output 96 + 4 partials and 4 running sums 384.
+        QCOMPARE(bytesNeeded(config), std::int64_t(4 * (96 + 32 + 12 + 96 + 384)));
+        config.memoryBudgetBytes = bytesNeeded(config) - 1;
+        QVERIFY(messagesFor(config, ConfigField::Memory).endsWith("or a smaller tp_size"));
+        config.memoryBudgetBytes += 1;
+        QVERIFY(config.validate().empty());
+    }
+
+    void divisorsInOrder() {
+        QCOMPARE(divisors(12), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 12}));
+        QCOMPARE(divisors(1), (std::vector<std::int64_t>{1}));
+        QCOMPARE(divisors(49), (std::vector<std::int64_t>{1, 7, 49}));
+        QVERIFY(divisors(0).empty());
+    }
+
+    void parsers() {
+        QCOMPARE(parseInt64("-9223372036854775808"), std::optional<std::int64_t>(INT64_MIN));
+        QCOMPARE(parseInt64("+42"), std::optional<std::int64_t>(42));
+        QVERIFY(!parseInt64("9223372036854775808"));
+        QVERIFY(!parseInt64("12abc"));
+        QVERIFY(!parseInt64("1.5"));
+        QVERIFY(!parseInt64(""));
+        QVERIFY(!parseInt64("+-1"));
+        QCOMPARE(parseParallelMode("row"), std::optional<ParallelMode>(ParallelMode::Row));
+        QVERIFY(!parseParallelMode("diagonal"));
+        QCOMPARE(parsePrngLayout("legacy"), std::optional<PrngLayout>(PrngLayout::Legacy));
+        QCOMPARE(parseBiasInit("normal:0.5"),
+                 std::optional<BiasInit>(BiasInit{BiasInit::Kind::Normal, 0.5f}));
+        QCOMPARE(parseBiasInit("zeros"), std::optional<BiasInit>(BiasInit{}));
+        QVERIFY(!parseBiasInit("normal:"));
+        QVERIFY(!parseBiasInit("normal:-1"));
+        QVERIFY(!parseBiasInit("normal:inf"));
+        QCOMPARE(toString(BiasInit{BiasInit::Kind::Normal, 0.1f}), std::string("normal:0.1"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLayerConfig)
+#include "tst_layer_config.moc"

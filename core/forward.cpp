@@ -42,8 +42,6 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
     const Index batch = x.rows();
-    if (progress)
-        progress->setTotal(plan.tpSize);
 
     ForwardResult result;
     result.plan = plan;
@@ -78,8 +76,6 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
     const Index batch = x.rows();
-    if (progress)
-        progress->setTotal(plan.tpSize);
 
     ForwardResult result;
     result.plan = plan;

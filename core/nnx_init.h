@@ -19,8 +19,11 @@ struct LayerParams {
     Matrix x;        ///< (batch, inDim), standard normal
 };
 
-/// Generates the whole scene. With progress: total and advance in elements; stops early when
-/// cancelled (discard the result then).
+/// Number of float32 values initLayer draws: inDim*features + features + batch*inDim.
+std::int64_t parameterCount(const LayerConfig& config);
+
+/// Generates the whole scene. With progress: advances one unit per value drawn (parameterCount in
+/// all; the caller sets the total); stops early when cancelled (discard the result then).
 LayerParams initLayer(const LayerConfig& config, Progress* progress = nullptr);
 
 /// kernel[rows, cols] generated directly, without the full kernel; bit-identical to slicing it.

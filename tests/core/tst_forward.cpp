@@ -196,6 +196,7 @@ private slots:
         QCOMPARE(progress.done(), std::int64_t(0));
 
         Progress full;
+        full.setTotal(3);
         forwardColumnParallel(x, kernel, bias, ShardingPlan::make(ParallelMode::Column, 8, 12, 3),
                               &full);
         QCOMPARE(full.done(), std::int64_t(3));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <sstream>
 
 namespace tp {
@@ -75,9 +76,15 @@ void writeJsonVector(std::ostringstream& out, const RowVectorCRef& v) {
     out << ']';
 }
 
+std::string threeDigits(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
+
 std::string verificationText(const Verification& v) {
-    return "max abs error " + formatDouble(v.maxAbsError) + ", max rel error " +
-           formatDouble(v.maxRelError) + " (worst at row " + std::to_string(v.worstRow) +
+    return "max abs error " + threeDigits(v.maxAbsError) + ", max rel error " +
+           threeDigits(v.maxRelError) + " (worst at row " + std::to_string(v.worstRow) +
            ", column " + std::to_string(v.worstCol) + "); allclose " + (v.allclose ? "yes" : "NO") +
            " (rtol " + formatDouble(v.tolerance.rtol) + ", atol " + formatDouble(v.tolerance.atol) +
            ")";
@@ -90,8 +97,8 @@ std::string textReport(const Scene& scene, bool summary) {
     const ShardingPlan& plan = scene.result.plan;
     const bool column = c.mode == ParallelMode::Column;
     std::ostringstream out;
-    out << toString(c.mode) << "-parallel " << layerText(c, scene.source) << ", batch " << c.batch
-        << ", tp_size " << c.tpSize << ", chunk = " << (column ? "features" : "in_dim")
+    out << toString(c.mode) << "-parallel split of " << layerText(c, scene.source) << ", batch "
+        << c.batch << ", tp_size " << c.tpSize << ", chunk = " << (column ? "features" : "in_dim")
         << " / tp_size = " << plan.chunk << '\n';
     if (scene.source == SceneSource::Nnx)
         out << "prng " << toString(c.prng) << ", x64 " << (c.x64 ? "on" : "off") << ", bias "

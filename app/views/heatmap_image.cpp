@@ -19,6 +19,8 @@ constexpr int kSteps = 255;
 constexpr QRgb kNanColor = 0xFF9E9E9E;
 constexpr QRgb kDimTarget = 0xFFEEEEEE;
 constexpr float kDimAmount = 0.75f;
+constexpr std::size_t kLegendMaxRamps = 4;
+constexpr qreal kLegendMaxWidth = 420;
 
 using Ramp = std::array<QRgb, 2 * kSteps + 1>;
 
@@ -35,17 +37,17 @@ int stepOf(float t) {
 }
 
 // The colour of quantised step s in [-kSteps, kSteps] of a group's diverging ramp.
-QRgb rampColor(const QColor& base, int step, bool dimmed) {
-    QRgb color = divergingColor(base, float(step) / float(kSteps)).rgb();
+QRgb rampColor(int group, int step, bool dimmed) {
+    QRgb color = groupRampColor(group, float(step) / float(kSteps)).rgb();
     if (dimmed)
         color = mix(color, kDimTarget, kDimAmount);
     return color;
 }
 
-Ramp makeRamp(const QColor& base, bool dimmed) {
+Ramp makeRamp(int group, bool dimmed) {
     Ramp ramp;
     for (int s = -kSteps; s <= kSteps; ++s)
-        ramp[std::size_t(s + kSteps)] = rampColor(base, s, dimmed);
+        ramp[std::size_t(s + kSteps)] = rampColor(group, s, dimmed);
     return ramp;
 }
 
@@ -128,7 +130,7 @@ QRgb heatmapColor(float value, float scale, int group, bool dimmed) {
     if (std::isnan(value))
         return kNanColor;
     const float t = scale > 0.0f ? value / scale : 0.0f;
-    return rampColor(groupColor(group), stepOf(t), dimmed);
+    return rampColor(group, stepOf(t), dimmed);
 }
 
 float maxAbs(const MatrixData& m) {
@@ -203,9 +205,9 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
     for (std::size_t k = 0; k < style.groups.size(); ++k) {
         const int id = groupIdOf(style, k);
         const bool dimmed = style.highlightedGroup >= 0 && id != style.highlightedGroup;
-        ramps.push_back(makeRamp(groupColor(id), dimmed));
+        ramps.push_back(makeRamp(id, dimmed));
     }
-    ramps.push_back(makeRamp(neutralColor(), false));
+    ramps.push_back(makeRamp(-1, false));
     const int neutralRamp = int(style.groups.size());
 
     const bool byColumn = style.groupAxis == Qt::Horizontal;
@@ -270,19 +272,20 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     const QString low = QString::fromStdString(formatFloatShort(-scale, 3));
     const QString high = "+" + QString::fromStdString(formatFloatShort(scale, 3));
     const qreal side =
-        std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) / 2;
+        std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) / 2 + 1;
     const qreal textHeight = metrics.height();
 
     std::vector<int> groups = style.groups;
-    if (groups.empty())
+    const bool neutral = groups.empty();
+    if (neutral)
         groups.push_back(-1);
-    const std::size_t shown = std::min<std::size_t>(groups.size(), 8);
-    const bool caption = logical.height() >= 3 * textHeight + 8;
-    const qreal barTop = 1;
+    const std::size_t shown = std::min<std::size_t>(groups.size(), kLegendMaxRamps);
+    const bool caption = logical.height() >= 2 * textHeight + 12;
+    const qreal rampHeight = shown == 1 ? 10.0 : std::max(4.0, 16.0 / qreal(shown));
     const qreal barHeight =
-        std::max<qreal>(6, logical.height() - barTop - textHeight * (caption ? 2 : 1) - 4);
-    const QRectF bar(side + 1, barTop, std::max<qreal>(8, logical.width() - 2 * side - 2),
-                     std::min<qreal>(barHeight, 8.0 * qreal(shown) + 4));
+        std::min(rampHeight * qreal(shown), logical.height() - textHeight * (caption ? 2 : 1) - 4);
+    const qreal barWidth = std::clamp<qreal>(logical.width() - 2 * side, 8, kLegendMaxWidth);
+    const QRectF bar((logical.width() - barWidth) / 2, 2, barWidth, std::max<qreal>(2, barHeight));
 
     // Each ramp is an image one device pixel per column, stretched vertically.
     const int rampWidth = std::max(2, int(std::lround(bar.width() * dpr)));
@@ -303,15 +306,19 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     painter.setPen(style.textColor);
     const qreal tickY = bar.bottom() + 2;
     painter.drawLine(QPointF(bar.center().x(), bar.bottom()), QPointF(bar.center().x(), tickY));
-    const QRectF tickRow(0, tickY, logical.width(), textHeight);
+    const QRectF tickRow(bar.left() - side, tickY, bar.width() + 2 * side, textHeight);
     painter.drawText(tickRow, Qt::AlignLeft | Qt::AlignTop, low);
     painter.drawText(tickRow, Qt::AlignHCenter | Qt::AlignTop, QStringLiteral("0"));
     painter.drawText(tickRow, Qt::AlignRight | Qt::AlignTop, high);
     if (caption) {
-        const QRectF captionRow(0, tickY + textHeight, logical.width(), textHeight);
-        const QString text =
-            QStringLiteral("negative = dark \u00b7 zero = white \u00b7 positive = vivid");
-        painter.drawText(captionRow, Qt::AlignHCenter | Qt::AlignTop,
+        const QString text = neutral ? QStringLiteral(
+                                           "negative = warm grey \u00b7 zero = white "
+                                           "\u00b7 positive = slate blue")
+                                     : QStringLiteral(
+                                           "negative = dark \u00b7 zero = white \u00b7 "
+                                           "positive = vivid");
+        painter.drawText(QRectF(0, tickY + textHeight, logical.width(), textHeight),
+                         Qt::AlignHCenter | Qt::AlignTop,
                          metrics.elidedText(text, Qt::ElideRight, logical.width()));
     }
     return image;

@@ -44,11 +44,12 @@ struct HeatmapStyle {
 
 /// Renders `m` stretched to `size` device pixels (RGB32). Each element takes its group's hue from
 /// groupColor(); inside the hue the value is diverging: 0 is white, +scale the group colour itself
-/// (vivid), -scale a dark shade of it (negativeShade), linear in between; elements outside every
-/// group use neutralColor() the same way. Groups other than a highlighted one are faded towards
-/// light grey. When the image is smaller than the matrix each pixel shows the MaxAbs or Mean of the
-/// elements it covers (one parallel pass over the matrix, no copy: 4096 x 16384 to 1600 x 800 in
-/// tens of milliseconds). Returns a null image for an empty matrix or size.
+/// (vivid), -scale a dark shade of it (negativeShade), mixed in OKLab in between (groupRampColor);
+/// elements outside every group use the neutral map, warm grey (negative) to slate blue (positive).
+/// Groups other than a highlighted one are faded towards light grey. When the image is smaller than
+/// the matrix each pixel shows the MaxAbs or Mean of the elements it covers (one parallel pass over
+/// the matrix, no copy: 4096 x 16384 to 1600 x 800 in tens of milliseconds). Returns a null image
+/// for an empty matrix or size.
 QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size);
 
 /// The colour of `value` in group `group` (-1: neutral) for a given scale, exactly as
@@ -68,15 +69,16 @@ IndexRange elementsOfPixel(Index pixel, Index pixels, Index count);
 /// The legend's contents.
 struct LegendStyle {
     float scale = 1.0f;       ///< the value at either end of the ramps
-    std::vector<int> groups;  ///< one ramp per group number shown; empty shows the neutral ramp
+    std::vector<int> groups;  ///< a ramp per group number (first 4 drawn); empty: the neutral map
     QFont font;
     QColor textColor = QColor(0x33, 0x33, 0x33);
     qreal devicePixelRatio = 1.0;
 };
 
 /// A value-scale legend `size` device pixels large (ARGB32 premultiplied, transparent background):
-/// stacked ramps from -scale to +scale in each listed group's colour, ticks at -scale, 0 and
-/// +scale, and the caption "negative = dark · 0 = white · positive = vivid".
+/// stacked ramps (at most 4, at most 420 logical pixels wide) from -scale to +scale in each listed
+/// group's colour, ticks at -scale, 0 and +scale, and a caption saying how sign reads ("negative =
+/// dark · zero = white · positive = vivid", or the neutral map's warm grey and slate blue).
 QImage renderLegend(const LegendStyle& style, QSize size);
 
 }  // namespace tp

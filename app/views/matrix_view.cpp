@@ -350,9 +350,13 @@ MatrixView::Layout MatrixView::layout() const {
         l.band = QRectF(kMargin, top, vp.width() - 2 * kMargin, bandExtent);
         top += bandExtent + 2;
     } else if (haveGroups) {
+        // Wide enough for every range label in bold (the highlighted group's).
+        QFont bold = font();
+        bold.setBold(true);
+        const QFontMetricsF boldMetrics(bold);
         qreal widest = 0;
         for (std::size_t k = 0; k < m_style.groups.size(); ++k)
-            widest = std::max(widest, metrics.horizontalAdvance(groupLabel(k)));
+            widest = std::max(widest, boldMetrics.horizontalAdvance(groupLabel(k)) + 1);
         bandExtent = std::min<qreal>(widest, 120) + kStripThickness + 8;
         l.band = QRectF(left, top, bandExtent, 0);
         left += bandExtent + 2;
@@ -545,76 +549,105 @@ void MatrixView::paintEvent(QPaintEvent*) {
     }
     painter.restore();
 
-    // Group band: a strip in the group's colour and its range, for the groups whose label fits.
+    // Group band: a strip in each group's colour, labelled with its range where the label fits.
     if (m_style.groups.empty())
         return;
     const bool byColumn = m_style.groupAxis == Qt::Horizontal;
     const QFontMetricsF metrics(font());
-    painter.setFont(font());
     const QColor background = pal.color(QPalette::Window);
+
+    struct Visible {
+        int id;
+        IndexRange range;
+        QRectF strip;  ///< the coloured strip
+        QRectF label;  ///< room for the label
+    };
+    std::vector<Visible> visible;
     for (std::size_t k = 0; k < m_style.groups.size(); ++k) {
         const IndexRange range = m_style.groups[k];
         if (range.size() <= 0)
             continue;
         const int id = k < m_style.groupIds.size() ? m_style.groupIds[k] : int(k);
-        const bool dimmed = m_style.highlightedGroup >= 0 && id != m_style.highlightedGroup;
-        const bool highlighted = m_style.highlightedGroup >= 0 && id == m_style.highlightedGroup;
-        QColor color = groupColor(id);
+        if (byColumn) {
+            const qreal x0 =
+                std::max(l.origin.x() + qreal(range.start) * l.cell.width(), visibleMatrix.left());
+            const qreal x1 =
+                std::min(l.origin.x() + qreal(range.stop) * l.cell.width(), visibleMatrix.right());
+            if (x1 - x0 < 1)
+                continue;
+            visible.push_back(
+                {id, range,
+                 QRectF(x0 + 1, l.band.bottom() - kStripThickness, x1 - x0 - 2, kStripThickness),
+                 QRectF(x0 + 2, l.band.top(), x1 - x0 - 4, l.band.height() - kStripThickness - 1)});
+        } else {
+            const qreal y0 =
+                std::max(l.origin.y() + qreal(range.start) * l.cell.height(), visibleMatrix.top());
+            const qreal y1 = std::min(l.origin.y() + qreal(range.stop) * l.cell.height(),
+                                      visibleMatrix.bottom());
+            if (y1 - y0 < 1)
+                continue;
+            visible.push_back(
+                {id, range,
+                 QRectF(l.band.right() - kStripThickness, y0 + 1, kStripThickness, y1 - y0 - 2),
+                 QRectF(l.band.left(), y0, l.band.width() - kStripThickness - 4, y1 - y0)});
+        }
+    }
+
+    // One label style for all groups when one fits them all (the richest that does); otherwise
+    // each group gets the richest that fits it, or none.
+    const auto labelText = [&](const Visible& g, int format) {
+        switch (format) {
+            case 0:
+                return QStringLiteral("group %1 \u00b7 %2").arg(g.id).arg(rangeText(g.range));
+            case 1:
+                return rangeText(g.range);
+            case 2:
+                return QStringLiteral("g%1").arg(g.id);
+            default:
+                return QString::number(g.id);
+        }
+    };
+    const auto fits = [&](const Visible& g, int format) {
+        if (!byColumn && g.label.height() < metrics.height())
+            return false;
+        QFont bold = font();
+        bold.setBold(true);
+        return QFontMetricsF(bold).horizontalAdvance(labelText(g, format)) <= g.label.width();
+    };
+    const int firstFormat = byColumn ? 0 : 1;
+    int common = -1;
+    for (int format = firstFormat; format <= 3 && common < 0; ++format) {
+        if (std::all_of(visible.begin(), visible.end(),
+                        [&](const Visible& g) { return fits(g, format); }))
+            common = format;
+    }
+
+    for (const Visible& g : visible) {
+        const bool dimmed = m_style.highlightedGroup >= 0 && g.id != m_style.highlightedGroup;
+        const bool highlighted = m_style.highlightedGroup >= 0 && g.id == m_style.highlightedGroup;
+        QColor color = groupColor(g.id);
         if (dimmed)
             color = blend(color, background, 0.7);
+        painter.fillRect(g.strip, color);
+        if (groupHatched(g.id))
+            painter.fillRect(g.strip, QBrush(Qt::white, Qt::BDiagPattern));
+
+        int format = common;
+        for (int f = firstFormat; f <= 3 && format < 0; ++f) {
+            if (fits(g, f))
+                format = f;
+        }
+        if (format < 0)
+            continue;
         QFont labelFont = font();
         labelFont.setBold(highlighted);
         painter.setFont(labelFont);
         painter.setPen(dimmed ? pal.color(QPalette::PlaceholderText)
                               : pal.color(QPalette::WindowText));
-        const QString range_ = rangeText(range);
-        QStringList candidates;
-        if (byColumn) {
-            const qreal x0 = std::max(l.origin.x() + qreal(range.start) * l.cell.width(),
-                                      std::max(l.area.left(), visibleMatrix.left()));
-            const qreal x1 = std::min(l.origin.x() + qreal(range.stop) * l.cell.width(),
-                                      std::min(l.area.right(), visibleMatrix.right()));
-            if (x1 - x0 < 1)
-                continue;
-            const QRectF strip(x0 + 1, l.band.bottom() - kStripThickness, x1 - x0 - 2,
-                               kStripThickness);
-            painter.fillRect(strip, color);
-            if (groupHatched(id))
-                painter.fillRect(strip, QBrush(Qt::white, Qt::BDiagPattern));
-            candidates = {QStringLiteral("group %1 \u00b7 %2").arg(id).arg(range_), range_,
-                          QStringLiteral("g%1").arg(id), QString::number(id)};
-            const QRectF labelRect(x0, l.band.top(), x1 - x0,
-                                   l.band.height() - kStripThickness - 1);
-            for (const QString& text : candidates) {
-                if (metrics.horizontalAdvance(text) + 4 <= labelRect.width()) {
-                    painter.drawText(labelRect, Qt::AlignHCenter | Qt::AlignBottom, text);
-                    break;
-                }
-            }
-        } else {
-            const qreal y0 = std::max(l.origin.y() + qreal(range.start) * l.cell.height(),
-                                      std::max(l.area.top(), visibleMatrix.top()));
-            const qreal y1 = std::min(l.origin.y() + qreal(range.stop) * l.cell.height(),
-                                      std::min(l.area.bottom(), visibleMatrix.bottom()));
-            if (y1 - y0 < 1)
-                continue;
-            const QRectF strip(l.band.right() - kStripThickness, y0 + 1, kStripThickness,
-                               y1 - y0 - 2);
-            painter.fillRect(strip, color);
-            if (groupHatched(id))
-                painter.fillRect(strip, QBrush(Qt::white, Qt::BDiagPattern));
-            const QRectF labelRect(l.band.left(), y0, l.band.width() - kStripThickness - 4,
-                                   y1 - y0);
-            if (labelRect.height() < metrics.height())
-                continue;
-            candidates = {range_, QStringLiteral("g%1").arg(id), QString::number(id)};
-            for (const QString& text : candidates) {
-                if (metrics.horizontalAdvance(text) <= labelRect.width()) {
-                    painter.drawText(labelRect, Qt::AlignRight | Qt::AlignVCenter, text);
-                    break;
-                }
-            }
-        }
+        painter.drawText(
+            g.label,
+            byColumn ? (Qt::AlignHCenter | Qt::AlignBottom) : (Qt::AlignRight | Qt::AlignVCenter),
+            labelText(g, format));
     }
 }
 

@@ -49,7 +49,11 @@ int groupHatchStyle(int group) {
 }
 
 QColor neutralColor() {
-    return QColor::fromRgb(0x5A7189);
+    return QColor::fromRgb(0x4F6D8F);
+}
+
+QColor neutralNegativeColor() {
+    return QColor::fromRgb(0x6E625A);
 }
 
 namespace {
@@ -129,17 +133,28 @@ QColor negativeShade(const QColor& base) {
 }
 
 QColor divergingColor(const QColor& base, float t) {
+    return divergingColor(base, negativeShade(base), t);
+}
+
+QColor divergingColor(const QColor& positiveEnd, const QColor& negativeEnd, float t) {
     t = std::clamp(t, -1.0f, 1.0f);
     if (t == 0.0f)
         return QColor(Qt::white);
-    if (t == 1.0f)
-        return base.toRgb();
-    const OkLab end = t > 0 ? toOkLab(base) : negativeEnd(base);
+    const QColor& endColor = t > 0 ? positiveEnd : negativeEnd;
+    if (std::abs(t) == 1.0f)
+        return endColor.toRgb();
+    const OkLab end = toOkLab(endColor);
     // Chroma rises faster than lightness falls, so mid-sized values are clearly coloured rather
     // than greyish (linear mixing makes dark negatives look grey).
     const double a = std::abs(t);
     const double chroma = std::pow(a, 0.6);
     return fromOkLab({1.0 + (end.l - 1.0) * a, end.a * chroma, end.b * chroma});
+}
+
+QColor groupRampColor(int group, float t) {
+    if (group < 0)
+        return divergingColor(neutralColor(), neutralNegativeColor(), t);
+    return divergingColor(groupColor(group), t);
 }
 
 }  // namespace tp

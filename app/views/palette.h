@@ -24,9 +24,13 @@ bool groupHatched(int group);
 /// diagonal (32..47), 3 crossed diagonals (48 on).
 int groupHatchStyle(int group);
 
-/// The colour for elements that belong to no group (e.g. x, read whole by every group): a neutral
-/// slate blue-grey.
+/// The colour for positive elements that belong to no group (e.g. x, read whole by every group): a
+/// neutral slate blue-grey.
 QColor neutralColor();
+
+/// The colour for negative elements that belong to no group: a warm grey, so that the neutral map
+/// diverges from grey (negative) through white (zero) to slate blue (positive).
+QColor neutralNegativeColor();
 
 /// The colour a value's ramp ends at for negative values: the same OKLab hue and chroma as `base`,
 /// 0.22 darker in OKLab lightness (chroma reduced only where sRGB cannot show it).
@@ -36,5 +40,13 @@ QColor negativeShade(const QColor& base);
 /// (t = 1) or to negativeShade(base) (t = -1). Mixing in OKLab keeps hue and chroma, so mid-sized
 /// negative values stay recognisably in their group's colour instead of turning grey.
 QColor divergingColor(const QColor& base, float t);
+
+/// The same ramp between explicit ends: white to `positiveEnd` for t > 0, to `negativeEnd` for t <
+/// 0.
+QColor divergingColor(const QColor& positiveEnd, const QColor& negativeEnd, float t);
+
+/// The ramp of group `group` (-1: the neutral map of neutralColor / neutralNegativeColor) at t in
+/// [-1, 1]: what renderHeatmap draws for value t * scale.
+QColor groupRampColor(int group, float t);
 
 }  // namespace tp

@@ -202,10 +202,17 @@ void TestHeatmapImage::signIsDiverging() {
     QVERIFY2(zero.red() >= 250 && zero.green() >= 250 && zero.blue() >= 250,
              qPrintable(zero.name()));
     QCOMPARE(positive, groupColor(group));
+    QCOMPARE(negative.rgb(), groupRampColor(group, -1.0f).rgb());
     QVERIFY2(deltaE(positive, negative) > 20.0,
              qPrintable(positive.name() + " vs " + negative.name()));
-    QVERIFY(lab(negative)[0] < lab(positive)[0] - 10);
-    QVERIFY(hueError(negative, positive) < 4.0);
+    if (group >= 0) {
+        // Inside a group: same hue, darker.
+        QVERIFY(lab(negative)[0] < lab(positive)[0] - 10);
+        QVERIFY(hueError(negative, positive) < 4.0);
+    } else {
+        // Neutral: warm grey against slate blue.
+        QVERIFY(lab(negative)[2] > 0 && lab(positive)[2] < 0);
+    }
 }
 
 void TestHeatmapImage::magnitudeIsMonotonic() {

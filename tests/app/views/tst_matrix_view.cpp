@@ -1,6 +1,7 @@
 // MatrixView driven as a user would: hover, zoom, pan, and what it caches.
 
 #include "float_format.h"
+#include "matrix_panel.h"
 #include "matrix_view.h"
 #include "palette.h"
 
@@ -71,6 +72,7 @@ private slots:
     void highlightDimsInWidget();
     void effectiveScale();
     void largeMatrixRendersOffThread();
+    void panelLegendFollowsView();
 };
 
 void TestMatrixView::hoverReportsCell_data() {
@@ -398,6 +400,28 @@ void TestMatrixView::largeMatrixRendersOffThread() {
     view.viewport()->repaint();
     QTRY_VERIFY(view.cachedImage().width() <= 2 * 800 * view.devicePixelRatioF());
     QVERIFY(view.cellSize().width() >= 28);
+}
+
+void TestMatrixView::panelLegendFollowsView() {
+    auto m = std::make_shared<Matrix>(2, 6);
+    *m << 1, -2, 3, 0, 0.5f, -0.25f,  //
+        0, 0, 0, 0, 0, 0;
+    MatrixPanel panel;
+    panel.resize(500, 300);
+    panel.setTitle("output (2, 6)");
+    panel.setMatrix(MatrixData::of(m, *m));
+    QCOMPARE(panel.legend()->scale(), 3.0f);
+    panel.view()->setScale(5.0f);
+    QCOMPARE(panel.legend()->scale(), 5.0f);
+    panel.setGroups(equalGroups(6, 3), Qt::Horizontal);
+    QCOMPARE(panel.legend()->groups(), (std::vector<int>{0, 1, 2}));
+    panel.setHighlightedGroup(2);
+    QCOMPARE(panel.view()->highlightedGroup(), 2);
+    QCOMPARE(panel.legend()->groups(), (std::vector<int>{2}));
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    saveScreenshot(panel, "panel_output_highlight2");
+    QVERIFY(panel.legend()->height() > 0);
 }
 
 QTEST_MAIN(TestMatrixView)

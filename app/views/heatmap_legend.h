@@ -1,0 +1,40 @@
+#pragma once
+
+// A small widget showing what the heatmap colours mean.
+
+#include <QImage>
+#include <QWidget>
+
+#include <vector>
+
+namespace tp {
+
+/// Draws renderLegend(): ramps from -scale to +scale for the listed groups (or the neutral map),
+/// ticks at -scale, 0 and +scale, and a one-line caption. Caches the image per size and inputs.
+class HeatmapLegend : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit HeatmapLegend(QWidget* parent = nullptr);
+
+    /// The value at the ends of the ramps (MatrixView::effectiveScale()).
+    void setScale(float scale);
+    float scale() const { return m_scale; }
+    /// Group numbers whose ramps are shown (the first 4 are drawn); empty shows the neutral map.
+    void setGroups(std::vector<int> groups);
+    const std::vector<int>& groups() const { return m_groups; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    float m_scale = 1.0f;
+    std::vector<int> m_groups;
+    QImage m_cache;
+};
+
+}  // namespace tp

@@ -189,14 +189,14 @@ void drawGaussianScalar(Key key, PrngLayout layout, std::uint64_t n, std::uint64
 // Eight lanes of the same pipeline with AVX2 + FMA. Every step is the IEEE-754 operation of the
 // scalar code (add, multiply, fused multiply-add, divide, sqrt, compare, select), rounded the same
 // way, so each lane has the scalar bits. The one exception is log: XLA's model of it is a correctly
-// rounded float32 log, computed here in double precision (error below 1e-15 relative) and rounded
-// to float32; a lane whose double result lies too close to a float32 rounding boundary for that
-// error bound to decide is flagged and recomputed by the scalar path.
+// rounded float32 log, computed here in double precision (error below 2^-40 relative) and
+// rounded to float32; a lane whose double result lies too close to a float32 rounding boundary for
+// that error bound to decide is flagged and recomputed by the scalar path.
 namespace avx2 {
 
-// Four independent vectors of eight lanes go through every step together: one vector alone is
-// bound by the latency of its long dependency chain (20 threefry rounds, two divisions, two
-// Horner chains); four let the out-of-order core overlap them.
+// Two independent vectors of eight lanes go through every step together: one vector alone is
+// bound by the latency of its long dependency chain (20 threefry rounds, divisions, Horner
+// chains); two let the out-of-order core overlap them (four spill registers and are slower).
 constexpr int kVectors = 2;
 constexpr int kBlock = 8 * kVectors;
 
@@ -207,7 +207,7 @@ using Doubles = __m256d[kVectors];
 // Everything here is force-inlined: the per-vector arrays must live in registers, which they
 // cannot across a call (GCC then keeps them in memory, and each step loads and stores them).
 #define TPVIZ_INLINE inline __attribute__((always_inline))
-#define TPVIZ_EACH _Pragma("GCC unroll 4") for (int v = 0; v < kVectors; ++v)
+#define TPVIZ_EACH _Pragma("GCC unroll 8") for (int v = 0; v < kVectors; ++v)
 
 struct Schedule {
     // Key words and the per-injection constants ks[(j+1)%3], ks[(j+2)%3] + j + 1.

@@ -5,6 +5,10 @@
 #include <cmath>
 #include <functional>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace tp {
 
 namespace {
@@ -78,6 +82,19 @@ RangeDraw inputDraw(const LayerConfig& config) {
 
 }  // namespace
 
+Matrix uninitializedMatrix(Index rows, Index cols) {
+    Matrix m(rows, cols);
+#if defined(MADV_HUGEPAGE)
+    // Only whole pages inside the allocation; small matrices are left alone.
+    constexpr std::uintptr_t kPage = 4096;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(m.data()) + kPage - 1) & ~(kPage - 1);
+    const auto end = reinterpret_cast<std::uintptr_t>(m.data() + m.size()) & ~(kPage - 1);
+    if (end > begin && end - begin >= (std::uintptr_t(4) << 20))
+        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint; may fail
+#endif
+    return m;
+}
+
 SceneKeys sceneKeys(const LayerConfig& config) {
     const Key key = seedToKey(config.seed, config.x64);
     return {foldIn(key, 0), foldIn(key, 1), foldIn(key, 2)};
@@ -96,7 +113,7 @@ std::int64_t parameterCount(const LayerConfig& config) {
 
 LayerParams initLayer(const LayerConfig& config, Progress* progress) {
     LayerParams params;
-    params.kernel.resize(config.inDim, config.features);
+    params.kernel = uninitializedMatrix(config.inDim, config.features);
     params.bias.resize(config.features);
     params.x.resize(config.batch, config.inDim);
     drawBlock(kernelDraw(config), config.features, {0, config.inDim}, {0, config.features},
@@ -111,7 +128,7 @@ LayerParams initLayer(const LayerConfig& config, Progress* progress) {
 Matrix kernelBlock(const LayerConfig& config, IndexRange rows, IndexRange cols) {
     assert(rows.start >= 0 && rows.stop <= config.inDim && cols.start >= 0 &&
            cols.stop <= config.features);
-    Matrix block(rows.size(), cols.size());
+    Matrix block = uninitializedMatrix(rows.size(), cols.size());
     drawBlock(kernelDraw(config), config.features, rows, cols, block.data(), nullptr);
     return block;
 }

@@ -34,6 +34,11 @@ SceneKeys sceneKeys(const LayerConfig& config);
 /// jax.nn.initializers.variance_scaling(1.0, "fan_in", "truncated_normal") computes it.
 float lecunNormalStddev(std::int64_t fanIn);
 
+/// An uninitialised (rows, cols) matrix. On Linux its memory is marked for transparent huge
+/// pages (madvise MADV_HUGEPAGE) before anything touches it, which makes the first write of a
+/// large array (the kernel) several times cheaper in page faults.
+Matrix uninitializedMatrix(Index rows, Index cols);
+
 /// Number of float32 values initLayer draws: inDim*features + features + batch*inDim.
 std::int64_t parameterCount(const LayerConfig& config);
 

@@ -12,6 +12,10 @@ endif()
 # Warnings for our own targets only (not for Eigen or Qt headers, which are system includes).
 function(tpviz_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  # GCC 12 warns falsely on `"literal" + std::string` at -O2 (GCC bug 105651).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
 endfunction()
 
 # Bit-exact float code (the JAX PRNG path): the compiler must neither add nor remove a fused

@@ -23,8 +23,8 @@ struct Scene {
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
     LayerParams params;
-    ForwardResult result;     ///< the split forward pass with its intermediates
-    Matrix reference;         ///< x @ kernel + bias from one full product
+    ForwardResult result;       ///< the split forward pass with its intermediates
+    Matrix reference;           ///< x @ kernel + bias from one full product
     Verification verification;  ///< result.output against reference
 };
 

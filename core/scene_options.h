@@ -13,7 +13,7 @@ namespace tp {
 
 /// An option a particular program adds to the shared ones (e.g. tpviz's --screenshot FILE).
 struct ExtraOption {
-    std::string name;  ///< with dashes, e.g. "--screenshot"
+    std::string name;       ///< with dashes, e.g. "--screenshot"
     std::string valueName;  ///< e.g. "FILE"; empty for a flag
     std::string help;
 };
@@ -25,7 +25,8 @@ struct SceneOptions {
     bool summary = false;                   ///< --summary
     bool python = false;                    ///< --python
     bool help = false;                      ///< --help or -h
-    std::map<std::string, std::string> extras;  ///< given ExtraOptions: name -> value ("" for flags)
+    std::map<std::string, std::string>
+        extras;  ///< given ExtraOptions: name -> value ("" for flags)
 };
 
 struct SceneOptionsParse {

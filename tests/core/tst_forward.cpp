@@ -86,6 +86,20 @@ private slots:
         }
     }
 
+    void stepEquations() {
+        const auto column = ShardingPlan::make(ParallelMode::Column, 8, 12, 3);
+        QCOMPARE(stepEquation(column, 1, 2),
+                 std::string("y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"));
+        const auto row = ShardingPlan::make(ParallelMode::Row, 8, 12, 4);
+        QCOMPARE(stepEquation(row, 0, 2),
+                 std::string("sum = x[:, 0:2] @ kernel[0:2, :]   (2x2 @ 2x12)"));
+        QCOMPARE(stepEquation(row, 1, 2),
+                 std::string("sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)"));
+        QCOMPARE(rowBiasEquation(row, 2),
+                 std::string("y = sum + bias   (2x12 + 12, bias added once)"));
+        QCOMPARE(rangeLabel({4, 8}), std::string("[4:8)"));
+    }
+
     void matchesReference_data() {
         QTest::addColumn<int>("batch");
         QTest::addColumn<int>("inDim");

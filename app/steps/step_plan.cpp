@@ -1,5 +1,7 @@
 #include "step_plan.h"
 
+#include "sharding_plan.h"
+
 #include <algorithm>
 
 namespace tp {
@@ -49,22 +51,20 @@ QString equationText(const LayerConfig& config, int step) {
                 .arg(f)
                 .arg(config.tpSize)
                 .arg(chunk);
-        const std::int64_t a = state.currentGroup * chunk, b = a + chunk;
-        return QStringLiteral("y[:, %1] = x @ kernel[:, %1] + bias[%1]%2(%3 @ %4 + %5)")
-            .arg(range(a, b), kGap, shape(n, in), shape(in, chunk))
-            .arg(chunk);
+        return QString::fromStdString(
+            stepEquation(ShardingPlan::make(config), state.currentGroup, config.batch));
     }
     if (state.biasAdded)
-        return QStringLiteral("y = sum + bias%1(%2 + %3)").arg(kGap, shape(n, f)).arg(f);
+        return QString::fromStdString(rowBiasEquation(ShardingPlan::make(config), config.batch));
     if (state.currentGroup < 0)
-        return QStringLiteral("sum = zeros(%1)%2then sum += x[:, rows] @ kernel[rows, :] for %3 "
-                              "row groups of %4, and the bias once at the end")
-            .arg(shape(n, f), kGap)
+        return QStringLiteral("y = x @ kernel + bias%1(%2 @ %3 + %4), as %5 partial sums over "
+                              "row groups of %6, the bias added once")
+            .arg(kGap, shape(n, in), shape(in, f))
+            .arg(f)
             .arg(config.tpSize)
             .arg(chunk);
-    const std::int64_t a = state.currentGroup * chunk, b = a + chunk;
-    return QStringLiteral("sum += x[:, %1] @ kernel[%1, :]%2(%3 @ %4)")
-        .arg(range(a, b), kGap, shape(n, chunk), shape(chunk, f));
+    return QString::fromStdString(
+        stepEquation(ShardingPlan::make(config), state.currentGroup, config.batch));
 }
 
 QString stepCaption(const LayerConfig& config, int step) {

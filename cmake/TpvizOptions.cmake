@@ -19,8 +19,9 @@ function(tpviz_set_warnings target)
 endfunction()
 
 # Bit-exact float code (the JAX PRNG path): the compiler must neither add nor remove a fused
-# multiply-add, so every fusion is an explicit std::fma in the source.
+# multiply-add, so every fusion is an explicit std::fma in the source. Call it from the directory
+# that defines the target (paths relative to it).
 function(tpviz_exact_float_sources)
-  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_SOURCE_DIR}/core
+  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
                               PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math")
 endfunction()

@@ -4,6 +4,7 @@
 // as Flax NNX and JAX make them (spec: shared/spec/nnx-init.md, §14 "the scene").
 
 #include "eigen_types.h"
+#include "jax_random.h"
 #include "layer_config.h"
 #include "progress.h"
 
@@ -18,6 +19,20 @@ struct LayerParams {
     RowVector bias;  ///< (features,), zeros or normal(stddev)
     Matrix x;        ///< (batch, inDim), standard normal
 };
+
+/// The keys of the scene's three draws from nnx.Rngs(seed): fold_in(key, 0) for the kernel,
+/// fold_in(key, 1) for the bias, fold_in(key, 2) for x, key = jax.random.key(seed) (spec §3).
+struct SceneKeys {
+    Key kernel;
+    Key bias;
+    Key x;
+};
+SceneKeys sceneKeys(const LayerConfig& config);
+
+/// lecun_normal's float32 standard deviation for a (fanIn, features) kernel (spec §9):
+/// f32(f32(sqrt(f32(1.0 / fanIn))) / f32(0.87962566103423978)), as
+/// jax.nn.initializers.variance_scaling(1.0, "fan_in", "truncated_normal") computes it.
+float lecunNormalStddev(std::int64_t fanIn);
 
 /// Number of float32 values initLayer draws: inDim*features + features + batch*inDim.
 std::int64_t parameterCount(const LayerConfig& config);

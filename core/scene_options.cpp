@@ -66,7 +66,9 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         const auto extra = std::find_if(extras.begin(), extras.end(),
                                         [&](const ExtraOption& e) { return e.name == name; });
         if (!shared && extra == extras.end()) {
-            errors.push_back("unknown option " + quoted(args[i]) + " (see --help)");
+            errors.push_back(name.starts_with('-')
+                                 ? "unknown option " + quoted(args[i]) + " (see --help)"
+                                 : "unexpected argument " + quoted(args[i]));
             continue;
         }
         const bool takesValue = shared ? shared->valueName != nullptr : !extra->valueName.empty();

@@ -1,0 +1,195 @@
+#include "report.h"
+
+#include "float_format.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <sstream>
+
+namespace tp {
+namespace {
+
+std::string formatDouble(double value) {
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+std::string shapeText(Index rows, Index cols) {
+    return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+
+std::string layerText(const LayerConfig& c, SceneSource source) {
+    if (source == SceneSource::Brief)
+        return "the brief's worked example";
+    return "nnx.Linear(" + std::to_string(c.inDim) + ", " + std::to_string(c.features) +
+           ", rngs=nnx.Rngs(" + std::to_string(c.seed) + "))";
+}
+
+// numpy-style summarised printing: past 1000 values, the first and last 3 of each axis.
+void writeMatrix(std::ostringstream& out, const MatrixCRef& m, const std::string& indent) {
+    constexpr Index kEdge = 3;
+    const bool summarise = m.size() > 1000;
+    auto shown = [&](Index n) {
+        std::vector<Index> idx;
+        for (Index i = 0; i < n; ++i)
+            if (!summarise || n <= 2 * kEdge || i < kEdge || i >= n - kEdge)
+                idx.push_back(i);
+        return idx;
+    };
+    const auto rows = shown(m.rows());
+    const auto cols = shown(m.cols());
+    std::size_t width = 1;
+    for (Index r : rows)
+        for (Index c : cols)
+            width = std::max(width, formatFloat(m(r, c)).size());
+    for (std::size_t ri = 0; ri < rows.size(); ++ri) {
+        if (ri > 0 && rows[ri] != rows[ri - 1] + 1)
+            out << indent << "...\n";
+        out << indent;
+        for (std::size_t ci = 0; ci < cols.size(); ++ci) {
+            if (ci > 0 && cols[ci] != cols[ci - 1] + 1)
+                out << "  ...";
+            const std::string v = formatFloat(m(rows[ri], cols[ci]));
+            out << (ci > 0 ? "  " : "") << std::string(width - v.size(), ' ') << v;
+        }
+        out << '\n';
+    }
+}
+
+void writeJsonMatrix(std::ostringstream& out, const MatrixCRef& m) {
+    out << '[';
+    for (Index r = 0; r < m.rows(); ++r) {
+        out << (r ? ", [" : "[");
+        for (Index c = 0; c < m.cols(); ++c)
+            out << (c ? ", " : "") << formatFloat(m(r, c));
+        out << ']';
+    }
+    out << ']';
+}
+
+void writeJsonVector(std::ostringstream& out, const RowVectorCRef& v) {
+    out << '[';
+    for (Index i = 0; i < v.size(); ++i)
+        out << (i ? ", " : "") << formatFloat(v(i));
+    out << ']';
+}
+
+std::string threeDigits(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
+
+std::string verificationText(const Verification& v) {
+    return "max abs error " + threeDigits(v.maxAbsError) + ", max rel error " +
+           threeDigits(v.maxRelError) + " (worst at row " + std::to_string(v.worstRow) +
+           ", column " + std::to_string(v.worstCol) + "); allclose " + (v.allclose ? "yes" : "NO") +
+           " (rtol " + formatDouble(v.tolerance.rtol) + ", atol " + formatDouble(v.tolerance.atol) +
+           ")";
+}
+
+}  // namespace
+
+std::string textReport(const Scene& scene, bool summary) {
+    const LayerConfig& c = scene.config;
+    const ShardingPlan& plan = scene.result.plan;
+    const bool column = c.mode == ParallelMode::Column;
+    std::ostringstream out;
+    out << toString(c.mode) << "-parallel split of " << layerText(c, scene.source) << ", batch "
+        << c.batch << ", tp_size " << c.tpSize << ", chunk = " << (column ? "features" : "in_dim")
+        << " / tp_size = " << plan.chunk << '\n';
+    if (scene.source == SceneSource::Nnx)
+        out << "prng " << toString(c.prng) << ", x64 " << (c.x64 ? "on" : "off") << ", bias "
+            << toString(c.bias) << '\n';
+
+    if (!summary) {
+        out << "\nx " << shapeText(c.batch, c.inDim) << ", the full input:\n";
+        writeMatrix(out, scene.params.x, "  ");
+        out << "\nkernel " << shapeText(c.inDim, c.features) << ":\n";
+        writeMatrix(out, scene.params.kernel, "  ");
+        out << "\nbias (" << c.features << ",):\n";
+        writeMatrix(out, scene.params.bias, "  ");
+    }
+
+    out << "\ngroups:\n";
+    for (const ShardGroup& g : plan.groups) {
+        out << "  group " << g.index << ": " << (column ? "columns " : "rows ")
+            << rangeLabel(column ? g.kernelCols : g.kernelRows) << "   "
+            << stepEquation(plan, g.index, c.batch) << '\n';
+        if (summary)
+            continue;
+        out << "    partial " << (column ? "" : "sum ")
+            << shapeText(c.batch, column ? plan.chunk : c.features) << ":\n";
+        writeMatrix(out, scene.result.partials[std::size_t(g.index)], "      ");
+    }
+    if (!column)
+        out << "  then " << rowBiasEquation(plan, c.batch) << '\n';
+
+    if (!summary) {
+        out << "\noutput " << shapeText(c.batch, c.features)
+            << (column ? ", the partials concatenated in group order (never summed):\n"
+                       : ", the partial sums added, then the bias once:\n");
+        writeMatrix(out, scene.result.output, "  ");
+        out << "\nreference x @ kernel + bias:\n";
+        writeMatrix(out, scene.reference, "  ");
+    }
+    out << "\nverification: " << verificationText(scene.verification) << '\n';
+    return out.str();
+}
+
+std::string jsonReport(const Scene& scene, bool summary) {
+    const LayerConfig& c = scene.config;
+    const ShardingPlan& plan = scene.result.plan;
+    const bool column = c.mode == ParallelMode::Column;
+    std::ostringstream out;
+    out << "{\n  \"config\": {\"batch\": " << c.batch << ", \"in_dim\": " << c.inDim
+        << ", \"features\": " << c.features << ", \"tp_size\": " << c.tpSize
+        << ", \"chunk\": " << plan.chunk << ", \"seed\": " << c.seed << ", \"mode\": \""
+        << toString(c.mode) << "\", \"prng\": \"" << toString(c.prng)
+        << "\", \"x64\": " << (c.x64 ? "true" : "false") << ", \"bias_init\": \""
+        << toString(c.bias) << "\", \"source\": \""
+        << (scene.source == SceneSource::Brief ? "brief" : "nnx") << "\"},\n";
+    if (!summary) {
+        out << "  \"kernel\": ";
+        writeJsonMatrix(out, scene.params.kernel);
+        out << ",\n  \"bias\": ";
+        writeJsonVector(out, scene.params.bias);
+        out << ",\n  \"x\": ";
+        writeJsonMatrix(out, scene.params.x);
+        out << ",\n";
+    }
+    out << "  \"groups\": [";
+    for (const ShardGroup& g : plan.groups) {
+        const IndexRange r = column ? g.kernelCols : g.kernelRows;
+        out << (g.index ? ",\n    " : "\n    ") << "{\"index\": " << g.index << ", \""
+            << (column ? "columns" : "rows") << "\": [" << r.start << ", " << r.stop << "]";
+        if (!summary) {
+            out << ", \"partial\": ";
+            writeJsonMatrix(out, scene.result.partials[std::size_t(g.index)]);
+            if (!column) {
+                out << ", \"running_sum\": ";
+                writeJsonMatrix(out, scene.result.runningSums[std::size_t(g.index)]);
+            }
+        }
+        out << '}';
+    }
+    out << "\n  ],\n";
+    if (!summary) {
+        out << "  \"output\": ";
+        writeJsonMatrix(out, scene.result.output);
+        out << ",\n  \"reference\": ";
+        writeJsonMatrix(out, scene.reference);
+        out << ",\n";
+    }
+    const Verification& v = scene.verification;
+    out << "  \"verification\": {\"max_abs_error\": " << formatDouble(v.maxAbsError)
+        << ", \"max_rel_error\": " << formatDouble(v.maxRelError)
+        << ", \"allclose\": " << (v.allclose ? "true" : "false") << ", \"worst\": [" << v.worstRow
+        << ", " << v.worstCol << "], \"rtol\": " << formatDouble(v.tolerance.rtol)
+        << ", \"atol\": " << formatDouble(v.tolerance.atol) << "}\n}\n";
+    return out.str();
+}
+
+}  // namespace tp

@@ -1,0 +1,123 @@
+// The grouped column-parallel forward against one full product of the same size, and Eigen's full
+// product against OpenBLAS's cblas_sgemm. Each iteration times both sides back to back, so the
+// reported ratio (median over iterations) is measured under the same machine load.
+
+#include "forward.h"
+
+#include <benchmark/benchmark.h>
+
+#ifdef TPVIZ_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+using namespace tp;
+
+namespace {
+
+struct Arrays {
+    Matrix x;
+    Matrix kernel;
+    RowVector bias;
+};
+
+const Arrays& arrays(Index batch, Index inDim, Index features) {
+    static Arrays cached;
+    if (cached.x.rows() != batch || cached.kernel.rows() != inDim ||
+        cached.kernel.cols() != features) {
+        cached.x = Matrix::Random(batch, inDim);
+        cached.kernel = Matrix::Random(inDim, features);
+        cached.bias = RowVector::Random(features);
+    }
+    return cached;
+}
+
+template <typename F>
+double seconds(F&& work) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// Arguments: batch, inDim, features, tp.
+void BM_ColumnForwardVsFull(benchmark::State& state) {
+    const Index batch = state.range(0), inDim = state.range(1), features = state.range(2);
+    const Index tpSize = state.range(3);
+    const Arrays& a = arrays(batch, inDim, features);
+    const ShardingPlan plan = ShardingPlan::make(ParallelMode::Column, inDim, features, tpSize);
+    std::vector<double> ratios;
+    for (auto _ : state) {
+        Matrix full;
+        const double fullTime = seconds([&] { full = forwardReference(a.x, a.kernel, a.bias); });
+        ForwardResult grouped;
+        const double groupedTime =
+            seconds([&] { grouped = forwardColumnParallel(a.x, a.kernel, a.bias, plan); });
+        benchmark::DoNotOptimize(full.data());
+        benchmark::DoNotOptimize(grouped.output.data());
+        ratios.push_back(groupedTime / fullTime);
+        state.SetIterationTime(groupedTime);
+    }
+    state.counters["ratio_to_full"] = median(ratios);
+    state.counters["GFLOPs"] = benchmark::Counter(2.0 * batch * inDim * features,
+                                                  benchmark::Counter::kIsIterationInvariantRate,
+                                                  benchmark::Counter::OneK::kIs1000);
+}
+
+#ifdef TPVIZ_HAVE_OPENBLAS
+// Arguments: batch, inDim, features. Ratio = Eigen full product / cblas_sgemm (below 1: Eigen
+// faster).
+void BM_EigenVsOpenBlas(benchmark::State& state) {
+    const Index batch = state.range(0), inDim = state.range(1), features = state.range(2);
+    const Arrays& a = arrays(batch, inDim, features);
+    Matrix eigenOut(batch, features), blasOut(batch, features);
+    std::vector<double> ratios;
+    for (auto _ : state) {
+        const double eigenTime = seconds([&] { eigenOut.noalias() = a.x * a.kernel; });
+        const double blasTime = seconds([&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(batch), int(features),
+                        int(inDim), 1.0f, a.x.data(), int(inDim), a.kernel.data(), int(features),
+                        0.0f, blasOut.data(), int(features));
+        });
+        benchmark::DoNotOptimize(eigenOut.data());
+        benchmark::DoNotOptimize(blasOut.data());
+        ratios.push_back(eigenTime / blasTime);
+        state.SetIterationTime(blasTime);
+    }
+    state.counters["eigen_over_blas"] = median(ratios);
+    state.counters["GFLOPs"] = benchmark::Counter(2.0 * batch * inDim * features,
+                                                  benchmark::Counter::kIsIterationInvariantRate,
+                                                  benchmark::Counter::OneK::kIs1000);
+}
+#endif
+
+void forwardArgs(benchmark::internal::Benchmark* b) {
+    for (const auto& shape : {std::vector<std::int64_t>{256, 1024, 4096}, {1024, 4096, 16384}})
+        for (std::int64_t tp : {1, 2, 8, 64})
+            b->Args({shape[0], shape[1], shape[2], tp});
+}
+
+}  // namespace
+
+BENCHMARK(BM_ColumnForwardVsFull)
+    ->Apply(forwardArgs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+#ifdef TPVIZ_HAVE_OPENBLAS
+BENCHMARK(BM_EigenVsOpenBlas)
+    ->Args({256, 1024, 4096})
+    ->Args({1024, 4096, 16384})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+#endif
+
+BENCHMARK_MAIN();

@@ -1,0 +1,198 @@
+// tpviz-cli end to end: exit codes, text and JSON output, the brief's example, refused input.
+
+#include "float_format.h"
+#include "scene.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <charconv>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runCli(const QStringList& args) {
+    QProcess process;
+    process.start(QStringLiteral(TPVIZ_CLI_PATH), args);
+    if (!process.waitForFinished(120000))
+        return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+QJsonObject runJson(const QStringList& args) {
+    const Run run = runCli(args);
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+    if (error.error != QJsonParseError::NoError)
+        qWarning() << error.errorString() << run.err;
+    return doc.object();
+}
+
+std::vector<float> flatten(const QJsonArray& rows) {
+    std::vector<float> values;
+    for (const QJsonValue& row : rows)
+        for (const QJsonValue& v : row.toArray())
+            values.push_back(float(v.toDouble()));
+    return values;
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void briefExampleJson() {
+        const QJsonObject doc = runJson({"--example", "brief", "--json"});
+        QCOMPARE(flatten(doc["output"].toArray()), (std::vector<float>{1.5f, 1.5f, 5.f, 7.f}));
+        QCOMPARE(flatten(doc["reference"].toArray()), (std::vector<float>{1.5f, 1.5f, 5.f, 7.f}));
+        QCOMPARE(flatten(doc["x"].toArray()), (std::vector<float>{1.f, 2.f}));
+        QCOMPARE(doc["bias"].toArray().size(), 4);
+        const QJsonArray groups = doc["groups"].toArray();
+        QCOMPARE(groups.size(), 2);
+        QCOMPARE(groups[1].toObject()["index"].toInt(), 1);
+        QCOMPARE(groups[1].toObject()["columns"].toArray(), (QJsonArray{2, 4}));
+        QCOMPARE(flatten(groups[1].toObject()["partial"].toArray()),
+                 (std::vector<float>{5.f, 7.f}));
+        const QJsonObject v = doc["verification"].toObject();
+        QCOMPARE(v["allclose"].toBool(), true);
+        QCOMPARE(v["max_abs_error"].toDouble(), 0.0);
+        QVERIFY(v.contains("max_rel_error"));
+        QCOMPARE(doc["config"].toObject()["tp_size"].toInt(), 2);
+    }
+
+    void briefExampleText() {
+        const Run run = runCli({"--example", "brief"});
+        QCOMPARE(run.exitCode, 0);
+        const QString text = QString::fromUtf8(run.out);
+        QVERIFY2(text.contains("group 1: columns [2:4)"), qPrintable(text));
+        QVERIFY(text.contains("y[:, 2:4] = x @ kernel[:, 2:4] + bias[2:4]   (1x2 @ 2x2 + 2)"));
+        QVERIFY(
+            text.contains("output (1, 4), the partials concatenated in group order (never "
+                          "summed):\n  1.5  1.5    5    7\n"));
+        QVERIFY(text.contains("allclose yes"));
+    }
+
+    void rowModeSumsPartials() {
+        const QJsonObject doc = runJson({"--example", "brief", "--mode", "row", "--json"});
+        QCOMPARE(flatten(doc["output"].toArray()), (std::vector<float>{1.5f, 1.5f, 5.f, 7.f}));
+        const QJsonArray groups = doc["groups"].toArray();
+        QCOMPARE(groups.size(), 2);
+        QCOMPARE(groups[0].toObject()["rows"].toArray(), (QJsonArray{0, 1}));
+        // Row 0 of the kernel times x[0, 0] = 1, without bias.
+        QCOMPARE(flatten(groups[0].toObject()["partial"].toArray()),
+                 (std::vector<float>{1.f, 0.f, 2.f, -1.f}));
+        QCOMPARE(flatten(groups[1].toObject()["running_sum"].toArray()),
+                 (std::vector<float>{1.f, 2.f, 4.f, 5.f}));
+    }
+
+    void nnxSceneMatchesTheCore() {
+        const Run run =
+            runCli({"--batch", "2", "--in-dim", "3", "--features", "4", "--tp", "2", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        tp::LayerConfig config;
+        config.batch = 2;
+        config.inDim = 3;
+        config.features = 4;
+        config.tpSize = 2;
+        const auto scene = tp::computeScene(config, tp::SceneSource::Nnx);
+        // Every kernel value in the JSON text reads back to the same float32 bits.
+        const QString text = QString::fromUtf8(run.out);
+        const auto kernelText =
+            QRegularExpression("\"kernel\": \\[(.*?)\\]\\],").match(text).captured(1);
+        QRegularExpression number("-?[0-9][0-9.e+-]*");
+        std::vector<float> values;
+        for (auto it = number.globalMatch(kernelText); it.hasNext();) {
+            const QByteArray token = it.next().captured().toLatin1();
+            float value = 0;
+            std::from_chars(token.data(), token.data() + token.size(), value);
+            values.push_back(value);
+        }
+        QCOMPARE(Eigen::Index(values.size()), scene->params.kernel.size());
+        for (std::size_t i = 0; i < values.size(); ++i)
+            QCOMPARE(tp::bitsOfFloat(values[i]), tp::bitsOfFloat(scene->params.kernel.data()[i]));
+        // Linear(3, 4, Rngs(0)): kernel[0, 0] is 0x3f1e2c8f (spec §10).
+        QVERIFY(text.contains("\"kernel\": [[0.6178674, "));
+    }
+
+    void summaryHasNoArrays() {
+        const QJsonObject doc =
+            runJson({"--features", "4096", "--in-dim", "64", "--tp", "64", "--summary", "--json"});
+        QVERIFY(!doc.contains("kernel"));
+        QVERIFY(!doc.contains("output"));
+        QCOMPARE(doc["groups"].toArray().size(), 64);
+        QCOMPARE(doc["groups"].toArray()[63].toObject()["columns"].toArray(),
+                 (QJsonArray{4032, 4096}));
+        QVERIFY(!doc["groups"].toArray()[0].toObject().contains("partial"));
+        QCOMPARE(doc["verification"].toObject()["allclose"].toBool(), true);
+
+        const Run text = runCli({"--summary"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(!text.out.contains("kernel (8, 12)"));
+        QVERIFY(text.out.contains("group 2: columns [8:12)"));
+    }
+
+    void refusedInput_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("tp does not divide")
+            << QStringList{"--tp", "5"}
+            << "features (12) is not divisible by tp_size (5): each group needs the "
+               "same number of kernel columns. Valid tp sizes: 1, 2, 3, 4, 6, 12.";
+        QTest::newRow("seed not a number")
+            << QStringList{"--seed", "abc"}
+            << "--seed: 'abc' is not a whole number in the int64 range";
+        QTest::newRow("seed past int64")
+            << QStringList{"--seed", "9223372036854775808"}
+            << "--seed: '9223372036854775808' is not a whole number in the int64 range";
+        QTest::newRow("batch zero")
+            << QStringList{"--batch=0"} << "batch N (0) must be a positive integer";
+        QTest::newRow("unknown option")
+            << QStringList{"--colour"} << "unknown option '--colour' (see --help)";
+        QTest::newRow("missing value") << QStringList{"--features"} << "--features needs a value";
+        QTest::newRow("bad mode") << QStringList{"--mode", "diagonal"}
+                                  << "--mode: 'diagonal' is not column or row";
+        QTest::newRow("bad bias")
+            << QStringList{"--bias", "normal:-2"}
+            << "--bias: 'normal:-2' is not zeros or normal:STDDEV with a finite STDDEV above 0";
+        QTest::newRow("brief with sizes")
+            << QStringList{"--example", "brief", "--features", "8"}
+            << "--features does not apply to --example brief: the brief's arrays are "
+               "fixed (only --tp and --mode can change)";
+        QTest::newRow("too big")
+            << QStringList{"--in-dim", "100000", "--features", "100000", "--tp", "1"}
+            << "this scene needs 37.3 GiB (40003600000 bytes), more than the memory budget "
+               "of 2.0 GiB; choose smaller sizes";
+    }
+
+    // Invalid input: exit status 2, every message on stderr, nothing on stdout.
+    void refusedInput() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run run = runCli(args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.out.isEmpty());
+        QVERIFY2(QString::fromUtf8(run.err).contains("tpviz-cli: " + message), run.err.constData());
+    }
+
+    void help() {
+        const Run run = runCli({"--help"});
+        QCOMPARE(run.exitCode, 0);
+        for (const char* option : {"--batch N", "--in-dim D", "--tp T", "--seed S", "--json",
+                                   "--summary", "--example brief"})
+            QVERIFY2(run.out.contains(option), option);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

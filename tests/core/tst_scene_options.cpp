@@ -1,0 +1,98 @@
+// The command-line options shared by tpviz-cli and tpviz --screenshot.
+
+#include "scene_options.h"
+
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+SceneOptionsParse parse(const QStringList& args, const std::vector<ExtraOption>& extras = {}) {
+    std::vector<std::string> list;
+    for (const QString& a : args)
+        list.push_back(a.toStdString());
+    return parseSceneOptions(list, extras);
+}
+
+QString errorsOf(const SceneOptionsParse& p) {
+    QStringList lines;
+    for (const auto& e : p.errors)
+        lines << QString::fromStdString(e);
+    return lines.join('\n');
+}
+
+}  // namespace
+
+class TestSceneOptions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyOptionSetsItsField() {
+        const auto p = parse({"--batch", "5", "--in-dim=33", "--features", "12", "--tp", "4",
+                              "--seed", "-9223372036854775808", "--mode", "column", "--prng",
+                              "legacy", "--x64", "--bias", "normal:0.5", "--json", "--summary"});
+        QCOMPARE(errorsOf(p), QString());
+        const LayerConfig& c = p.options.config;
+        QCOMPARE(c.batch, std::int64_t(5));
+        QCOMPARE(c.inDim, std::int64_t(33));
+        QCOMPARE(c.features, std::int64_t(12));
+        QCOMPARE(c.tpSize, std::int64_t(4));
+        QCOMPARE(c.seed, std::numeric_limits<std::int64_t>::min());
+        QVERIFY(c.prng == PrngLayout::Legacy);
+        QVERIFY(c.x64);
+        QVERIFY(c.bias == (BiasInit{BiasInit::Kind::Normal, 0.5f}));
+        QVERIFY(p.options.json && p.options.summary && !p.options.python);
+        QVERIFY(p.options.source == SceneSource::Nnx);
+    }
+
+    void defaultsWithoutArguments() {
+        const auto p = parse({});
+        QVERIFY(p.errors.empty());
+        QVERIFY(p.options.config == LayerConfig());
+    }
+
+    void briefExampleFixesTheSizes() {
+        const auto p = parse({"--example", "brief", "--mode", "row", "--tp", "1"});
+        QCOMPARE(errorsOf(p), QString());
+        QVERIFY(p.options.source == SceneSource::Brief);
+        QCOMPARE(p.options.config.batch, std::int64_t(1));
+        QCOMPARE(p.options.config.inDim, std::int64_t(2));
+        QCOMPARE(p.options.config.features, std::int64_t(4));
+        QCOMPARE(p.options.config.tpSize, std::int64_t(1));
+        QCOMPARE(parse({"--example", "brief"}).options.config.tpSize, std::int64_t(2));
+    }
+
+    void extrasArePassedThrough() {
+        const std::vector<ExtraOption> extras{{"--screenshot", "FILE", "write a PNG"},
+                                              {"--step", "K", "step"}};
+        const auto p = parse({"--screenshot", "/tmp/a.png", "--step=3", "--tp", "2"}, extras);
+        QCOMPARE(errorsOf(p), QString());
+        QCOMPARE(p.options.extras.at("--screenshot"), std::string("/tmp/a.png"));
+        QCOMPARE(p.options.extras.at("--step"), std::string("3"));
+        QVERIFY(QString::fromStdString(sceneOptionsHelp(extras)).contains("--screenshot FILE"));
+        QCOMPARE(
+            errorsOf(parse({"--screenshot", "a.png"})),
+            QString("unknown option '--screenshot' (see --help)\nunexpected argument 'a.png'"));
+    }
+
+    void everyProblemIsReported() {
+        const auto p = parse({"--batch", "x", "--tp", "5", "--json", "--python", "--x64=1"});
+        QCOMPARE(
+            errorsOf(p),
+            QString("--batch: 'x' is not a whole number in the int64 range\n"
+                    "--x64 takes no value\n"
+                    "--python prints a script; it cannot be combined with --json or --summary\n"
+                    "features (12) is not divisible by tp_size (5): each group needs the same "
+                    "number of kernel columns. Valid tp sizes: 1, 2, 3, 4, 6, 12."));
+    }
+
+    void helpSkipsValidation() {
+        const auto p = parse({"--tp", "5", "-h"});
+        QVERIFY(p.options.help);
+        QVERIFY(p.errors.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSceneOptions)
+#include "tst_scene_options.moc"

@@ -62,10 +62,23 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
 }
 
 std::string appHelp() {
+    // tpviz shows the scene; the report options of tpviz-cli do not apply.
+    std::string options;
+    const std::string shared = sceneOptionsHelp(extraOptions());
+    std::size_t start = 0;
+    while (start < shared.size()) {
+        const std::size_t end = shared.find('\n', start);
+        const std::string line = shared.substr(start, end - start + 1);
+        if (line.find("--json") == std::string::npos &&
+            line.find("--summary") == std::string::npos &&
+            line.find("--python") == std::string::npos)
+            options += line;
+        start = end == std::string::npos ? shared.size() : end + 1;
+    }
     return "Usage: tpviz [options]\n"
            "Shows how tensor parallelism splits one linear layer y = x @ kernel + bias across "
            "groups,\nstep by step. Scene options override the saved parameters.\n\nOptions:\n" +
-           sceneOptionsHelp(extraOptions()) +
+           options +
            "\nExamples:\n"
            "  tpviz --features 16 --tp 4\n"
            "  tpviz --screenshot shot.png --example brief --step 1\n";

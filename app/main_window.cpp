@@ -88,6 +88,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_groupTable->setSelectionMode(QAbstractItemView::SingleSelection);
     m_groupTable->verticalHeader()->hide();
     m_groupTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_groupTable->horizontalHeader()->setStretchLastSection(true);
     m_groupTable->setToolTip(tr("Click a group to step to it"));
     auto* groupDock = new QDockWidget(tr("Groups"), this);
     groupDock->setObjectName(QStringLiteral("groupDock"));
@@ -95,7 +96,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     groupDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, groupDock);
     resizeDocks({parameterDock, groupDock}, {620, 260}, Qt::Vertical);
-    resizeDocks({parameterDock}, {360}, Qt::Horizontal);
+    resizeDocks({parameterDock}, {400}, Qt::Horizontal);
 
     auto* toolBar = addToolBar(tr("Steps"));
     toolBar->setObjectName(QStringLiteral("stepToolBar"));

@@ -2,6 +2,7 @@
 
 #include "heatmap_image.h"
 #include "hover_text.h"
+#include "column_aligned_pair.h"
 #include "legend_widget.h"
 #include "matrix_view.h"
 #include "steps/step_plan.h"
@@ -12,6 +13,8 @@
 
 namespace tp {
 namespace {
+
+constexpr int kBiasHeight = 84;
 
 std::vector<IndexRange> groupRanges(const ShardingPlan& plan) {
     std::vector<IndexRange> ranges;
@@ -57,8 +60,9 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     grid->setContentsMargins(0, 0, 0, 0);
     grid->addWidget(m_x, 0, 0);
     grid->addWidget(m_xNote, 1, 0, Qt::AlignTop);
-    grid->addWidget(m_kernel, 0, 1);
-    grid->addWidget(m_bias, 1, 1);
+    // The bias strip sits under the kernel, column under column.
+    m_kernelWithBias = new ColumnAlignedPair(m_kernel, m_bias, kBiasHeight);
+    grid->addWidget(m_kernelWithBias, 0, 1, 2, 1);
     auto* under = new QHBoxLayout;
     under->addWidget(m_biasNote, 1);
     under->addWidget(m_legend);
@@ -66,7 +70,6 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 4);
     grid->setRowStretch(0, 1);
-    m_bias->setFixedHeight(96);
 
     connectHover(m_x, QStringLiteral("x"));
     connectHover(m_kernel, QStringLiteral("kernel"));
@@ -121,6 +124,7 @@ void LayerPanel::setScene(ScenePtr scene) {
                                "products, in the last step."));
     }
     m_legend->setLegend(m_kernel->effectiveScale(), legendGroups(c, -1));
+    m_kernelWithBias->align();
 }
 
 void LayerPanel::setStep(int step) {

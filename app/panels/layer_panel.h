@@ -11,6 +11,7 @@ class QLabel;
 
 namespace tp {
 
+class ColumnAlignedPair;
 class LegendWidget;
 class MatrixView;
 
@@ -49,6 +50,7 @@ private:
     QLabel* m_xNote;
     QLabel* m_biasNote;
     LegendWidget* m_legend;
+    ColumnAlignedPair* m_kernelWithBias;
 };
 
 }  // namespace tp

@@ -21,7 +21,7 @@ void LegendWidget::setLegend(float scale, std::vector<int> groups) {
 
 QSize LegendWidget::sizeHint() const {
     const int ramps = std::max<int>(1, int(m_groups.size()));
-    return {260, fontMetrics().height() * 3 + ramps * 10 + 8};
+    return {380, fontMetrics().height() * 3 + ramps * 10 + 8};
 }
 
 void LegendWidget::paintEvent(QPaintEvent*) {

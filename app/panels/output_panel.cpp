@@ -72,7 +72,7 @@ void OutputPanel::setScene(ScenePtr scene) {
 
     m_reference->setMatrix(MatrixData::of(m_scene, m_scene->reference));
     m_reference->setGroups({}, Qt::Horizontal);
-    m_reference->setTitle(tr("reference x @ kernel + bias (%1, %2), one full product")
+    m_reference->setTitle(tr("reference x @ kernel + bias  (%1, %2)")
                               .arg(c.batch)
                               .arg(c.features));
     std::vector<IndexRange> outputRanges;
@@ -94,7 +94,7 @@ void OutputPanel::setScene(ScenePtr scene) {
         m_resultName = QStringLiteral("sum");
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
-        m_final->setTitle(tr("y = sum + bias (%1, %2): the bias added once")
+        m_final->setTitle(tr("y = sum + bias  (%1, %2)")
                               .arg(c.batch)
                               .arg(c.features));
         m_warning->setText(
@@ -124,7 +124,7 @@ void OutputPanel::showColumnStep(int step) {
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
     m_partial->setGroups({IndexRange{0, chunk}}, Qt::Horizontal, {group});
-    m_partial->setTitle(tr("partial of group %1: x @ kernel[:, %2:%3] + bias[%2:%3]  (%4, %5)")
+    m_partial->setTitle(tr("partial of group %1 = y[:, %2:%3]  (%4, %5)")
                             .arg(group)
                             .arg(a)
                             .arg(a + chunk)
@@ -134,7 +134,7 @@ void OutputPanel::showColumnStep(int step) {
                                  tr("no group computed yet: press Next (Right)"));
 
     const Index filled = state.groupsDone * chunk;
-    m_result->setTitle(tr("y = concatenate(partials, axis=-1) (%1, %2): %3 of %4 blocks")
+    m_result->setTitle(tr("y = concatenate(partials)  (%1, %2): %3 of %4 blocks")
                            .arg(c.batch)
                            .arg(c.features)
                            .arg(state.groupsDone)
@@ -159,7 +159,7 @@ void OutputPanel::showRowStep(int step) {
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
     m_partial->setGroups({IndexRange{0, c.features}}, Qt::Horizontal, {group});
-    m_partial->setTitle(tr("partial sum of group %1: x[:, %2:%3] @ kernel[%2:%3, :]  (%4, %5)")
+    m_partial->setTitle(tr("partial sum of group %1, rows %2:%3  (%4, %5)")
                             .arg(group)
                             .arg(a)
                             .arg(a + chunk)
@@ -172,8 +172,8 @@ void OutputPanel::showRowStep(int step) {
     m_result->setMatrix(
         MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
     m_result->setGroups({}, Qt::Horizontal);
-    m_result->setTitle(tr("sum = partial 0 + … + partial %1  (%2, %3), no bias yet")
-                           .arg(std::max(summed - 1, 0))
+    m_result->setTitle(tr("running sum of %1 partials  (%2, %3)")
+                           .arg(summed)
                            .arg(c.batch)
                            .arg(c.features));
     m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));

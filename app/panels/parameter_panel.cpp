@@ -39,9 +39,11 @@ void ParameterPanel::buildForm() {
     layer->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_sourceBox = new QComboBox;
     m_sourceBox->setObjectName(QStringLiteral("sourceBox"));
-    m_sourceBox->addItem(tr("nnx.Linear(in_dim, features, rngs=nnx.Rngs(seed))"));
-    m_sourceBox->addItem(tr("the brief's example (1x2 @ 2x4)"));
-    m_sourceBox->setToolTip(tr("Where the arrays come from"));
+    m_sourceBox->addItem(tr("nnx.Linear, seeded"));
+    m_sourceBox->addItem(tr("the brief's example"));
+    m_sourceBox->setToolTip(tr("Where the arrays come from: nnx.Linear(in_dim, features, "
+                               "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the brief's "
+                               "worked example (x [[1, 2]], a 2x4 kernel, a nonzero bias)"));
     layer->addRow(tr("Arrays"), m_sourceBox);
     m_batch = sizeBox(QStringLiteral("batchBox"), tr("N: rows of the input x (N, in_dim)"));
     layer->addRow(tr("Batch N"), m_batch);
@@ -61,8 +63,8 @@ void ParameterPanel::buildForm() {
     split->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_mode = new QComboBox;
     m_mode->setObjectName(QStringLiteral("modeBox"));
-    m_mode->addItem(tr("column: split output columns"), QStringLiteral("column"));
-    m_mode->addItem(tr("row: split input rows"), QStringLiteral("row"));
+    m_mode->addItem(tr("column (split features)"), QStringLiteral("column"));
+    m_mode->addItem(tr("row (split in_dim)"), QStringLiteral("row"));
     m_mode->setToolTip(tr("Column-parallel splits features; row-parallel splits in_dim"));
     split->addRow(tr("Mode"), m_mode);
     m_tp = new QComboBox;
@@ -84,9 +86,10 @@ void ParameterPanel::buildForm() {
     addProblemRow(init, ConfigField::Seed);
     m_prng = new QComboBox;
     m_prng->setObjectName(QStringLiteral("prngBox"));
-    m_prng->addItem(tr("partitionable (JAX >= 0.5)"), QStringLiteral("partitionable"));
+    m_prng->addItem(tr("partitionable"), QStringLiteral("partitionable"));
     m_prng->addItem(tr("legacy"), QStringLiteral("legacy"));
-    m_prng->setToolTip(tr("jax_threefry_partitionable"));
+    m_prng->setToolTip(tr("jax_threefry_partitionable: True (partitionable, the default since JAX "
+                          "0.5.0) or False (legacy)"));
     init->addRow(tr("PRNG layout"), m_prng);
     m_x64 = new QCheckBox(tr("jax_enable_x64"));
     m_x64->setObjectName(QStringLiteral("x64Box"));

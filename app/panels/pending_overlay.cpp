@@ -54,7 +54,7 @@ void PendingOverlay::follow() {
 
 void PendingOverlay::paintEvent(QPaintEvent*) {
     QPainter painter(this);
-    painter.fillRect(rect(), QColor(250, 250, 250, 235));
+    painter.fillRect(rect(), QColor(250, 250, 250));
     painter.setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
     painter.drawRect(rect().adjusted(0, 0, -1, -1));
     if (m_caption.isEmpty())

@@ -1,0 +1,320 @@
+#include "heatmap_image.h"
+
+#include "float_format.h"
+#include "palette.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace tp {
+
+namespace {
+
+// Quantisation of t = value / scale in [-1, 1]: 255 steps on each side of zero.
+constexpr int kSteps = 255;
+constexpr QRgb kNanColor = 0xFF9E9E9E;
+constexpr QRgb kDimTarget = 0xFFEEEEEE;
+constexpr float kDimAmount = 0.75f;
+
+using Ramp = std::array<QRgb, 2 * kSteps + 1>;
+
+QRgb mix(QRgb a, QRgb b, float amountOfB) {
+    const auto channel = [&](int ca, int cb) {
+        return int(std::lround(float(ca) + (float(cb) - float(ca)) * amountOfB));
+    };
+    return qRgb(channel(qRed(a), qRed(b)), channel(qGreen(a), qGreen(b)),
+                channel(qBlue(a), qBlue(b)));
+}
+
+int stepOf(float t) {
+    return int(std::lround(std::clamp(t, -1.0f, 1.0f) * float(kSteps)));
+}
+
+// The colour of quantised step s in [-kSteps, kSteps] on the ramp white -> base (positive) or
+// white -> negativeShade(base) (negative). Mixing with white or scaling by one factor keeps the HSV
+// hue, so every shade of a group reads as that group's hue.
+QRgb rampColor(const QColor& base, int step, bool dimmed) {
+    const QRgb end = step >= 0 ? base.rgb() : negativeShade(base).rgb();
+    QRgb color = mix(qRgb(255, 255, 255), end, float(std::abs(step)) / float(kSteps));
+    if (dimmed)
+        color = mix(color, kDimTarget, kDimAmount);
+    return color;
+}
+
+Ramp makeRamp(const QColor& base, bool dimmed) {
+    Ramp ramp;
+    for (int s = -kSteps; s <= kSteps; ++s)
+        ramp[std::size_t(s + kSteps)] = rampColor(base, s, dimmed);
+    return ramp;
+}
+
+int groupIdOf(const HeatmapStyle& style, std::size_t k) {
+    return k < style.groupIds.size() ? style.groupIds[k] : int(k);
+}
+
+// For each of `pixels` pixels along an axis of `count` elements: the index into style.groups of
+// the group owning the pixel's first element, or -1.
+std::vector<int> groupsAlong(const HeatmapStyle& style, Index pixels, Index count) {
+    std::vector<int> result(std::size_t(pixels), -1);
+    for (Index p = 0; p < pixels; ++p) {
+        const Index element = elementsOfPixel(p, pixels, count).start;
+        for (std::size_t k = 0; k < style.groups.size(); ++k) {
+            if (element >= style.groups[k].start && element < style.groups[k].stop) {
+                result[std::size_t(p)] = int(k);
+                break;
+            }
+        }
+    }
+    return result;
+}
+
+// Reduces the elements under each pixel of row `y` into out[0..W).
+template <bool kMean, bool kTrackMax>
+float reduceRow(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
+                float* out) {
+    const std::size_t width = colsOfPixel.size();
+    float rowMax = 0.0f;
+    std::fill(out, out + width, 0.0f);
+    for (Index r = rows.start; r < rows.stop; ++r) {
+        const float* row = m.rowData(r);
+        for (std::size_t x = 0; x < width; ++x) {
+            const IndexRange cols = colsOfPixel[x];
+            float acc = out[x];
+            for (Index c = cols.start; c < cols.stop; ++c) {
+                const float v = row[c];
+                if constexpr (kMean) {
+                    acc += v;
+                } else {
+                    acc = std::fabs(v) > std::fabs(acc) ? v : acc;
+                }
+                if constexpr (kTrackMax)
+                    rowMax = std::max(rowMax, std::fabs(v));  // max ignores NaN here
+            }
+            out[x] = acc;
+        }
+    }
+    if constexpr (kMean) {
+        for (std::size_t x = 0; x < width; ++x)
+            out[x] /= float(rows.size() * colsOfPixel[x].size());
+    }
+    return rowMax;
+}
+
+bool onHatch(int style, int x, int y, int spacing, int width) {
+    const bool rising = ((x + y) % spacing) < width;
+    const bool falling = ((x - y) % spacing + spacing) % spacing < width;
+    switch (style) {
+        case 1:
+            return rising;
+        case 2:
+            return falling;
+        case 3:
+            return rising || falling;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+IndexRange elementsOfPixel(Index pixel, Index pixels, Index count) {
+    const Index start = pixel * count / pixels;
+    const Index stop = std::max(start + 1, (pixel + 1) * count / pixels);
+    return {start, std::min(stop, count)};
+}
+
+QRgb heatmapColor(float value, float scale, int group, bool dimmed) {
+    if (std::isnan(value))
+        return kNanColor;
+    const float t = scale > 0.0f ? value / scale : 0.0f;
+    return rampColor(groupColor(group), stepOf(t), dimmed);
+}
+
+float maxAbs(const MatrixData& m) {
+    float result = 0.0f;
+    const Index rows = m.rows();
+    const Index cols = m.cols();
+#pragma omp parallel for schedule(static) reduction(max : result) if (rows * cols > (1 << 16))
+    for (Index r = 0; r < rows; ++r) {
+        const float* row = m.rowData(r);
+        float rowMax = 0.0f;
+        for (Index c = 0; c < cols; ++c)
+            rowMax = std::max(rowMax, std::fabs(row[c]));
+        result = std::max(result, rowMax);
+    }
+    return result;
+}
+
+int groupAt(const HeatmapStyle& style, Index row, Index col) {
+    const Index position = style.groupAxis == Qt::Horizontal ? col : row;
+    for (std::size_t k = 0; k < style.groups.size(); ++k) {
+        if (position >= style.groups[k].start && position < style.groups[k].stop)
+            return groupIdOf(style, k);
+    }
+    return -1;
+}
+
+QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size) {
+    if (m.isEmpty() || size.isEmpty())
+        return {};
+    const int width = size.width();
+    const int height = size.height();
+
+    std::vector<IndexRange> colsOfPixel(static_cast<std::size_t>(width));
+    for (int x = 0; x < width; ++x)
+        colsOfPixel[std::size_t(x)] = elementsOfPixel(x, width, m.cols());
+
+    // Pass 1: one value per pixel (and the largest |element| when the scale is automatic).
+    std::vector<float> reduced(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+    const bool mean = style.downsample == Downsample::Mean;
+    const bool trackMax = !(style.scale > 0.0f);
+    float largest = 0.0f;
+#pragma omp parallel for schedule(dynamic, 4) reduction(max : largest) \
+    if (double(m.rows()) * double(m.cols()) + double(width) * height > 1e5)
+    for (int y = 0; y < height; ++y) {
+        const IndexRange rows = elementsOfPixel(y, height, m.rows());
+        float* out = reduced.data() + std::size_t(y) * std::size_t(width);
+        float rowMax;
+        if (mean)
+            rowMax = trackMax ? reduceRow<true, true>(m, rows, colsOfPixel, out)
+                              : reduceRow<true, false>(m, rows, colsOfPixel, out);
+        else
+            rowMax = trackMax ? reduceRow<false, true>(m, rows, colsOfPixel, out)
+                              : reduceRow<false, false>(m, rows, colsOfPixel, out);
+        // A pixel showing one element shows it exactly, NaN included.
+        if (rows.size() == 1) {
+            const float* row = m.rowData(rows.start);
+            for (int x = 0; x < width; ++x) {
+                if (colsOfPixel[std::size_t(x)].size() == 1)
+                    out[x] = row[colsOfPixel[std::size_t(x)].start];
+            }
+        }
+        largest = std::max(largest, rowMax);
+    }
+    float scale = trackMax ? largest : style.scale;
+    if (!(scale > 0.0f) || !std::isfinite(scale))
+        scale = 1.0f;
+
+    // Colour ramps: one per listed group (dimmed unless highlighted) and the neutral one.
+    std::vector<Ramp> ramps;
+    ramps.reserve(style.groups.size() + 1);
+    for (std::size_t k = 0; k < style.groups.size(); ++k) {
+        const int id = groupIdOf(style, k);
+        const bool dimmed = style.highlightedGroup >= 0 && id != style.highlightedGroup;
+        ramps.push_back(makeRamp(groupColor(id), dimmed));
+    }
+    ramps.push_back(makeRamp(neutralColor(), false));
+    const int neutralRamp = int(style.groups.size());
+
+    const bool byColumn = style.groupAxis == Qt::Horizontal;
+    const std::vector<int> groupOfPixel =
+        byColumn ? groupsAlong(style, width, m.cols()) : groupsAlong(style, height, m.rows());
+
+    std::vector<int> hatchOfRamp(ramps.size(), 0);
+    for (std::size_t k = 0; k < style.groups.size(); ++k)
+        hatchOfRamp[k] = groupHatchStyle(groupIdOf(style, k));
+    const bool anyHatch = std::any_of(hatchOfRamp.begin(), hatchOfRamp.end(),
+                                      [](int h) { return h != 0; });
+    const qreal dpr = style.devicePixelRatio > 0 ? style.devicePixelRatio : 1.0;
+    const int hatchSpacing = std::max(3, int(std::lround(6.0 * dpr)));
+    const int hatchWidth = std::max(1, int(std::lround(1.5 * dpr)));
+
+    // Pass 2: colour.
+    QImage image(size, QImage::Format_RGB32);
+    const float stepsPerUnit = float(kSteps) / scale;
+#pragma omp parallel for schedule(static) if (double(width) * height > 1e5)
+    for (int y = 0; y < height; ++y) {
+        auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
+        const float* values = reduced.data() + std::size_t(y) * std::size_t(width);
+        for (int x = 0; x < width; ++x) {
+            int k = byColumn ? groupOfPixel[std::size_t(x)] : groupOfPixel[std::size_t(y)];
+            if (k < 0)
+                k = neutralRamp;
+            const float v = values[x];
+            if (std::isnan(v)) {
+                line[x] = kNanColor;
+                continue;
+            }
+            const float s = std::clamp(v * stepsPerUnit, -float(kSteps), float(kSteps));
+            QRgb color = ramps[std::size_t(k)][std::size_t(std::lround(s) + kSteps)];
+            if (anyHatch && hatchOfRamp[std::size_t(k)] != 0 &&
+                onHatch(hatchOfRamp[std::size_t(k)], x, y, hatchSpacing, hatchWidth)) {
+                // Light lines on dark cells, tinted lines on light ones: visible at any value.
+                color = qGray(color) < 150 ? mix(color, qRgb(255, 255, 255), 0.5f)
+                                           : mix(color, ramps[std::size_t(k)].back(), 0.45f);
+            }
+            line[x] = color;
+        }
+    }
+    image.setDevicePixelRatio(dpr);
+    return image;
+}
+
+QImage renderLegend(const LegendStyle& style, QSize size) {
+    if (size.isEmpty())
+        return {};
+    const qreal dpr = style.devicePixelRatio > 0 ? style.devicePixelRatio : 1.0;
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    image.setDevicePixelRatio(dpr);
+
+    const QSizeF logical(size.width() / dpr, size.height() / dpr);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.setFont(style.font);
+    const QFontMetricsF metrics(style.font);
+
+    const float scale = style.scale > 0.0f ? style.scale : 1.0f;
+    const QString low = QString::fromStdString(formatFloatShort(-scale, 3));
+    const QString high = "+" + QString::fromStdString(formatFloatShort(scale, 3));
+    const qreal side = std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) / 2;
+    const qreal textHeight = metrics.height();
+
+    std::vector<int> groups = style.groups;
+    if (groups.empty())
+        groups.push_back(-1);
+    const std::size_t shown = std::min<std::size_t>(groups.size(), 8);
+    const bool caption = logical.height() >= 3 * textHeight + 8;
+    const qreal barTop = 1;
+    const qreal barHeight = std::max<qreal>(
+        6, logical.height() - barTop - textHeight * (caption ? 2 : 1) - 4);
+    const QRectF bar(side + 1, barTop, std::max<qreal>(8, logical.width() - 2 * side - 2),
+                     std::min<qreal>(barHeight, 8.0 * qreal(shown) + 4));
+
+    // Each ramp is an image one device pixel per column, stretched vertically.
+    const int rampWidth = std::max(2, int(std::lround(bar.width() * dpr)));
+    for (std::size_t i = 0; i < shown; ++i) {
+        QImage ramp(rampWidth, 1, QImage::Format_RGB32);
+        auto* line = reinterpret_cast<QRgb*>(ramp.scanLine(0));
+        for (int x = 0; x < rampWidth; ++x) {
+            const float t = -1.0f + 2.0f * float(x) / float(rampWidth - 1);
+            line[x] = heatmapColor(t * scale, scale, groups[i]);
+        }
+        const qreal h = bar.height() / qreal(shown);
+        painter.drawImage(QRectF(bar.left(), bar.top() + h * qreal(i), bar.width(), h), ramp);
+    }
+    painter.setPen(QPen(QColor(0, 0, 0, 60), 0));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(bar);
+
+    painter.setPen(style.textColor);
+    const qreal tickY = bar.bottom() + 2;
+    painter.drawLine(QPointF(bar.center().x(), bar.bottom()), QPointF(bar.center().x(), tickY));
+    const QRectF tickRow(0, tickY, logical.width(), textHeight);
+    painter.drawText(tickRow, Qt::AlignLeft | Qt::AlignTop, low);
+    painter.drawText(tickRow, Qt::AlignHCenter | Qt::AlignTop, QStringLiteral("0"));
+    painter.drawText(tickRow, Qt::AlignRight | Qt::AlignTop, high);
+    if (caption) {
+        const QRectF captionRow(0, tickY + textHeight, logical.width(), textHeight);
+        const QString text = QStringLiteral("negative = dark \u00b7 zero = white \u00b7 positive = vivid");
+        painter.drawText(captionRow, Qt::AlignHCenter | Qt::AlignTop,
+                         metrics.elidedText(text, Qt::ElideRight, logical.width()));
+    }
+    return image;
+}
+
+}  // namespace tp

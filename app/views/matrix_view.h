@@ -1,0 +1,176 @@
+#pragma once
+
+// A zoomable, hoverable heatmap of one matrix, with its tensor-parallel groups.
+
+#include "heatmap_image.h"
+#include "matrix_data.h"
+
+#include <QAbstractScrollArea>
+#include <QFutureWatcher>
+#include <QImage>
+
+#include <vector>
+
+namespace tp {
+
+/// When a MatrixView prints values inside cells.
+enum class CellNumbers {
+    Auto,    ///< when cells are at least 28 x 16 logical pixels
+    Shown,   ///< whenever a number can be made legible (cells at least 14 x 10)
+    Hidden,  ///< never
+};
+
+/// Shows one matrix as a heatmap (renderHeatmap) with a title, group boundaries and group labels
+/// in the brief's notation ("[0:4)"). Fits the view by default; zoom with Ctrl+wheel, +/- keys,
+/// pinch or the slots, pan by dragging or with the scrollbars. Hovering a cell shows a tooltip and
+/// emits cellHovered(). Only the visible cells are rendered, into a cached image that is re-rendered
+/// when an input, the viewport size, the visible range or the device pixel ratio changes, never on a
+/// plain repaint; large renders run on a worker thread while the last image stays on screen.
+class MatrixView : public QAbstractScrollArea {
+    Q_OBJECT
+
+public:
+    explicit MatrixView(QWidget* parent = nullptr);
+    ~MatrixView() override;
+
+    /// The matrix to show (a view; its owner keeps the memory alive). An empty MatrixData clears.
+    void setMatrix(MatrixData matrix);
+    const MatrixData& matrix() const { return m_matrix; }
+
+    /// Group g owns column range groups[g] (Qt::Horizontal) or row range groups[g] (Qt::Vertical).
+    /// `groupIds` gives each range's group number (palette index); empty means 0, 1, 2, ...
+    void setGroups(std::vector<IndexRange> groups, Qt::Orientation axis,
+                   std::vector<int> groupIds = {});
+    const std::vector<IndexRange>& groups() const { return m_style.groups; }
+    Qt::Orientation groupAxis() const { return m_style.groupAxis; }
+
+    /// Shows group number `group` at full colour and dims the others; -1 dims nothing.
+    void setHighlightedGroup(int group);
+    int highlightedGroup() const { return m_style.highlightedGroup; }
+
+    /// The caption above the matrix, e.g. "kernel (8, 12)".
+    void setTitle(const QString& title);
+    QString title() const { return m_title; }
+
+    /// |value| drawn at full intensity; 0 (the default) uses the largest |element| of the matrix.
+    /// Give several views one scale to compare them.
+    void setScale(float scale);
+    float scale() const { return m_style.scale; }
+    /// The scale in use: scale() if > 0, else the matrix's largest |element| (1 if that is 0).
+    float effectiveScale() const;
+
+    /// How pixels summarise several elements when zoomed out (default MaxAbs).
+    void setDownsample(Downsample downsample);
+    Downsample downsample() const { return m_style.downsample; }
+
+    /// true: print values in cells whenever legible (CellNumbers::Shown); false: never. The
+    /// default is CellNumbers::Auto.
+    void setCellNumbersVisible(bool visible);
+    void setCellNumbers(CellNumbers mode);
+    CellNumbers cellNumbers() const { return m_cellNumbers; }
+    /// Whether numbers are printed at the current zoom and size.
+    bool cellNumbersShown() const;
+
+    /// true (default): zoom 1 fits the whole matrix in the view; false: zoom 1 is 32 px per cell.
+    void setFitToView(bool fit);
+    bool fitToView() const { return m_fitToView; }
+
+    /// Current zoom: 1 is the base size (fit or 32 px cells); zoomIn() multiplies by 1.25.
+    double zoom() const { return m_zoom; }
+    /// Size of one cell in logical pixels at the current zoom.
+    QSizeF cellSize() const;
+
+    /// The cell under `viewportPos` (viewport coordinates) as (row, col), or (-1, -1).
+    QPoint cellAt(QPointF viewportPos) const;
+    /// Where cell (row, col) is drawn, in viewport coordinates (may lie outside the viewport).
+    QRectF cellRect(Index row, Index col) const;
+
+    /// How many images have been rendered (for tests and profiling).
+    int renderCount() const { return m_renderCount; }
+    /// The image currently drawn for the visible cells (may be null before the first paint).
+    QImage cachedImage() const { return m_cache; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+public slots:
+    void zoomIn();
+    void zoomOut();
+    void resetZoom();
+    /// Sets the zoom, keeping the matrix point under `anchor` (viewport coordinates) in place; a
+    /// null anchor keeps the centre.
+    void setZoom(double zoom, QPointF anchor = QPointF(-1, -1));
+
+signals:
+    /// The pointer is over cell (row, col) whose value is `value`, in group number `group` (-1:
+    /// none). Emitted when the hovered cell changes.
+    void cellHovered(int row, int col, float value, int group);
+    /// The pointer left the matrix.
+    void hoverLeft();
+    void zoomChanged(double zoom);
+    /// effectiveScale() changed (new matrix or scale).
+    void effectiveScaleChanged(float scale);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    bool viewportEvent(QEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct Layout;
+    struct CacheKey {
+        quint64 generation = 0;
+        IndexRange rows;
+        IndexRange cols;
+        QSize deviceSize;
+        qreal devicePixelRatio = 1;
+        bool numbers = false;
+        bool grid = false;
+        bool operator==(const CacheKey&) const = default;
+    };
+    struct Rendered {
+        QImage image;
+        CacheKey key;
+    };
+
+    Layout layout() const;
+    void invalidate();
+    void updateScrollBars();
+    CacheKey wantedKey(const Layout& l) const;
+    void ensureImage(const Layout& l);
+    void onRenderFinished();
+    void updateHover(QPointF pos, QPoint globalPos);
+    void clearHover();
+    QString groupLabel(std::size_t k) const;
+
+    MatrixData m_matrix;
+    HeatmapStyle m_style;
+    QString m_title;
+    float m_autoScale = 1.0f;
+    CellNumbers m_cellNumbers = CellNumbers::Auto;
+    bool m_fitToView = true;
+    double m_zoom = 1.0;
+
+    quint64 m_generation = 1;
+    QImage m_cache;
+    CacheKey m_cacheKey;
+    int m_renderCount = 0;
+    QFutureWatcher<Rendered>* m_watcher = nullptr;
+    CacheKey m_pendingKey;
+    bool m_renderAgain = false;
+
+    QPoint m_hovered{-1, -1};
+    bool m_dragging = false;
+    QPointF m_dragStart;
+    QPoint m_dragScrollStart;
+};
+
+}  // namespace tp

@@ -2,6 +2,7 @@
 
 #include "app_settings.h"
 #include "panels/group_table_model.h"
+#include "matrix_view.h"
 #include "panels/layer_panel.h"
 #include "panels/output_panel.h"
 #include "panels/parameter_panel.h"
@@ -147,6 +148,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     if (!restored)
         resize(1500, 940);
     showConfig(config, source);
+    // Start with the keyboard on the picture, so the step shortcuts work at once.
+    m_layer->kernelView()->setFocus();
 }
 
 MainWindow::~MainWindow() = default;

@@ -41,21 +41,38 @@ void ColumnAlignedPair::resizeEvent(QResizeEvent*) {
 }
 
 void ColumnAlignedPair::align() {
-    const int y = std::max(0, height() - m_stripHeight);
+    const int bottom = height();
     const MatrixData& m = m_top->matrix();
-    QRect strip(0, y, width(), m_stripHeight);
-    if (!m.isEmpty()) {
-        const QRectF first = m_top->cellRect(0, 0);
-        const QRectF last = m_top->cellRect(0, m.cols() - 1);
-        const QPoint origin = m_top->viewport()->mapTo(this, QPoint(0, 0));
-        const qreal left = origin.x() + first.left();
-        const qreal right = origin.x() + last.right();
-        const bool fits = left >= origin.x() && right <= origin.x() + m_top->viewport()->width() + 1;
-        if (fits)
-            strip = QRect(int(std::round(left)) - kViewMargin, y,
-                          int(std::round(right - left)) + 2 * kViewMargin, m_stripHeight);
+    if (m.isEmpty()) {
+        m_strip->setGeometry(0, bottom - m_stripHeight, width(), m_stripHeight);
+        return;
     }
-    m_strip->setGeometry(strip);
+    const QRectF first = m_top->cellRect(0, 0);
+    const QRectF last = m_top->cellRect(m.rows() - 1, m.cols() - 1);
+    const QPoint origin = m_top->viewport()->mapTo(this, QPoint(0, 0));
+    const qreal left = origin.x() + first.left();
+    const qreal right = origin.x() + last.right();
+    const bool fits = left >= origin.x() && right <= origin.x() + m_top->viewport()->width() + 1;
+    if (!fits) {  // zoomed in: the strip spans the view
+        m_strip->setGeometry(0, bottom - m_stripHeight, width(), m_stripHeight);
+        return;
+    }
+    // Right under the kernel's last row (the kernel is centred in its area), column under column.
+    auto place = [&](int stripHeight) {
+        const int top = std::min(int(std::ceil(origin.y() + last.bottom())) + 2,
+                                 bottom - stripHeight);
+        m_strip->setGeometry(int(std::round(left)) - kViewMargin, std::max(0, top),
+                             int(std::round(right - left)) + 2 * kViewMargin, stripHeight);
+    };
+    place(m_stripHeight);
+    // A strip too short for cells as wide as the kernel's would draw smaller square cells that
+    // no longer line up: grow it by what its cells lack (its cells grow one for one with height).
+    if (m_strip->matrix().isEmpty() || !m_strip->isVisible())
+        return;
+    const qreal wanted = std::min<qreal>(first.width(), 80);
+    const qreal lacking = wanted - m_strip->cellRect(0, 0).height();
+    if (lacking > 0.5)
+        place(m_stripHeight + int(std::ceil(lacking)));
 }
 
 }  // namespace tp

@@ -1,6 +1,8 @@
 #include "scene_options.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string_view>
@@ -25,6 +27,8 @@ constexpr SharedOption kSharedOptions[] = {
     {"--x64", nullptr, "seed -> key as with jax_enable_x64"},
     {"--bias", "zeros|normal:STDDEV", "bias init (default zeros)"},
     {"--example", "brief", "use the brief's worked example instead of an NNX layer"},
+    {"--rtol", "R", "relative tolerance of the check (default 1e-05)"},
+    {"--atol", "A", "absolute tolerance of the check (default 1e-06)"},
     {"--json", nullptr, "print one JSON document"},
     {"--summary", nullptr, "print only the config, the groups and the verification"},
     {"--python", nullptr, "print a runnable JAX/Flax script that builds the same scene"},
@@ -134,7 +138,14 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 errors.push_back("--example: " + quoted(value) + " is not brief");
         } else if (name == "--json")
             options.json = true;
-        else if (name == "--summary")
+        else if (name == "--rtol" || name == "--atol") {
+            double& field = name == "--rtol" ? options.tolerance.rtol : options.tolerance.atol;
+            const auto [end, ec] =
+                std::from_chars(value.data(), value.data() + value.size(), field);
+            if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(field) ||
+                field < 0)
+                errors.push_back(name + ": " + quoted(value) + " is not a number >= 0");
+        } else if (name == "--summary")
             options.summary = true;
         else if (name == "--python")
             options.python = true;

@@ -24,6 +24,7 @@ struct SceneOptions {
     bool json = false;                      ///< --json
     bool summary = false;                   ///< --summary
     bool python = false;                    ///< --python
+    Tolerance tolerance;                    ///< --rtol, --atol
     bool help = false;                      ///< --help or -h
     std::map<std::string, std::string>
         extras;  ///< given ExtraOptions: name -> value ("" for flags)
@@ -37,7 +38,8 @@ struct SceneOptionsParse {
 /// Parses arguments (without the program name):
 ///   --batch N --in-dim D --features F --tp T --seed S --mode column|row
 ///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
-///   --json --summary --python --help, and the given extras. "--name=value" also works.
+///   --rtol R --atol A --json --summary --python --help, and the given extras. "--name=value" also
+///   works.
 /// Validates the resulting config (unless --help) and reports each problem in words.
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    const auto scene = tp::computeScene(options.config, options.source);
+    const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
                                : tp::textReport(*scene, options.summary));
     return scene->verification.allclose ? 0 : 1;

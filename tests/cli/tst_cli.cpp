@@ -160,6 +160,8 @@ private slots:
         QTest::newRow("unknown option")
             << QStringList{"--colour"} << "unknown option '--colour' (see --help)";
         QTest::newRow("missing value") << QStringList{"--features"} << "--features needs a value";
+        QTest::newRow("bad tolerance")
+            << QStringList{"--rtol", "-1"} << "--rtol: '-1' is not a number >= 0";
         QTest::newRow("bad mode") << QStringList{"--mode", "diagonal"}
                                   << "--mode: 'diagonal' is not column or row";
         QTest::newRow("bad bias")
@@ -183,6 +185,22 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QVERIFY(run.out.isEmpty());
         QVERIFY2(QString::fromUtf8(run.err).contains("tpviz-cli: " + message), run.err.constData());
+    }
+
+    // A zero tolerance turns the check red whenever a sliced product differs in its last bits;
+    // with the defaults the same scene passes. Exit status 1 tells a failed check.
+    void toleranceIsSettable() {
+        const QStringList scene{"--batch", "16", "--in-dim", "512", "--features", "96",
+                                "--tp",    "8",  "--mode",   "row", "--json",     "--summary"};
+        const QJsonObject loose = runJson(scene);
+        QCOMPARE(loose["verification"].toObject()["allclose"].toBool(), true);
+        QVERIFY(loose["verification"].toObject()["max_abs_error"].toDouble() > 0);
+        const Run strict = runCli(scene + QStringList{"--rtol", "0", "--atol=0"});
+        QCOMPARE(strict.exitCode, 1);
+        const QJsonObject v =
+            QJsonDocument::fromJson(strict.out).object()["verification"].toObject();
+        QCOMPARE(v["allclose"].toBool(), false);
+        QCOMPARE(v["rtol"].toDouble(), 0.0);
     }
 
     void help() {

@@ -34,12 +34,9 @@ int stepOf(float t) {
     return int(std::lround(std::clamp(t, -1.0f, 1.0f) * float(kSteps)));
 }
 
-// The colour of quantised step s in [-kSteps, kSteps] on the ramp white -> base (positive) or
-// white -> negativeShade(base) (negative). Mixing with white or scaling by one factor keeps the HSV
-// hue, so every shade of a group reads as that group's hue.
+// The colour of quantised step s in [-kSteps, kSteps] of a group's diverging ramp.
 QRgb rampColor(const QColor& base, int step, bool dimmed) {
-    const QRgb end = step >= 0 ? base.rgb() : negativeShade(base).rgb();
-    QRgb color = mix(qRgb(255, 255, 255), end, float(std::abs(step)) / float(kSteps));
+    QRgb color = divergingColor(base, float(step) / float(kSteps)).rgb();
     if (dimmed)
         color = mix(color, kDimTarget, kDimAmount);
     return color;
@@ -173,8 +170,9 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
     const bool mean = style.downsample == Downsample::Mean;
     const bool trackMax = !(style.scale > 0.0f);
     float largest = 0.0f;
-#pragma omp parallel for schedule(dynamic, 4) reduction(max : largest) \
-    if (double(m.rows()) * double(m.cols()) + double(width) * height > 1e5)
+#pragma omp parallel for schedule(dynamic, 4) \
+    reduction(max                             \
+              : largest) if (double(m.rows()) * double(m.cols()) + double(width) * height > 1e5)
     for (int y = 0; y < height; ++y) {
         const IndexRange rows = elementsOfPixel(y, height, m.rows());
         float* out = reduced.data() + std::size_t(y) * std::size_t(width);
@@ -217,8 +215,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
     std::vector<int> hatchOfRamp(ramps.size(), 0);
     for (std::size_t k = 0; k < style.groups.size(); ++k)
         hatchOfRamp[k] = groupHatchStyle(groupIdOf(style, k));
-    const bool anyHatch = std::any_of(hatchOfRamp.begin(), hatchOfRamp.end(),
-                                      [](int h) { return h != 0; });
+    const bool anyHatch =
+        std::any_of(hatchOfRamp.begin(), hatchOfRamp.end(), [](int h) { return h != 0; });
     const qreal dpr = style.devicePixelRatio > 0 ? style.devicePixelRatio : 1.0;
     const int hatchSpacing = std::max(3, int(std::lround(6.0 * dpr)));
     const int hatchWidth = std::max(1, int(std::lround(1.5 * dpr)));
@@ -271,7 +269,8 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     const float scale = style.scale > 0.0f ? style.scale : 1.0f;
     const QString low = QString::fromStdString(formatFloatShort(-scale, 3));
     const QString high = "+" + QString::fromStdString(formatFloatShort(scale, 3));
-    const qreal side = std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) / 2;
+    const qreal side =
+        std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) / 2;
     const qreal textHeight = metrics.height();
 
     std::vector<int> groups = style.groups;
@@ -280,8 +279,8 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     const std::size_t shown = std::min<std::size_t>(groups.size(), 8);
     const bool caption = logical.height() >= 3 * textHeight + 8;
     const qreal barTop = 1;
-    const qreal barHeight = std::max<qreal>(
-        6, logical.height() - barTop - textHeight * (caption ? 2 : 1) - 4);
+    const qreal barHeight =
+        std::max<qreal>(6, logical.height() - barTop - textHeight * (caption ? 2 : 1) - 4);
     const QRectF bar(side + 1, barTop, std::max<qreal>(8, logical.width() - 2 * side - 2),
                      std::min<qreal>(barHeight, 8.0 * qreal(shown) + 4));
 
@@ -310,7 +309,8 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     painter.drawText(tickRow, Qt::AlignRight | Qt::AlignTop, high);
     if (caption) {
         const QRectF captionRow(0, tickY + textHeight, logical.width(), textHeight);
-        const QString text = QStringLiteral("negative = dark \u00b7 zero = white \u00b7 positive = vivid");
+        const QString text =
+            QStringLiteral("negative = dark \u00b7 zero = white \u00b7 positive = vivid");
         painter.drawText(captionRow, Qt::AlignHCenter | Qt::AlignTop,
                          metrics.elidedText(text, Qt::ElideRight, logical.width()));
     }

@@ -22,9 +22,9 @@ enum class Downsample {
 
 /// Everything but the matrix and the size that decides a heatmap's pixels.
 struct HeatmapStyle {
-    /// Group g owns the column range groups[g] (groupAxis Horizontal: kernel[:, i*chunk:(i+1)*chunk]
-    /// in column mode) or the row range groups[g] (Vertical: kernel[i*chunk:(i+1)*chunk, :] in row
-    /// mode). Elements in no range use the neutral map.
+    /// Group g owns the column range groups[g] (groupAxis Horizontal: kernel[:,
+    /// i*chunk:(i+1)*chunk] in column mode) or the row range groups[g] (Vertical:
+    /// kernel[i*chunk:(i+1)*chunk, :] in row mode). Elements in no range use the neutral map.
     std::vector<IndexRange> groups;
     /// The palette index (group number) of each range; empty means 0, 1, 2, ... Lets a view show
     /// only group 2's partial output in group 2's colour.

@@ -44,8 +44,8 @@ public:
                       "MatrixData views row-major memory");
         const auto& d = m.derived();
         assert(d.innerStride() == 1);
-        return view(std::move(owner), d.data(), d.rows(), d.cols(), d.rows() > 1 ? d.outerStride()
-                                                                                 : d.cols());
+        return view(std::move(owner), d.data(), d.rows(), d.cols(),
+                    d.rows() > 1 ? d.outerStride() : d.cols());
     }
     /// A temporary Matrix would die before the view: refuse it at compile time.
     static MatrixData of(std::shared_ptr<const void> owner, Matrix&& m) = delete;

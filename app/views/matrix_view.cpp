@@ -24,7 +24,7 @@ namespace {
 
 constexpr qreal kMargin = 6;
 constexpr qreal kStripThickness = 5;
-constexpr qreal kMaxFitCell = 80;   // a 2x4 matrix should not fill a whole monitor
+constexpr qreal kMaxFitCell = 80;    // a 2x4 matrix should not fill a whole monitor
 constexpr qreal kMinSquareCell = 4;  // below this, fitting stretches cells to use the space
 constexpr qreal kFixedCell = 32;     // zoom 1 without fit-to-view
 constexpr qreal kMaxCell = 400;
@@ -94,8 +94,7 @@ QImage renderBlock(const MatrixData& block, const HeatmapStyle& style, QSize dev
         for (Index r = 0; r < rows; ++r) {
             const int y = (firstPixelOf(r, rows, height) + firstPixelOf(r + 1, rows, height)) / 2;
             for (Index c = 0; c < cols; ++c) {
-                const int x =
-                    (firstPixelOf(c, cols, width) + firstPixelOf(c + 1, cols, width)) / 2;
+                const int x = (firstPixelOf(c, cols, width) + firstPixelOf(c + 1, cols, width)) / 2;
                 centre[std::size_t(r * cols + c)] =
                     image.pixel(std::min(x, width - 1), std::min(y, height - 1));
             }
@@ -133,9 +132,8 @@ QImage renderBlock(const MatrixData& block, const HeatmapStyle& style, QSize dev
         const qreal cellH = qreal(height) / qreal(rows);
         QFont font = decoration.font;
         font.setPixelSize(std::max(
-            1, int(std::lround(std::clamp(std::min(cellH / dpr * 0.42, cellW / dpr * 0.3), 7.0,
-                                          14.0) *
-                               dpr))));
+            1, int(std::lround(
+                   std::clamp(std::min(cellH / dpr * 0.42, cellW / dpr * 0.3), 7.0, 14.0) * dpr))));
         painter.setFont(font);
         painter.setRenderHint(QPainter::TextAntialiasing);
         const QFontMetricsF metrics(font);
@@ -434,13 +432,14 @@ MatrixView::CacheKey MatrixView::wantedKey(const Layout& l) const {
         Index last = std::clamp<Index>(Index(std::ceil(to / cell)), first + 1, count);
         return IndexRange{first, last};
     };
-    key.cols = visible(l.area.left(), l.area.right(), l.origin.x(), l.cell.width(),
-                       m_matrix.cols());
-    key.rows = visible(l.area.top(), l.area.bottom(), l.origin.y(), l.cell.height(),
-                       m_matrix.rows());
+    key.cols =
+        visible(l.area.left(), l.area.right(), l.origin.x(), l.cell.width(), m_matrix.cols());
+    key.rows =
+        visible(l.area.top(), l.area.bottom(), l.origin.y(), l.cell.height(), m_matrix.rows());
     key.devicePixelRatio = dpr;
-    key.deviceSize = QSize(std::max(1, int(std::lround(qreal(key.cols.size()) * l.cell.width() * dpr))),
-                           std::max(1, int(std::lround(qreal(key.rows.size()) * l.cell.height() * dpr))));
+    key.deviceSize =
+        QSize(std::max(1, int(std::lround(qreal(key.cols.size()) * l.cell.width() * dpr))),
+              std::max(1, int(std::lround(qreal(key.rows.size()) * l.cell.height() * dpr))));
     key.numbers = cellNumbersShown();
     key.grid = l.cell.width() >= 10 && l.cell.height() >= 10;
     return key;
@@ -456,8 +455,8 @@ void MatrixView::ensureImage(const Layout& l) {
         return;
     }
     const MatrixData block = m_matrix.block(key.rows, key.cols);
-    HeatmapStyle style = styleForBlock(m_style, key.rows.start, key.cols.start, key.rows.size(),
-                                       key.cols.size());
+    HeatmapStyle style =
+        styleForBlock(m_style, key.rows.start, key.cols.start, key.rows.size(), key.cols.size());
     style.scale = effectiveScale();
     style.devicePixelRatio = key.devicePixelRatio;
     const Decoration decoration{key.grid, key.numbers, font()};
@@ -497,9 +496,9 @@ void MatrixView::paintEvent(QPaintEvent*) {
     if (!l.title.isEmpty()) {
         painter.setFont(titleFont);
         painter.setPen(pal.color(QPalette::WindowText));
-        painter.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter,
-                         QFontMetricsF(titleFont).elidedText(m_title, Qt::ElideRight,
-                                                             l.title.width() - 60));
+        painter.drawText(
+            l.title, Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetricsF(titleFont).elidedText(m_title, Qt::ElideRight, l.title.width() - 60));
         if (std::abs(m_zoom - 1.0) > 1e-6) {
             painter.setFont(font());
             painter.setPen(pal.color(QPalette::PlaceholderText));
@@ -584,7 +583,8 @@ void MatrixView::paintEvent(QPaintEvent*) {
                 painter.fillRect(strip, QBrush(Qt::white, Qt::BDiagPattern));
             candidates = {QStringLiteral("group %1 \u00b7 %2").arg(id).arg(range_), range_,
                           QStringLiteral("g%1").arg(id), QString::number(id)};
-            const QRectF labelRect(x0, l.band.top(), x1 - x0, l.band.height() - kStripThickness - 1);
+            const QRectF labelRect(x0, l.band.top(), x1 - x0,
+                                   l.band.height() - kStripThickness - 1);
             for (const QString& text : candidates) {
                 if (metrics.horizontalAdvance(text) + 4 <= labelRect.width()) {
                     painter.drawText(labelRect, Qt::AlignHCenter | Qt::AlignBottom, text);
@@ -658,8 +658,8 @@ void MatrixView::updateHover(QPointF pos, QPoint globalPos) {
     const float value = m_matrix(row, col);
     const int group = groupAt(m_style, row, col);
 
-    const QString name = m_title.isEmpty() ? QStringLiteral("value")
-                                           : m_title.section(QStringLiteral(" ("), 0, 0);
+    const QString name =
+        m_title.isEmpty() ? QStringLiteral("value") : m_title.section(QStringLiteral(" ("), 0, 0);
     QString text = QStringLiteral("%1[%2, %3] = %4")
                        .arg(name)
                        .arg(row)
@@ -711,7 +711,8 @@ bool MatrixView::viewportEvent(QEvent* event) {
         }
         case QEvent::Gesture: {
             auto* gestureEvent = static_cast<QGestureEvent*>(event);
-            if (auto* pinch = static_cast<QPinchGesture*>(gestureEvent->gesture(Qt::PinchGesture))) {
+            if (auto* pinch =
+                    static_cast<QPinchGesture*>(gestureEvent->gesture(Qt::PinchGesture))) {
                 const QPointF centre = viewport()->mapFromGlobal(pinch->centerPoint());
                 setZoom(m_zoom * pinch->scaleFactor(), centre);
                 gestureEvent->accept(pinch);

@@ -23,9 +23,10 @@ enum class CellNumbers {
 /// Shows one matrix as a heatmap (renderHeatmap) with a title, group boundaries and group labels
 /// in the brief's notation ("[0:4)"). Fits the view by default; zoom with Ctrl+wheel, +/- keys,
 /// pinch or the slots, pan by dragging or with the scrollbars. Hovering a cell shows a tooltip and
-/// emits cellHovered(). Only the visible cells are rendered, into a cached image that is re-rendered
-/// when an input, the viewport size, the visible range or the device pixel ratio changes, never on a
-/// plain repaint; large renders run on a worker thread while the last image stays on screen.
+/// emits cellHovered(). Only the visible cells are rendered, into a cached image that is
+/// re-rendered when an input, the viewport size, the visible range or the device pixel ratio
+/// changes, never on a plain repaint; large renders run on a worker thread while the last image
+/// stays on screen.
 class MatrixView : public QAbstractScrollArea {
     Q_OBJECT
 

@@ -28,8 +28,13 @@ int groupHatchStyle(int group);
 /// slate blue-grey.
 QColor neutralColor();
 
-/// The colour a value's ramp ends at: `base` itself for positive values, a dark shade of the same
-/// hue (same HSV hue and saturation, lower value) for negative ones.
+/// The colour a value's ramp ends at for negative values: the same OKLab hue and chroma as `base`,
+/// 0.22 darker in OKLab lightness (chroma reduced only where sRGB cannot show it).
 QColor negativeShade(const QColor& base);
+
+/// The diverging ramp inside one hue, t in [-1, 1]: linear in OKLab from white (t = 0) to `base`
+/// (t = 1) or to negativeShade(base) (t = -1). Mixing in OKLab keeps hue and chroma, so mid-sized
+/// negative values stay recognisably in their group's colour instead of turning grey.
+QColor divergingColor(const QColor& base, float t);
 
 }  // namespace tp

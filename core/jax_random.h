@@ -82,4 +82,12 @@ void truncatedNormal(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t 
                      std::uint64_t count, float* out, float scale = 1.0f,
                      SimdPath path = SimdPath::Best);
 
+/// The float pipelines of truncatedNormal and normal applied to given 32-bit random words:
+/// out[k] is the value those functions make from bits[k]. The value depends only on bits[k] >> 9,
+/// so 2^23 words cover every value either function can produce.
+void truncatedNormalOfBits(const std::uint32_t* bits, std::uint64_t count, float* out,
+                           float scale = 1.0f, SimdPath path = SimdPath::Best);
+void normalOfBits(const std::uint32_t* bits, std::uint64_t count, float* out, float scale = 1.0f,
+                  SimdPath path = SimdPath::Best);
+
 }  // namespace tp

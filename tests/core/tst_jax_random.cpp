@@ -325,6 +325,39 @@ private slots:
                                 .arg(first < count ? floatHex(best[first]) : QString())
                                 .arg(first < count ? floatHex(scalar[first]) : QString())));
     }
+
+    // The float pipeline depends only on the top 23 bits of a word, so these 2^23 words give
+    // every value truncatedNormal and normal can produce: the vectorised path (including its
+    // double-precision log and the lanes it hands back to the scalar log) equals the scalar path
+    // on all of them.
+    void simdEqualsScalarExhaustively_data() {
+        QTest::addColumn<bool>("truncated");
+        QTest::newRow("truncated normal") << true;
+        QTest::newRow("normal") << false;
+    }
+
+    void simdEqualsScalarExhaustively() {
+        QFETCH(bool, truncated);
+        const std::size_t count = std::size_t(1) << 23;
+        std::vector<std::uint32_t> words(count);
+        for (std::size_t m = 0; m < count; ++m)
+            words[m] = std::uint32_t(m << 9) | std::uint32_t(m & 0x1FF);  // low bits are ignored
+        std::vector<float> best(count), scalar(count);
+        if (truncated) {
+            truncatedNormalOfBits(words.data(), count, best.data(), 1.0f, SimdPath::Best);
+            truncatedNormalOfBits(words.data(), count, scalar.data(), 1.0f, SimdPath::Scalar);
+        } else {
+            normalOfBits(words.data(), count, best.data(), 1.0f, SimdPath::Best);
+            normalOfBits(words.data(), count, scalar.data(), 1.0f, SimdPath::Scalar);
+        }
+        std::size_t mismatches = 0;
+        for (std::size_t m = 0; m < count; ++m)
+            mismatches += bitsOfFloat(best[m]) != bitsOfFloat(scalar[m]);
+        QCOMPARE(mismatches, std::size_t(0));
+        // Both ends: u = lower bound (f = 0) and the largest f.
+        QCOMPARE(scalar[0],
+                 truncated ? -2.0f * 0.99999994f : std::sqrt(2.0f) * erfInv(-0.99999994f));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestJaxRandom)

@@ -1,0 +1,27 @@
+#pragma once
+
+// A Python script that builds a scene with JAX and Flax NNX, for checking tpviz against them.
+
+#include "layer_config.h"
+
+#include <string>
+
+namespace tp {
+
+/// A runnable Python script (jax, flax.nnx, numpy) for `config`: it sets the PRNG flags first
+/// (jax_threefry_partitionable True/False, jax_enable_x64 when config.x64), builds
+///   rngs = nnx.Rngs(seed); model = nnx.Linear(in_dim, features, rngs=rngs
+///                                             [, bias_init=nnx.initializers.normal(stddev)])
+///   x = jax.random.normal(rngs.params(), (batch, in_dim), dtype=jnp.float32)
+/// exactly as initLayer does, runs the split forward pass over slices of the one kernel (column:
+/// pieces concatenated with jnp.concatenate(pieces, axis=-1); row: partial sums added, bias
+/// once), checks it against x @ kernel + bias with np.testing.assert_allclose(rtol=1e-5,
+/// atol=1e-6), and prints a few values.
+std::string pythonSnippet(const LayerConfig& config);
+
+/// A Python float literal that reads back as `value` after float64 parsing and rounding to
+/// float32 (as jnp.array(value, jnp.float32) does): the shortest float32 form when that survives
+/// the double rounding, else the exact decimal value.
+std::string pythonFloatLiteral(float value);
+
+}  // namespace tp

@@ -228,6 +228,8 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::onBusyChanged(bool busy) {
+    if (busy && !m_scene)
+        m_equation->setText(tr("Computing the first scene…"));
     if (busy) {
         m_progress->setValue(0);
         m_progressDelay->start();
@@ -301,11 +303,14 @@ void MainWindow::showAbout() {
     about.exec();
 }
 
-void MainWindow::showPythonSnippet() {
+PythonDialog* MainWindow::showPythonSnippet() {
     const LayerConfig config = m_scene ? m_scene->config : m_parameters->config();
-    auto* dialog = new PythonDialog(config, this);
+    const SceneSource source = m_scene ? m_scene->source : m_parameters->source();
+    auto* dialog = new PythonDialog(config, source, this);
+    dialog->setObjectName(QStringLiteral("pythonDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
+    return dialog;
 }
 
 void MainWindow::saveSettings() {

@@ -18,6 +18,7 @@ class GroupTableModel;
 class LayerPanel;
 class OutputPanel;
 class ParameterPanel;
+class PythonDialog;
 class StepActions;
 class StepController;
 
@@ -49,6 +50,9 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QLabel* equationLabel() const { return m_equation; }
 
+    /// Opens the Python snippet of the scene on screen (Help > Python snippet) and returns it.
+    PythonDialog* showPythonSnippet();
+
     /// Saves the window (not the screen) as an image; false when the file cannot be written.
     bool saveScreenshot(const QString& path);
 
@@ -67,7 +71,6 @@ private:
     void showStep(int step);
     void saveScreenshotAs();
     void showAbout();
-    void showPythonSnippet();
     void saveSettings();
 
     Options m_options;

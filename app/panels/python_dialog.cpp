@@ -1,9 +1,6 @@
 #include "python_dialog.h"
 
-#if __has_include("python_snippet.h")
 #include "python_snippet.h"
-#define TPVIZ_HAS_PYTHON_SNIPPET 1
-#endif
 
 #include <QApplication>
 #include <QClipboard>
@@ -16,7 +13,8 @@
 
 namespace tp {
 
-PythonDialog::PythonDialog(const LayerConfig& config, QWidget* parent) : QDialog(parent) {
+PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, QWidget* parent)
+    : QDialog(parent) {
     setWindowTitle(tr("Python snippet"));
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(
@@ -24,17 +22,18 @@ PythonDialog::PythonDialog(const LayerConfig& config, QWidget* parent) : QDialog
            "the check against x @ kernel + bias."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
+    if (source == SceneSource::Brief) {
+        auto* note = new QLabel(tr("The brief's example is itself Python (the brief shows it); "
+                                   "this script builds an nnx.Linear of the same sizes instead."));
+        note->setWordWrap(true);
+        layout->addWidget(note);
+    }
     m_text = new QPlainTextEdit;
     m_text->setObjectName(QStringLiteral("pythonText"));
     m_text->setReadOnly(true);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
-#ifdef TPVIZ_HAS_PYTHON_SNIPPET
     m_text->setPlainText(QString::fromStdString(pythonSnippet(config)));
-#else
-    (void)config;
-    m_text->setPlainText(tr("# The Python snippet is not available in this build."));
-#endif
     layout->addWidget(m_text, 1);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     QPushButton* copy = buttons->addButton(tr("&Copy"), QDialogButtonBox::ActionRole);

@@ -3,6 +3,7 @@
 // A runnable JAX/Flax script of the scene on screen, to copy and run.
 
 #include "layer_config.h"
+#include "scene.h"
 
 #include <QDialog>
 
@@ -15,7 +16,7 @@ class PythonDialog : public QDialog {
     Q_OBJECT
 
 public:
-    PythonDialog(const LayerConfig& config, QWidget* parent = nullptr);
+    PythonDialog(const LayerConfig& config, SceneSource source, QWidget* parent = nullptr);
 
     QString script() const;
 

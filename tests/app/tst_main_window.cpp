@@ -9,12 +9,15 @@
 #include "palette.h"
 #include "parameter_panel.h"
 #include "pending_overlay.h"
+#include "python_dialog.h"
 #include "step_actions.h"
 #include "step_controller.h"
 #include "step_plan.h"
 #include "verification_view.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -262,6 +265,18 @@ private slots:
         expected.rowwise() += scene->params.bias;
         QVERIFY(scene->result.output.isApprox(expected));
         QCOMPARE(out->verificationView()->state(), VerificationView::State::Passed);
+    }
+
+    void pythonSnippetOfTheSceneCopies() {
+        Window w(sizes(2, 8, 12, 4));
+        QTRY_VERIFY(w.window.scene());
+        PythonDialog* dialog = w.window.showPythonSnippet();
+        QVERIFY(dialog->isVisible());
+        QVERIFY2(dialog->script().contains("nnx.Linear(8, 12"), qPrintable(dialog->script()));
+        QApplication::clipboard()->clear();
+        QTest::mouseClick(dialog->findChild<QPushButton*>("copyButton"), Qt::LeftButton);
+        QCOMPARE(QApplication::clipboard()->text(), dialog->script());
+        dialog->close();
     }
 
     void settingsPersist() {

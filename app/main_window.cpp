@@ -55,7 +55,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_equation->setToolTip(tr("What this step computes, with the shapes"));
     m_caption = new QLabel;
     m_caption->setObjectName(QStringLiteral("captionLabel"));
-    m_caption->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    m_caption->setStyleSheet(QStringLiteral("color: #555;"));
     layout->addWidget(m_equation);
     layout->addWidget(m_caption);
     auto* split = new QSplitter(Qt::Vertical);

@@ -59,7 +59,7 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("%1x%2").arg(m_config.batch).arg(column ? chunk
                                                                           : m_config.features);
         case Status:
-            if (group == state.currentGroup)
+            if (group == state.currentGroup && !state.complete)
                 return tr("computing");
             return group < state.groupsDone ? tr("done") : tr("waiting");
         }

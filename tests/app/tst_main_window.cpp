@@ -16,6 +16,8 @@
 #include "verification_view.h"
 
 #include <QAction>
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -232,6 +234,31 @@ private slots:
         QVERIFY(!w.window.computer()->isBusy());
         QCOMPARE(w.window.scene(), before);  // the last good picture stays
         QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
+    }
+
+    void bigSceneKeepsTheUiResponsive() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr before = w.window.scene();
+        QElapsedTimer clock;
+        qint64 last = 0, worstGap = 0;
+        QTimer tick;
+        tick.setInterval(10);
+        connect(&tick, &QTimer::timeout, this, [&] {
+            worstGap = std::max(worstGap, clock.elapsed() - last);
+            last = clock.elapsed();
+        });
+        clock.start();
+        tick.start();
+        LayerConfig big = sizes(2, 4096, 16384, 8);
+        w.window.showConfig(big, SceneSource::Nnx);
+        QTRY_VERIFY_WITH_TIMEOUT(w.window.scene() != before, 60000);
+        const qint64 firstPicture = clock.elapsed();
+        tick.stop();
+        qInfo("4096 x 16384: scene on screen after %lld ms; longest UI stall %lld ms",
+              firstPicture, worstGap);
+        QVERIFY2(worstGap < 500, qPrintable(QString::number(worstGap)));
+        QCOMPARE(w.kernel()->matrix().data(), w.window.scene()->params.kernel.data());
     }
 
     void rowModeShowsRunningSumsAndTheBiasOnce() {

@@ -1,0 +1,87 @@
+#include "command_line.h"
+
+#include "scene_options.h"
+#include "step_plan.h"
+
+namespace tp {
+namespace {
+
+const std::vector<ExtraOption>& extraOptions() {
+    static const std::vector<ExtraOption> extras = {
+        {"--screenshot", "FILE",
+         "render the window offscreen (no display needed) at --step K and save it as PNG, then "
+         "exit"},
+        {"--step", "K",
+         "with --screenshot: the step to show, 0 (start) to the last (default: the last, where "
+         "the output is complete)"},
+    };
+    return extras;
+}
+
+}  // namespace
+
+AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
+    const SceneOptionsParse parse = parseSceneOptions(args, extraOptions());
+    AppCommandLine line;
+    line.help = parse.options.help;
+    line.config = parse.options.config;
+    line.source = parse.options.source;
+    line.errors = parse.errors;
+    if (line.help)
+        return line;
+    if (parse.options.json || parse.options.summary || parse.options.python)
+        line.errors.push_back("--json, --summary and --python are options of tpviz-cli");
+
+    const auto& extras = parse.options.extras;
+    line.sceneGiven = false;
+    for (const std::string& arg : args)
+        if (arg.starts_with("--") && !arg.starts_with("--screenshot") && !arg.starts_with("--step"))
+            line.sceneGiven = true;
+    if (const auto it = extras.find("--screenshot"); it != extras.end()) {
+        if (it->second.empty())
+            line.errors.push_back("--screenshot needs a file name");
+        else
+            line.screenshotFile = it->second;
+    }
+    if (const auto it = extras.find("--step"); it != extras.end()) {
+        const auto step = parseInt64(it->second);
+        if (!line.screenshotFile)
+            line.errors.push_back("--step applies to --screenshot only");
+        if (!step) {
+            line.errors.push_back("--step: '" + it->second + "' is not a whole number");
+        } else if (line.config.validate().empty()) {
+            const int last = stepCount(line.config) - 1;
+            if (*step < 0 || *step > last)
+                line.errors.push_back("--step " + it->second + " is out of range: this scene has "
+                                      "steps 0 to " + std::to_string(last));
+            else
+                line.step = int(*step);
+        }
+    }
+    return line;
+}
+
+std::string appHelp() {
+    // tpviz shows the scene; the report options of tpviz-cli do not apply.
+    std::string options;
+    const std::string shared = sceneOptionsHelp(extraOptions());
+    std::size_t start = 0;
+    while (start < shared.size()) {
+        const std::size_t end = shared.find('\n', start);
+        const std::string line = shared.substr(start, end - start + 1);
+        if (line.find("--json") == std::string::npos &&
+            line.find("--summary") == std::string::npos &&
+            line.find("--python") == std::string::npos)
+            options += line;
+        start = end == std::string::npos ? shared.size() : end + 1;
+    }
+    return "Usage: tpviz [options]\n"
+           "Shows how tensor parallelism splits one linear layer y = x @ kernel + bias across "
+           "groups,\nstep by step. Scene options override the saved parameters.\n\nOptions:\n" +
+           options +
+           "\nExamples:\n"
+           "  tpviz --features 16 --tp 4\n"
+           "  tpviz --screenshot shot.png --example brief --step 1\n";
+}
+
+}  // namespace tp

@@ -1,0 +1,107 @@
+#include "scene_computer.h"
+
+#include <QThread>
+
+#include <algorithm>
+
+namespace tp {
+
+struct SceneComputer::Job {
+    Progress progress;
+    ScenePtr scene;  ///< written by the worker before its thread finishes
+    QElapsedTimer clock;
+};
+
+SceneComputer::SceneComputer(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<tp::ScenePtr>();
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(150);
+    connect(&m_debounce, &QTimer::timeout, this, &SceneComputer::startPending);
+    m_poll.setInterval(50);
+    connect(&m_poll, &QTimer::timeout, this, &SceneComputer::pollProgress);
+}
+
+SceneComputer::~SceneComputer() {
+    if (m_current)
+        m_current->progress.cancel();
+    for (QThread* thread : m_threads) {
+        thread->wait();
+        delete thread;
+    }
+}
+
+void SceneComputer::request(const LayerConfig& config, SceneSource source) {
+    m_pendingConfig = config;
+    m_pendingSource = source;
+    m_debounce.start();
+}
+
+void SceneComputer::computeNow(const LayerConfig& config, SceneSource source) {
+    m_pendingConfig = config;
+    m_pendingSource = source;
+    m_debounce.stop();
+    startPending();
+}
+
+double SceneComputer::fraction() const {
+    return m_current ? m_current->progress.fraction() : 0.0;
+}
+
+void SceneComputer::cancel() {
+    m_debounce.stop();
+    if (!m_current)
+        return;
+    m_current->progress.cancel();
+    m_current.reset();
+    m_poll.stop();
+    emit busyChanged(false);
+    emit cancelled();
+}
+
+void SceneComputer::startPending() {
+    const bool wasBusy = isBusy();
+    if (m_current)
+        m_current->progress.cancel();  // its thread ends soon; its result is dropped
+
+    auto job = std::make_shared<Job>();
+    job->clock.start();
+    m_current = job;
+    const LayerConfig config = m_pendingConfig;
+    const SceneSource source = m_pendingSource;
+    QThread* thread = QThread::create([job, config, source] {
+        std::optional<Scene> scene = computeScene(config, source, &job->progress);
+        if (scene && !job->progress.cancelled())
+            job->scene = std::make_shared<const Scene>(std::move(*scene));
+    });
+    m_threads.push_back(thread);
+    connect(thread, &QThread::finished, this, [this, thread, job] {
+        m_threads.erase(std::remove(m_threads.begin(), m_threads.end(), thread), m_threads.end());
+        thread->deleteLater();
+        finishJob(job);
+    });
+    thread->start(QThread::LowPriority);
+    if (!wasBusy) {
+        m_poll.start();
+        emit busyChanged(true);
+    }
+    emit progressChanged(0.0);
+}
+
+void SceneComputer::finishJob(const std::shared_ptr<Job>& job) {
+    if (job != m_current)
+        return;  // superseded or cancelled
+    m_current.reset();
+    m_poll.stop();
+    const qint64 elapsed = job->clock.elapsed();
+    emit progressChanged(1.0);
+    emit busyChanged(false);
+    if (job->scene)
+        emit sceneReady(job->scene, elapsed);
+}
+
+void SceneComputer::pollProgress() {
+    if (m_current)
+        emit progressChanged(m_current->progress.fraction());
+}
+
+}  // namespace tp

@@ -1,0 +1,73 @@
+#pragma once
+
+// Computes scenes off the UI thread: debounced requests, progress, cancel and restart.
+
+#include "scene.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+
+class QThread;
+
+namespace tp {
+
+/// A computed scene, shared read-only between every view that shows it (no view copies arrays).
+using ScenePtr = std::shared_ptr<const Scene>;
+
+/// Runs tp::computeScene on worker threads. request() restarts a short debounce timer; when it
+/// fires, the running computation (if any) is cancelled and a new one starts. Only the newest
+/// computation's result is delivered; a cancelled or superseded one is dropped. Progress is polled
+/// from tp::Progress on a timer, so the worker never touches Qt.
+class SceneComputer : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SceneComputer(QObject* parent = nullptr);
+    /// Cancels every running computation and waits for the threads to stop.
+    ~SceneComputer() override;
+
+    void setDebounceMs(int ms) { m_debounce.setInterval(ms); }
+    int debounceMs() const { return m_debounce.interval(); }
+
+    /// Computes after the debounce interval unless another request comes first.
+    void request(const LayerConfig& config, SceneSource source);
+    /// Computes now (cancelling the running computation), skipping the debounce.
+    void computeNow(const LayerConfig& config, SceneSource source);
+
+    bool isBusy() const { return m_current != nullptr; }
+    /// Progress of the current computation in [0, 1]; 0 when idle.
+    double fraction() const;
+
+public slots:
+    /// Cancels the pending request and the running computation; the last scene stays valid.
+    void cancel();
+
+signals:
+    void busyChanged(bool busy);
+    void progressChanged(double fraction);
+    /// A new scene, with the wall time of its computation.
+    void sceneReady(tp::ScenePtr scene, qint64 elapsedMs);
+    /// The running computation was cancelled by cancel() (not by a newer request).
+    void cancelled();
+
+private:
+    struct Job;
+
+    void startPending();
+    void finishJob(const std::shared_ptr<Job>& job);
+    void pollProgress();
+
+    QTimer m_debounce;
+    QTimer m_poll;
+    LayerConfig m_pendingConfig;
+    SceneSource m_pendingSource = SceneSource::Nnx;
+    std::shared_ptr<Job> m_current;
+    std::vector<QThread*> m_threads;  ///< every thread not yet finished, current or cancelled
+};
+
+}  // namespace tp
+
+Q_DECLARE_METATYPE(tp::ScenePtr)

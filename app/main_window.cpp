@@ -1,0 +1,332 @@
+#include "main_window.h"
+
+#include "app_settings.h"
+#include "panels/group_table_model.h"
+#include "matrix_view.h"
+#include "panels/layer_panel.h"
+#include "panels/output_panel.h"
+#include "panels/parameter_panel.h"
+#include "panels/python_dialog.h"
+#include "steps/step_actions.h"
+#include "steps/step_controller.h"
+#include "steps/step_plan.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace tp {
+
+MainWindow::MainWindow(Options options) : m_options(options) {
+    setWindowTitle(tr("tpviz: tensor parallelism on one linear layer"));
+    setObjectName(QStringLiteral("mainWindow"));
+
+    m_computer = new SceneComputer(this);
+    m_steps = new StepController(this);
+    m_stepActions = new StepActions(m_steps, this);
+    m_stepActions->setEnabled(false);
+
+    // Centre: the equation of the step over the layer (x, kernel, bias) and the outputs.
+    auto* centre = new QWidget;
+    auto* layout = new QVBoxLayout(centre);
+    layout->setContentsMargins(6, 6, 6, 0);
+    m_equation = new QLabel;
+    m_equation->setObjectName(QStringLiteral("equationLabel"));
+    m_equation->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont equationFont(QStringLiteral("DejaVu Sans Mono"));
+    equationFont.setStyleHint(QFont::Monospace);
+    equationFont.setPointSizeF(font().pointSizeF() * 1.35);
+    equationFont.setBold(true);
+    m_equation->setFont(equationFont);
+    m_equation->setToolTip(tr("What this step computes, with the shapes"));
+    m_caption = new QLabel;
+    m_caption->setObjectName(QStringLiteral("captionLabel"));
+    m_caption->setStyleSheet(QStringLiteral("color: #555;"));
+    layout->addWidget(m_equation);
+    layout->addWidget(m_caption);
+    auto* split = new QSplitter(Qt::Vertical);
+    m_layer = new LayerPanel;
+    m_output = new OutputPanel;
+    split->addWidget(m_layer);
+    split->addWidget(m_output);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
+    setCentralWidget(centre);
+
+    // Left: parameters, and the groups as a table.
+    m_parameters = new ParameterPanel;
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_parameters);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* parameterDock = new QDockWidget(tr("Parameters"), this);
+    parameterDock->setObjectName(QStringLiteral("parameterDock"));
+    parameterDock->setWidget(scroll);
+    parameterDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, parameterDock);
+    m_groups = new GroupTableModel(this);
+    m_groupTable = new QTableView;
+    m_groupTable->setObjectName(QStringLiteral("groupTable"));
+    m_groupTable->setModel(m_groups);
+    m_groupTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_groupTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_groupTable->verticalHeader()->hide();
+    m_groupTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_groupTable->horizontalHeader()->setStretchLastSection(true);
+    m_groupTable->setToolTip(tr("Click a group to step to it"));
+    auto* groupDock = new QDockWidget(tr("Groups"), this);
+    groupDock->setObjectName(QStringLiteral("groupDock"));
+    groupDock->setWidget(m_groupTable);
+    groupDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, groupDock);
+    resizeDocks({parameterDock, groupDock}, {620, 260}, Qt::Vertical);
+    resizeDocks({parameterDock}, {400}, Qt::Horizontal);
+
+    auto* toolBar = addToolBar(tr("Steps"));
+    toolBar->setObjectName(QStringLiteral("stepToolBar"));
+    toolBar->setMovable(false);
+    toolBar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    m_stepActions->addTo(toolBar);
+
+    buildMenus();
+    buildStatusBar();
+
+    // Wiring: edits -> computer (debounced) -> scene on screen; steps -> every panel.
+    connect(m_parameters, &ParameterPanel::configEdited, this,
+            [this](const LayerConfig& config, SceneSource source) {
+                m_computer->request(config, source);
+                if (m_options.useSettings) {
+                    QSettings settings;
+                    saveSceneSettings(settings, config, source);
+                }
+            });
+    connect(m_parameters, &ParameterPanel::configRefused, this, [this] {
+        m_computer->cancel();  // a pending edit must not replace the picture after a refusal
+        statusBar()->showMessage(tr("Input refused: the picture shows the last valid parameters"),
+                                 4000);
+    });
+    connect(m_computer, &SceneComputer::sceneReady, this, &MainWindow::onSceneReady);
+    connect(m_computer, &SceneComputer::busyChanged, this, &MainWindow::onBusyChanged);
+    connect(m_computer, &SceneComputer::progressChanged, this,
+            [this](double fraction) { m_progress->setValue(int(fraction * 1000)); });
+    connect(m_computer, &SceneComputer::cancelled, this, [this] {
+        statusBar()->showMessage(tr("Cancelled: the picture shows the last computed scene"), 4000);
+    });
+    connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
+    connect(m_groupTable, &QTableView::clicked, this,
+            [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });
+    connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
+    connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
+
+    LayerConfig config;
+    SceneSource source = SceneSource::Nnx;
+    bool restored = false;
+    if (m_options.useSettings) {
+        QSettings settings;
+        std::tie(config, source) = loadSceneSettings(settings);
+        restored = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+        m_steps->setIntervalMs(settings.value(QStringLiteral("steps/intervalMs"), 700).toInt());
+    }
+    if (!restored)
+        resize(1500, 940);
+    showConfig(config, source);
+    // Start with the keyboard on the picture, so the step shortcuts work at once.
+    m_layer->kernelView()->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::showConfig(const LayerConfig& config, SceneSource source) {
+    const QSignalBlocker block(m_parameters);
+    m_parameters->setConfig(config, source);
+    if (m_parameters->problems().empty())
+        m_computer->computeNow(m_parameters->config(), m_parameters->source());
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* shot = file->addAction(tr("Save &screenshot…"), this, &MainWindow::saveScreenshotAs);
+    shot->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* zoomIn = view->addAction(tr("Zoom &in"), m_layer, &LayerPanel::zoomIn);
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    QAction* zoomOut = view->addAction(tr("Zoom &out"), m_layer, &LayerPanel::zoomOut);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    QAction* fit = view->addAction(tr("&Fit to view"), m_layer, &LayerPanel::fitToView);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    for (QAction* action : {zoomIn, zoomOut, fit})
+        action->setToolTip(
+            QStringLiteral("%1 (%2)").arg(action->text().remove(QLatin1Char('&')),
+                                          action->shortcut().toString(QKeySequence::NativeText)));
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* go = menuBar()->addMenu(tr("&Go"));
+    m_stepActions->addTo(go);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* python = help->addAction(tr("&Python snippet…"), this, &MainWindow::showPythonSnippet);
+    python->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    help->addSeparator();
+    help->addAction(tr("&About tpviz"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::buildStatusBar() {
+    m_hover = new QLabel;
+    m_hover->setObjectName(QStringLiteral("hoverLabel"));
+    m_timing = new QLabel;
+    m_timing->setObjectName(QStringLiteral("timingLabel"));
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(QStringLiteral("progressBar"));
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->setFormat(tr("computing %p%"));
+    m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    m_cancel->setToolTip(tr("Stop computing; the picture keeps the last scene (Esc)"));
+    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancel->hide();
+    connect(m_cancel, &QPushButton::clicked, m_computer, &SceneComputer::cancel);
+    statusBar()->addWidget(m_hover, 1);
+    statusBar()->addPermanentWidget(m_timing);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+
+    // Show the progress only for work that lasts, so quick edits do not flicker.
+    m_progressDelay = new QTimer(this);
+    m_progressDelay->setSingleShot(true);
+    m_progressDelay->setInterval(120);
+    connect(m_progressDelay, &QTimer::timeout, this, [this] {
+        m_progress->show();
+        m_cancel->show();
+    });
+}
+
+void MainWindow::onBusyChanged(bool busy) {
+    if (busy && !m_scene)
+        m_equation->setText(tr("Computing the first scene…"));
+    if (busy) {
+        m_progress->setValue(0);
+        m_progressDelay->start();
+        return;
+    }
+    m_progressDelay->stop();
+    m_progress->hide();
+    m_cancel->hide();
+}
+
+void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
+    m_scene = std::move(scene);
+    const LayerConfig& config = m_scene->config;
+    m_layer->setScene(m_scene);
+    m_output->setScene(m_scene);
+    m_groups->setConfig(config);
+    m_stepActions->setEnabled(true);
+    m_steps->setStepCount(stepCount(config));
+    showStep(m_steps->step());
+    m_timing->setText(tr("%1 x %2 kernel, %3 groups: computed in %4 ms")
+                          .arg(config.inDim)
+                          .arg(config.features)
+                          .arg(config.tpSize)
+                          .arg(elapsedMs));
+    emit sceneShown();
+}
+
+void MainWindow::showStep(int step) {
+    if (!m_scene)
+        return;
+    const LayerConfig& config = m_scene->config;
+    m_equation->setText(equationText(config, step));
+    m_caption->setText(stepCaption(config, step));
+    m_layer->setStep(step);
+    m_output->setStep(step);
+    m_groups->setStep(step);
+    const int group = stepState(config, step).currentGroup;
+    if (group >= 0)
+        m_groupTable->selectRow(group);
+    else
+        m_groupTable->clearSelection();
+}
+
+bool MainWindow::saveScreenshot(const QString& path) {
+    return grab().save(path);
+}
+
+void MainWindow::saveScreenshotAs() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save screenshot"), QStringLiteral("tpviz.png"), tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    if (saveScreenshot(path))
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    else
+        QMessageBox::warning(this, tr("Save screenshot"), tr("Could not write %1").arg(path));
+}
+
+void MainWindow::showAbout() {
+    QMessageBox about(this);
+    about.setWindowTitle(tr("About tpviz"));
+    about.setIconPixmap(windowIcon().pixmap(96, 96));
+    about.setText(tr("<h3>tpviz %1</h3><p>Shows how tensor parallelism splits one linear layer "
+                     "<code>y = x @ kernel + bias</code>: column-parallel groups compute different "
+                     "output columns that are concatenated; row-parallel groups compute partial "
+                     "sums of the same outputs that are added, with the bias added once.</p>"
+                     "<p>The parameters are those of <code>nnx.Linear(in_dim, features, "
+                     "rngs=nnx.Rngs(seed))</code>, bit for bit. The groups are simulated by a loop "
+                     "over array slices: no devices, no communication.</p>")
+                      .arg(QApplication::applicationVersion()));
+    about.exec();
+}
+
+PythonDialog* MainWindow::showPythonSnippet() {
+    const LayerConfig config = m_scene ? m_scene->config : m_parameters->config();
+    const SceneSource source = m_scene ? m_scene->source : m_parameters->source();
+    auto* dialog = new PythonDialog(config, source, this);
+    dialog->setObjectName(QStringLiteral("pythonDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+}
+
+void MainWindow::saveSettings() {
+    if (!m_options.useSettings)
+        return;
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("steps/intervalMs"), m_steps->intervalMs());
+    if (m_parameters->problems().empty())
+        saveSceneSettings(settings, m_parameters->config(), m_parameters->source());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace tp

@@ -1,0 +1,95 @@
+#pragma once
+
+// The tpviz window: composes the parameter panel, the layer and output panels, the step controls
+// and the scene computer. It wires them together and computes nothing itself.
+
+#include "compute/scene_computer.h"
+
+#include <QMainWindow>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+
+namespace tp {
+
+class GroupTableModel;
+class LayerPanel;
+class OutputPanel;
+class ParameterPanel;
+class PythonDialog;
+class StepActions;
+class StepController;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    struct Options {
+        bool useSettings = true;  ///< read and write QSettings (off for --screenshot)
+    };
+
+    explicit MainWindow(Options options);
+    MainWindow() : MainWindow(Options{}) {}
+    ~MainWindow() override;
+
+    /// Shows a config in the parameter panel and computes it now (no debounce).
+    void showConfig(const LayerConfig& config, SceneSource source);
+
+    /// The scene on screen (the last good one), or null before the first arrives.
+    ScenePtr scene() const { return m_scene; }
+
+    ParameterPanel* parameterPanel() const { return m_parameters; }
+    LayerPanel* layerPanel() const { return m_layer; }
+    OutputPanel* outputPanel() const { return m_output; }
+    StepController* stepController() const { return m_steps; }
+    StepActions* stepActions() const { return m_stepActions; }
+    SceneComputer* computer() const { return m_computer; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QLabel* equationLabel() const { return m_equation; }
+
+    /// Opens the Python snippet of the scene on screen (Help > Python snippet) and returns it.
+    PythonDialog* showPythonSnippet();
+
+    /// Saves the window (not the screen) as an image; false when the file cannot be written.
+    bool saveScreenshot(const QString& path);
+
+signals:
+    /// A new scene is on screen.
+    void sceneShown();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildStatusBar();
+    void onSceneReady(ScenePtr scene, qint64 elapsedMs);
+    void onBusyChanged(bool busy);
+    void showStep(int step);
+    void saveScreenshotAs();
+    void showAbout();
+    void saveSettings();
+
+    Options m_options;
+    ScenePtr m_scene;
+    SceneComputer* m_computer;
+    StepController* m_steps;
+    StepActions* m_stepActions;
+    ParameterPanel* m_parameters;
+    LayerPanel* m_layer;
+    OutputPanel* m_output;
+    GroupTableModel* m_groups;
+    QTableView* m_groupTable;
+    QLabel* m_equation;
+    QLabel* m_caption;
+    QLabel* m_hover;
+    QLabel* m_timing;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QTimer* m_progressDelay;
+};
+
+}  // namespace tp

@@ -1,0 +1,111 @@
+#include "group_table_model.h"
+
+#include "palette.h"
+#include "step_plan.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+namespace tp {
+
+GroupTableModel::GroupTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void GroupTableModel::setConfig(const LayerConfig& config) {
+    beginResetModel();
+    m_config = config;
+    m_valid = true;
+    endResetModel();
+}
+
+void GroupTableModel::setStep(int step) {
+    if (step == m_step)
+        return;
+    m_step = step;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+int GroupTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_valid ? 0 : int(m_config.tpSize);
+}
+
+int GroupTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid())
+        return {};
+    const int group = index.row();
+    const std::int64_t chunk = m_config.chunk();
+    const std::int64_t a = group * chunk, b = a + chunk;
+    const bool column = m_config.mode == ParallelMode::Column;
+    const StepState state = stepState(m_config, m_step);
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case Group:
+            return group;
+        case Kernel:
+            return column ? QStringLiteral("kernel[:, %1:%2]").arg(a).arg(b)
+                          : QStringLiteral("kernel[%1:%2, :]").arg(a).arg(b);
+        case Other:
+            return column ? QStringLiteral("bias[%1:%2]").arg(a).arg(b)
+                          : QStringLiteral("x[:, %1:%2]").arg(a).arg(b);
+        case Output:
+            return column ? QStringLiteral("y[:, %1:%2]").arg(a).arg(b)
+                          : QStringLiteral("sum (all %1 columns)").arg(m_config.features);
+        case Shape:
+            return QStringLiteral("%1x%2").arg(m_config.batch).arg(column ? chunk
+                                                                          : m_config.features);
+        case Status:
+            if (group == state.currentGroup && !state.complete)
+                return tr("computing");
+            return group < state.groupsDone ? tr("done") : tr("waiting");
+        }
+    }
+    if (role == Qt::DecorationRole && index.column() == Group)
+        return groupColor(group);
+    if (role == Qt::ForegroundRole && group >= state.groupsDone)
+        return QBrush(QColor(140, 140, 140));
+    if (role == Qt::FontRole && group == state.currentGroup) {
+        QFont font;
+        font.setBold(true);
+        return font;
+    }
+    if (role == Qt::ToolTipRole)
+        return column ? tr("Group %1 reads all of x and kernel columns %2:%3, adds bias[%2:%3] and "
+                           "writes output columns %2:%3")
+                            .arg(group)
+                            .arg(a)
+                            .arg(b)
+                      : tr("Group %1 reads x[:, %2:%3] and kernel rows %2:%3 and adds a partial "
+                           "sum to every output column")
+                            .arg(group)
+                            .arg(a)
+                            .arg(b);
+    return {};
+}
+
+QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    const bool column = m_config.mode == ParallelMode::Column;
+    switch (section) {
+    case Group:
+        return tr("Group");
+    case Kernel:
+        return tr("Kernel slice");
+    case Other:
+        return column ? tr("Bias slice") : tr("Input slice");
+    case Output:
+        return tr("Writes");
+    case Shape:
+        return tr("Partial");
+    case Status:
+        return tr("Status");
+    }
+    return {};
+}
+
+}  // namespace tp

@@ -1,0 +1,37 @@
+#pragma once
+
+// The groups of the split as a side table: what each group reads and writes, and where the walk is.
+
+#include "layer_config.h"
+
+#include <QAbstractTableModel>
+
+namespace tp {
+
+/// One row per group: its kernel slice, bias or input slice, output columns, partial shape and
+/// status at the current step (done, computing, waiting). Rows carry the group's colour.
+class GroupTableModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Group, Kernel, Other, Output, Shape, Status, ColumnCount };
+
+    explicit GroupTableModel(QObject* parent = nullptr);
+
+    void setConfig(const LayerConfig& config);
+    void setStep(int step);
+    const LayerConfig& config() const { return m_config; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    LayerConfig m_config;
+    int m_step = 0;
+    bool m_valid = false;
+};
+
+}  // namespace tp

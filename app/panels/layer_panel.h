@@ -1,0 +1,56 @@
+#pragma once
+
+// The layer's inputs: x (N, in_dim) beside the kernel (in_dim, features), the bias strip under the
+// kernel, and the value legend. Groups carry their colours; the current group stands out.
+
+#include "compute/scene_computer.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace tp {
+
+class ColumnAlignedPair;
+class LegendWidget;
+class MatrixView;
+
+class LayerPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit LayerPanel(QWidget* parent = nullptr);
+
+    /// Shows a scene's x, kernel and bias (views into the scene, no copies).
+    void setScene(ScenePtr scene);
+    /// Highlights the group of a step (see step_plan.h); -1 groups highlight nothing.
+    void setStep(int step);
+
+    MatrixView* inputView() const { return m_x; }
+    MatrixView* kernelView() const { return m_kernel; }
+    MatrixView* biasView() const { return m_bias; }
+    QLabel* inputNote() const { return m_xNote; }
+
+public slots:
+    void zoomIn();
+    void zoomOut();
+    void fitToView();
+
+signals:
+    /// Text describing the hovered cell ("" when the pointer leaves).
+    void hoverText(const QString& text);
+
+private:
+    void connectHover(MatrixView* view, const QString& name, bool vector = false);
+
+    ScenePtr m_scene;
+    MatrixView* m_x;
+    MatrixView* m_kernel;
+    MatrixView* m_bias;
+    QLabel* m_xNote;
+    QLabel* m_biasNote;
+    LegendWidget* m_legend;
+    ColumnAlignedPair* m_kernelWithBias;
+};
+
+}  // namespace tp

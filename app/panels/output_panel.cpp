@@ -1,0 +1,189 @@
+#include "output_panel.h"
+
+#include "heatmap_image.h"
+#include "hover_text.h"
+#include "matrix_view.h"
+#include "pending_overlay.h"
+#include "steps/step_plan.h"
+#include "verification_view.h"
+
+#include <QGridLayout>
+#include <QLabel>
+
+namespace tp {
+
+OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
+    m_partial = new MatrixView;
+    m_partial->setObjectName(QStringLiteral("partialView"));
+    m_result = new MatrixView;
+    m_result->setObjectName(QStringLiteral("resultView"));
+    m_final = new MatrixView;
+    m_final->setObjectName(QStringLiteral("finalView"));
+    m_reference = new MatrixView;
+    m_reference->setObjectName(QStringLiteral("referenceView"));
+    m_partialOverlay = new PendingOverlay(m_partial);
+    m_resultOverlay = new PendingOverlay(m_result);
+    m_finalOverlay = new PendingOverlay(m_final);
+    m_warning = new QLabel;
+    m_warning->setObjectName(QStringLiteral("warningLabel"));
+    m_warning->setWordWrap(true);
+    m_warning->setAlignment(Qt::AlignCenter);
+    m_warning->setMinimumWidth(180);
+    m_warning->setMaximumWidth(240);
+    m_verification = new VerificationView;
+    m_verification->setMaximumWidth(240);
+
+    // partial | warning | result
+    // final   | check   | reference
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(m_partial, 0, 0);
+    grid->addWidget(m_warning, 0, 1);
+    grid->addWidget(m_result, 0, 2);
+    grid->addWidget(m_final, 1, 0);
+    grid->addWidget(m_verification, 1, 1);
+    grid->addWidget(m_reference, 1, 2);
+    grid->setColumnStretch(0, 2);
+    grid->setColumnStretch(2, 3);
+
+    connectHover(m_partial, QStringLiteral("partial"));
+    connectHover(m_result, QStringLiteral("y"));
+    connectHover(m_final, QStringLiteral("y"));
+    connectHover(m_reference, QStringLiteral("reference"));
+}
+
+void OutputPanel::connectHover(MatrixView* view, const QString& name) {
+    connect(view, &MatrixView::cellHovered, this,
+            [this, view, name](int row, int col, float value, int group) {
+                emit hoverText(
+                    tp::hoverText(view == m_result ? m_resultName : name, row, col, value, group));
+            });
+    connect(view, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
+}
+
+void OutputPanel::setScene(ScenePtr scene) {
+    m_scene = std::move(scene);
+    const LayerConfig& c = m_scene->config;
+    const ForwardResult& r = m_scene->result;
+    // One scale for every output so that their colours compare.
+    const float scale = std::max(maxAbs(MatrixData::of(m_scene, m_scene->reference)), 1e-30f);
+    for (MatrixView* view : {m_partial, m_result, m_final, m_reference})
+        view->setScale(scale);
+
+    m_reference->setMatrix(MatrixData::of(m_scene, m_scene->reference));
+    m_reference->setGroups({}, Qt::Horizontal);
+    m_reference->setTitle(tr("reference x @ kernel + bias  (%1, %2)")
+                              .arg(c.batch)
+                              .arg(c.features));
+    std::vector<IndexRange> outputRanges;
+    for (const ShardGroup& g : r.plan.groups)
+        outputRanges.push_back(g.outputCols);
+
+    if (c.mode == ParallelMode::Column) {
+        m_final->hide();
+        m_resultName = QStringLiteral("y");
+        m_result->setMatrix(MatrixData::of(m_scene, r.output));
+        m_result->setGroups(outputRanges, Qt::Horizontal);
+        m_warning->setText(
+            tr("<p style='color:#b35900'><b>⚠ Do not sum the groups' outputs:</b> they are "
+               "different output columns, not partial sums of the same columns.</p>"
+               "<p>Each partial is <b>placed</b> in its own columns: concatenate in group order "
+               "along the last axis.</p>"));
+    } else {
+        m_final->show();
+        m_resultName = QStringLiteral("sum");
+        m_final->setMatrix(MatrixData::of(m_scene, r.output));
+        m_final->setGroups({}, Qt::Horizontal);
+        m_final->setTitle(tr("y = sum + bias  (%1, %2)")
+                              .arg(c.batch)
+                              .arg(c.features));
+        m_warning->setText(
+            tr("<p><b>+ Add the partial sums:</b> every row group contributes to the same "
+               "output columns, so they are combined by addition (an all-reduce on devices).</p>"
+               "<p>The bias is added <b>once</b>, to the total, not to each partial.</p>"));
+    }
+    setStep(0);
+}
+
+void OutputPanel::setStep(int step) {
+    if (!m_scene)
+        return;
+    if (m_scene->config.mode == ParallelMode::Column)
+        showColumnStep(step);
+    else
+        showRowStep(step);
+}
+
+void OutputPanel::showColumnStep(int step) {
+    const LayerConfig& c = m_scene->config;
+    const ForwardResult& r = m_scene->result;
+    const StepState state = stepState(c, step);
+    const Index chunk = r.plan.chunk;
+    const int group = std::max(state.currentGroup, 0);
+    const Index a = group * chunk;
+
+    m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
+    m_partial->setGroups({IndexRange{0, chunk}}, Qt::Horizontal, {group});
+    m_partial->setTitle(tr("partial of group %1 = y[:, %2:%3]  (%4, %5)")
+                            .arg(group)
+                            .arg(a)
+                            .arg(a + chunk)
+                            .arg(c.batch)
+                            .arg(chunk));
+    m_partialOverlay->setPending(state.currentGroup < 0 ? 0 : -1,
+                                 tr("no group computed yet: press Next (Right)"));
+
+    const Index filled = state.groupsDone * chunk;
+    m_result->setTitle(tr("y = concatenate(partials)  (%1, %2): %3 of %4 blocks")
+                           .arg(c.batch)
+                           .arg(c.features)
+                           .arg(state.groupsDone)
+                           .arg(c.tpSize));
+    m_result->setHighlightedGroup(state.complete ? -1 : state.currentGroup);
+    m_resultOverlay->setPending(state.complete ? -1 : filled,
+                                tr("columns %1:%2 not computed yet").arg(filled).arg(c.features));
+    m_verification->setVerification(
+        m_scene->verification, state.complete,
+        tr("Check waits for the last step: %1 of %2 blocks placed")
+            .arg(state.groupsDone)
+            .arg(c.tpSize));
+}
+
+void OutputPanel::showRowStep(int step) {
+    const LayerConfig& c = m_scene->config;
+    const ForwardResult& r = m_scene->result;
+    const StepState state = stepState(c, step);
+    const Index chunk = r.plan.chunk;
+    const int group = state.currentGroup >= 0 ? state.currentGroup : std::max(state.groupsDone - 1, 0);
+    const Index a = group * chunk;
+
+    m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
+    m_partial->setGroups({IndexRange{0, c.features}}, Qt::Horizontal, {group});
+    m_partial->setTitle(tr("partial sum of group %1, rows %2:%3  (%4, %5)")
+                            .arg(group)
+                            .arg(a)
+                            .arg(a + chunk)
+                            .arg(c.batch)
+                            .arg(c.features));
+    m_partialOverlay->setPending(state.groupsDone == 0 ? 0 : -1,
+                                 tr("no group computed yet: press Next (Right)"));
+
+    const int summed = state.groupsDone;
+    m_result->setMatrix(
+        MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
+    m_result->setGroups({}, Qt::Horizontal);
+    m_result->setTitle(tr("running sum of %1 partials  (%2, %3)")
+                           .arg(summed)
+                           .arg(c.batch)
+                           .arg(c.features));
+    m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
+    m_finalOverlay->setPending(state.biasAdded ? -1 : 0,
+                               tr("last step: y = sum + bias, the bias added once"));
+    m_verification->setVerification(
+        m_scene->verification, state.complete,
+        tr("Check waits for the last step: %1 of %2 partial sums added, bias not yet")
+            .arg(summed)
+            .arg(c.tpSize));
+}
+
+}  // namespace tp

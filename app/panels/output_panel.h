@@ -1,0 +1,64 @@
+#pragma once
+
+// The layer's outputs step by step: the current group's partial, the result filling up, the
+// reference x @ kernel + bias and the check.
+
+#include "compute/scene_computer.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace tp {
+
+class MatrixView;
+class PendingOverlay;
+class VerificationView;
+
+/// Column mode: the partial x @ kernel[:, cols] + bias[cols] (N, chunk) of the current group in its
+/// colour, the concatenation filling block by block, the brief's warning not to sum the groups
+/// where the two meet, the reference and the verification.
+/// Row mode: the current group's full-width partial sum, the running sum, y = sum + bias (the bias
+/// added once, at the last step), the reference and the verification.
+class OutputPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit OutputPanel(QWidget* parent = nullptr);
+
+    void setScene(ScenePtr scene);
+    void setStep(int step);
+
+    MatrixView* partialView() const { return m_partial; }
+    /// Column: the concatenation. Row: the running sum.
+    MatrixView* resultView() const { return m_result; }
+    /// Row: y = sum + bias. Hidden in column mode, where the concatenation is y.
+    MatrixView* finalView() const { return m_final; }
+    MatrixView* referenceView() const { return m_reference; }
+    PendingOverlay* resultOverlay() const { return m_resultOverlay; }
+    PendingOverlay* finalOverlay() const { return m_finalOverlay; }
+    QLabel* warningLabel() const { return m_warning; }
+    VerificationView* verificationView() const { return m_verification; }
+
+signals:
+    void hoverText(const QString& text);
+
+private:
+    void connectHover(MatrixView* view, const QString& name);
+    void showColumnStep(int step);
+    void showRowStep(int step);
+
+    ScenePtr m_scene;
+    MatrixView* m_partial;
+    MatrixView* m_result;
+    MatrixView* m_final;
+    MatrixView* m_reference;
+    PendingOverlay* m_partialOverlay;
+    PendingOverlay* m_resultOverlay;
+    PendingOverlay* m_finalOverlay;
+    QLabel* m_warning;
+    VerificationView* m_verification;
+    QString m_resultName;
+};
+
+}  // namespace tp

@@ -1,0 +1,275 @@
+#include "parameter_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace tp {
+namespace {
+
+constexpr int kMaxSize = 1 << 24;
+
+QSpinBox* sizeBox(const QString& name, const QString& tip) {
+    auto* box = new QSpinBox;
+    box->setObjectName(name);
+    box->setRange(1, kMaxSize);
+    box->setToolTip(tip);
+    box->setAccelerated(true);
+    return box;
+}
+
+}  // namespace
+
+ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
+    buildForm();
+    setConfig(LayerConfig{}, SceneSource::Nnx);
+}
+
+void ParameterPanel::buildForm() {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* layerBox = new QGroupBox(tr("Layer  y = x @ kernel + bias"));
+    auto* layer = new QFormLayout(layerBox);
+    layer->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_sourceBox = new QComboBox;
+    m_sourceBox->setObjectName(QStringLiteral("sourceBox"));
+    m_sourceBox->addItem(tr("nnx.Linear, seeded"));
+    m_sourceBox->addItem(tr("the brief's example"));
+    m_sourceBox->setToolTip(tr("Where the arrays come from: nnx.Linear(in_dim, features, "
+                               "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the brief's "
+                               "worked example (x [[1, 2]], a 2x4 kernel, a nonzero bias)"));
+    layer->addRow(tr("Arrays"), m_sourceBox);
+    m_batch = sizeBox(QStringLiteral("batchBox"), tr("N: rows of the input x (N, in_dim)"));
+    layer->addRow(tr("Batch N"), m_batch);
+    addProblemRow(layer, ConfigField::Batch);
+    m_inDim = sizeBox(QStringLiteral("inDimBox"), tr("in_dim: rows of the kernel (in_dim, features)"));
+    layer->addRow(tr("in_dim"), m_inDim);
+    addProblemRow(layer, ConfigField::InDim);
+    m_features =
+        sizeBox(QStringLiteral("featuresBox"), tr("features: columns of the kernel and of y"));
+    layer->addRow(tr("features"), m_features);
+    addProblemRow(layer, ConfigField::Features);
+    m_memory = addProblemRow(layer, ConfigField::Memory);
+    layout->addWidget(layerBox);
+
+    auto* splitBox = new QGroupBox(tr("Tensor parallelism"));
+    auto* split = new QFormLayout(splitBox);
+    split->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_mode = new QComboBox;
+    m_mode->setObjectName(QStringLiteral("modeBox"));
+    m_mode->addItem(tr("column (split features)"), QStringLiteral("column"));
+    m_mode->addItem(tr("row (split in_dim)"), QStringLiteral("row"));
+    m_mode->setToolTip(tr("Column-parallel splits features; row-parallel splits in_dim"));
+    split->addRow(tr("Mode"), m_mode);
+    m_tp = new QComboBox;
+    m_tp->setObjectName(QStringLiteral("tpBox"));
+    m_tp->setEditable(true);
+    m_tp->setInsertPolicy(QComboBox::NoInsert);
+    m_tp->setToolTip(tr("tp_size: number of groups. Offers the divisors of the split dimension"));
+    split->addRow(tr("tp_size"), m_tp);
+    addProblemRow(split, ConfigField::TpSize);
+    layout->addWidget(splitBox);
+
+    auto* initBox = new QGroupBox(tr("Initialisation"));
+    auto* init = new QFormLayout(initBox);
+    init->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_seed = new QLineEdit;
+    m_seed->setObjectName(QStringLiteral("seedEdit"));
+    m_seed->setToolTip(tr("nnx.Rngs(seed): any int64"));
+    init->addRow(tr("Seed"), m_seed);
+    addProblemRow(init, ConfigField::Seed);
+    m_prng = new QComboBox;
+    m_prng->setObjectName(QStringLiteral("prngBox"));
+    m_prng->addItem(tr("partitionable"), QStringLiteral("partitionable"));
+    m_prng->addItem(tr("legacy"), QStringLiteral("legacy"));
+    m_prng->setToolTip(tr("jax_threefry_partitionable: True (partitionable, the default since JAX "
+                          "0.5.0) or False (legacy)"));
+    init->addRow(tr("PRNG layout"), m_prng);
+    m_x64 = new QCheckBox(tr("jax_enable_x64"));
+    m_x64->setObjectName(QStringLiteral("x64Box"));
+    m_x64->setToolTip(tr("Changes how negative seeds and seeds >= 2^32 become keys"));
+    init->addRow(QString(), m_x64);
+    auto* biasRow = new QWidget;
+    auto* biasLayout = new QHBoxLayout(biasRow);
+    biasLayout->setContentsMargins(0, 0, 0, 0);
+    m_biasKind = new QComboBox;
+    m_biasKind->setObjectName(QStringLiteral("biasBox"));
+    m_biasKind->addItem(tr("zeros"));
+    m_biasKind->addItem(tr("normal, stddev"));
+    m_biasStddev = new QLineEdit;
+    m_biasStddev->setObjectName(QStringLiteral("biasStddevEdit"));
+    m_biasStddev->setToolTip(tr("Standard deviation of nnx.initializers.normal for the bias"));
+    biasLayout->addWidget(m_biasKind);
+    biasLayout->addWidget(m_biasStddev, 1);
+    init->addRow(tr("Bias"), biasRow);
+    addProblemRow(init, ConfigField::Bias);
+    layout->addWidget(initBox);
+    layout->addStretch(1);
+
+    auto edited = [this] { readInputs(); };
+    connect(m_sourceBox, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_filling)
+            return;
+        if (m_sourceBox->currentIndex() == 1) {
+            // The brief's arrays fix the sizes; mode and tp_size stay editable.
+            LayerConfig brief = briefExampleConfig();
+            brief.mode = m_mode->currentIndex() == 1 ? ParallelMode::Row : ParallelMode::Column;
+            brief.tpSize = brief.splitDim() % 2 == 0 ? 2 : 1;
+            setConfig(brief, SceneSource::Brief);
+        }
+        readInputs();
+    });
+    for (QSpinBox* box : {m_batch, m_inDim, m_features})
+        connect(box, &QSpinBox::valueChanged, this, edited);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, edited);
+    connect(m_tp, &QComboBox::currentTextChanged, this, edited);
+    connect(m_seed, &QLineEdit::textChanged, this, edited);
+    connect(m_prng, &QComboBox::currentIndexChanged, this, edited);
+    connect(m_x64, &QCheckBox::toggled, this, edited);
+    connect(m_biasKind, &QComboBox::currentIndexChanged, this, edited);
+    connect(m_biasStddev, &QLineEdit::textChanged, this, edited);
+}
+
+QLabel* ParameterPanel::addProblemRow(QFormLayout* form, ConfigField field) {
+    auto* label = new QLabel;
+    label->setObjectName(QStringLiteral("problem%1").arg(int(field)));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setStyleSheet(QStringLiteral("color: #c62828;"));
+    form->addRow(QString(), label);
+    form->setRowVisible(label, false);
+    m_problemLabels[field] = {form, label};
+    return label;
+}
+
+void ParameterPanel::setConfig(const LayerConfig& config, SceneSource source) {
+    m_filling = true;
+    m_sourceBox->setCurrentIndex(source == SceneSource::Brief ? 1 : 0);
+    m_batch->setValue(int(std::clamp<std::int64_t>(config.batch, 1, kMaxSize)));
+    m_inDim->setValue(int(std::clamp<std::int64_t>(config.inDim, 1, kMaxSize)));
+    m_features->setValue(int(std::clamp<std::int64_t>(config.features, 1, kMaxSize)));
+    m_mode->setCurrentIndex(config.mode == ParallelMode::Row ? 1 : 0);
+    m_seed->setText(QString::number(config.seed));
+    m_prng->setCurrentIndex(config.prng == PrngLayout::Legacy ? 1 : 0);
+    m_x64->setChecked(config.x64);
+    m_biasKind->setCurrentIndex(config.bias.kind == BiasInit::Kind::Normal ? 1 : 0);
+    m_biasStddev->setText(config.bias.kind == BiasInit::Kind::Normal
+                              ? QString::number(double(config.bias.stddev))
+                              : QStringLiteral("0.02"));
+    m_config = config;
+    fillTpChoices();
+    m_tp->setCurrentText(QString::number(config.tpSize));
+    m_filling = false;
+    readInputs();
+}
+
+void ParameterPanel::fillTpChoices() {
+    const std::int64_t splitDim =
+        m_mode->currentIndex() == 1 ? std::int64_t(m_inDim->value()) : m_features->value();
+    const QString text = m_tp->currentText();
+    const QSignalBlocker block(m_tp);
+    m_tp->clear();
+    for (std::int64_t d : divisors(splitDim))
+        m_tp->addItem(QString::number(d));
+    m_tp->setEditText(text);
+    m_tp->lineEdit()->setPlaceholderText(tr("a divisor of %1").arg(splitDim));
+}
+
+QString ParameterPanel::problemText(ConfigField field) const {
+    const auto it = m_problemLabels.find(field);
+    return it == m_problemLabels.end() ? QString() : it->second.second->text();
+}
+
+void ParameterPanel::readInputs() {
+    if (m_filling)
+        return;
+    const bool mode = m_mode->currentIndex() == 1;
+    const std::int64_t oldSplit = m_config.splitDim();
+    const ParallelMode oldMode = m_config.mode;
+
+    LayerConfig config = m_config;
+    m_source = m_sourceBox->currentIndex() == 1 ? SceneSource::Brief : SceneSource::Nnx;
+    config.batch = m_batch->value();
+    config.inDim = m_inDim->value();
+    config.features = m_features->value();
+    config.mode = mode ? ParallelMode::Row : ParallelMode::Column;
+    config.prng = m_prng->currentIndex() == 1 ? PrngLayout::Legacy : PrngLayout::Partitionable;
+    config.x64 = m_x64->isChecked();
+    if (config.splitDim() != oldSplit || config.mode != oldMode)
+        fillTpChoices();
+
+    std::vector<ConfigProblem> parseProblems;
+    const std::string tpText = m_tp->currentText().trimmed().toStdString();
+    if (const auto tp = parseInt64(tpText))
+        config.tpSize = *tp;
+    else
+        parseProblems.push_back(
+            {ConfigField::TpSize, tr("tp_size \"%1\" is not a whole number; choose a divisor of %2")
+                                      .arg(QString::fromStdString(tpText))
+                                      .arg(config.splitDim())
+                                      .toStdString()});
+    const std::string seedText = m_seed->text().trimmed().toStdString();
+    if (const auto seed = parseInt64(seedText))
+        config.seed = *seed;
+    else
+        parseProblems.push_back(
+            {ConfigField::Seed,
+             tr("seed \"%1\" is not a whole number from -9223372036854775808 to "
+                "9223372036854775807 (int64)")
+                 .arg(QString::fromStdString(seedText))
+                 .toStdString()});
+    m_biasStddev->setEnabled(m_biasKind->currentIndex() == 1 && m_source == SceneSource::Nnx);
+    if (m_biasKind->currentIndex() == 0) {
+        config.bias = BiasInit{};
+    } else {
+        const QString text = m_biasStddev->text().trimmed();
+        if (const auto bias = parseBiasInit("normal:" + text.toStdString()))
+            config.bias = *bias;
+        else
+            parseProblems.push_back(
+                {ConfigField::Bias,
+                 tr("bias stddev \"%1\" must be a finite number above 0").arg(text).toStdString()});
+    }
+
+    m_config = config;
+    m_problems = parseProblems;
+    for (ConfigProblem& problem : config.validate()) {
+        const bool alreadyParsed =
+            std::any_of(parseProblems.begin(), parseProblems.end(),
+                        [&](const ConfigProblem& p) { return p.field == problem.field; });
+        if (!alreadyParsed)
+            m_problems.push_back(std::move(problem));
+    }
+    updateEnabled();
+    showProblems();
+    if (m_problems.empty())
+        emit configEdited(m_config, m_source);
+    else
+        emit configRefused();
+}
+
+void ParameterPanel::showProblems() {
+    for (auto& [field, place] : m_problemLabels) {
+        QStringList messages;
+        for (const ConfigProblem& problem : m_problems)
+            if (problem.field == field)
+                messages << QString::fromStdString(problem.message);
+        place.second->setText(messages.join(QLatin1Char('\n')));
+        place.first->setRowVisible(place.second, !messages.isEmpty());
+    }
+}
+
+void ParameterPanel::updateEnabled() {
+    const bool nnx = m_source == SceneSource::Nnx;
+    for (QWidget* input : std::initializer_list<QWidget*>{m_batch, m_inDim, m_features, m_seed,
+                                                          m_prng, m_x64, m_biasKind})
+        input->setEnabled(nnx);
+}
+
+}  // namespace tp

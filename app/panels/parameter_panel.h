@@ -1,0 +1,76 @@
+#pragma once
+
+// The parameter inputs of a scene, each with its validation message right under it.
+
+#include "layer_config.h"
+#include "scene.h"
+
+#include <QWidget>
+
+#include <map>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace tp {
+
+/// Edits a LayerConfig and its SceneSource. Every edit revalidates through LayerConfig::validate;
+/// each problem is shown next to the input it belongs to (field by field), and only a valid config
+/// is announced through configEdited. tp_size offers the divisors of the split dimension and
+/// accepts any typed value, saying why a refused one is refused.
+class ParameterPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ParameterPanel(QWidget* parent = nullptr);
+
+    /// Shows a config in the inputs (without announcing it).
+    void setConfig(const LayerConfig& config, SceneSource source);
+
+    /// The config as the inputs read now; check problems() before using it.
+    LayerConfig config() const { return m_config; }
+    SceneSource source() const { return m_source; }
+    /// Every problem with the inputs now (parsing and validation); empty when valid.
+    const std::vector<ConfigProblem>& problems() const { return m_problems; }
+    /// The message shown next to a field's input ("" when none).
+    QString problemText(ConfigField field) const;
+
+signals:
+    /// The inputs changed and form a valid config.
+    void configEdited(const tp::LayerConfig& config, tp::SceneSource source);
+    /// The inputs changed and are invalid; the picture on screen is the last valid one.
+    void configRefused();
+
+private:
+    void buildForm();
+    void readInputs();
+    void showProblems();
+    void fillTpChoices();
+    void updateEnabled();
+    QLabel* addProblemRow(QFormLayout* form, ConfigField field);
+
+    LayerConfig m_config;
+    SceneSource m_source = SceneSource::Nnx;
+    std::vector<ConfigProblem> m_problems;
+    bool m_filling = false;
+
+    QComboBox* m_sourceBox = nullptr;
+    QSpinBox* m_batch = nullptr;
+    QSpinBox* m_inDim = nullptr;
+    QSpinBox* m_features = nullptr;
+    QComboBox* m_mode = nullptr;
+    QComboBox* m_tp = nullptr;
+    QLineEdit* m_seed = nullptr;
+    QComboBox* m_prng = nullptr;
+    QCheckBox* m_x64 = nullptr;
+    QComboBox* m_biasKind = nullptr;
+    QLineEdit* m_biasStddev = nullptr;
+    QLabel* m_memory = nullptr;
+    std::map<ConfigField, std::pair<QFormLayout*, QLabel*>> m_problemLabels;
+};
+
+}  // namespace tp

@@ -1,0 +1,52 @@
+#include "python_dialog.h"
+
+#include "python_snippet.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDialogButtonBox>
+#include <QFontDatabase>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace tp {
+
+PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, QWidget* parent)
+    : QDialog(parent) {
+    setWindowTitle(tr("Python snippet"));
+    auto* layout = new QVBoxLayout(this);
+    auto* intro = new QLabel(
+        tr("The same scene in JAX and Flax NNX: one nnx.Linear, the groups as slices of it, and "
+           "the check against x @ kernel + bias."));
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    if (source == SceneSource::Brief) {
+        auto* note = new QLabel(tr("The brief's example is itself Python (the brief shows it); "
+                                   "this script builds an nnx.Linear of the same sizes instead."));
+        note->setWordWrap(true);
+        layout->addWidget(note);
+    }
+    m_text = new QPlainTextEdit;
+    m_text->setObjectName(QStringLiteral("pythonText"));
+    m_text->setReadOnly(true);
+    m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_text->setPlainText(QString::fromStdString(pythonSnippet(config)));
+    layout->addWidget(m_text, 1);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    QPushButton* copy = buttons->addButton(tr("&Copy"), QDialogButtonBox::ActionRole);
+    copy->setObjectName(QStringLiteral("copyButton"));
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_text->toPlainText()); });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+    resize(760, 640);
+}
+
+QString PythonDialog::script() const {
+    return m_text->toPlainText();
+}
+
+}  // namespace tp

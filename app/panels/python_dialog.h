@@ -1,0 +1,27 @@
+#pragma once
+
+// A runnable JAX/Flax script of the scene on screen, to copy and run.
+
+#include "layer_config.h"
+#include "scene.h"
+
+#include <QDialog>
+
+class QPlainTextEdit;
+
+namespace tp {
+
+/// Shows tp::pythonSnippet(config) in a read-only editor with a Copy button.
+class PythonDialog : public QDialog {
+    Q_OBJECT
+
+public:
+    PythonDialog(const LayerConfig& config, SceneSource source, QWidget* parent = nullptr);
+
+    QString script() const;
+
+private:
+    QPlainTextEdit* m_text;
+};
+
+}  // namespace tp

@@ -1,0 +1,47 @@
+#include "screenshot.h"
+
+#include "main_window.h"
+#include "steps/step_controller.h"
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QIcon>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace tp {
+
+void initApplication() {
+    QApplication::setOrganizationName(QStringLiteral("tpviz"));
+    QApplication::setApplicationName(QStringLiteral("tpviz"));
+    QApplication::setApplicationVersion(QStringLiteral(TPVIZ_VERSION));
+    QIcon icon;
+    for (const char* size : {"-16", "-32", "-64", ""})
+        icon.addFile(QStringLiteral(":/tpviz/icons/tpviz%1.png").arg(QLatin1String(size)));
+    QApplication::setWindowIcon(icon);
+}
+
+int runScreenshot(const AppCommandLine& line) {
+    MainWindow window(MainWindow::Options{.useSettings = false});
+    window.resize(kScreenshotSize);
+    QEventLoop loop;
+    QObject::connect(&window, &MainWindow::sceneShown, &loop, &QEventLoop::quit);
+    window.showConfig(line.config, line.source);
+    window.show();
+    if (!window.scene())
+        loop.exec();
+    StepController* steps = window.stepController();
+    steps->setStep(line.step.value_or(steps->lastStep()));
+    // Let layouts settle and views render at their final size before grabbing.
+    QTimer::singleShot(50, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QString file = QString::fromStdString(*line.screenshotFile);
+    if (!window.saveScreenshot(file)) {
+        std::fprintf(stderr, "tpviz: could not write %s\n", line.screenshotFile->c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace tp

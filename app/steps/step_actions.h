@@ -1,0 +1,57 @@
+#pragma once
+
+// The on-screen step controls: actions with shortcuts (for the Go menu and the toolbar), a step
+// slider and a speed box, all bound to one StepController.
+
+#include <QObject>
+
+class QAction;
+class QLabel;
+class QSlider;
+class QSpinBox;
+class QToolBar;
+class QMenu;
+
+namespace tp {
+
+class StepController;
+
+class StepActions : public QObject {
+    Q_OBJECT
+
+public:
+    /// Creates the actions (parented to `parent`, a window, so their shortcuts work anywhere in it).
+    StepActions(StepController* controller, QWidget* parent);
+
+    QAction* previousAction() const { return m_previous; }
+    QAction* nextAction() const { return m_next; }
+    QAction* playAction() const { return m_play; }
+    QAction* resetAction() const { return m_reset; }
+    QAction* endAction() const { return m_end; }
+    QSlider* slider() const { return m_slider; }
+    QSpinBox* speedBox() const { return m_speed; }
+    QLabel* stepLabel() const { return m_label; }
+
+    /// Adds the actions, the slider, the step label and the speed box to a toolbar.
+    void addTo(QToolBar* toolBar);
+    /// Adds the actions to a menu.
+    void addTo(QMenu* menu);
+
+    /// Enables or disables every control (e.g. while there is no scene yet).
+    void setEnabled(bool enabled);
+
+private:
+    void updateFromController();
+
+    StepController* m_controller;
+    QAction* m_previous;
+    QAction* m_next;
+    QAction* m_play;
+    QAction* m_reset;
+    QAction* m_end;
+    QSlider* m_slider;
+    QSpinBox* m_speed;
+    QLabel* m_label;
+};
+
+}  // namespace tp

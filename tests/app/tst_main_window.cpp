@@ -1,0 +1,333 @@
+// The main window as a user drives it: steps, play, refused input, the check, colours, progress and
+// cancel, row mode, settings.
+
+#include "heatmap_image.h"
+#include "layer_panel.h"
+#include "main_window.h"
+#include "matrix_view.h"
+#include "output_panel.h"
+#include "palette.h"
+#include "parameter_panel.h"
+#include "pending_overlay.h"
+#include "python_dialog.h"
+#include "step_actions.h"
+#include "step_controller.h"
+#include "step_plan.h"
+#include "verification_view.h"
+
+#include <QAction>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTest>
+#include <QToolBar>
+#include <QToolButton>
+
+using namespace tp;
+
+namespace {
+
+// A window without saved settings, showing `config` once its first scene has arrived.
+struct Window {
+    MainWindow window{MainWindow::Options{.useSettings = false}};
+
+    explicit Window(const LayerConfig& config = LayerConfig{}) {
+        window.resize(1400, 900);
+        window.showConfig(config, SceneSource::Nnx);
+        window.show();
+    }
+    MatrixView* kernel() const { return window.layerPanel()->kernelView(); }
+    QToolButton* button(QAction* action) const {
+        return qobject_cast<QToolButton*>(
+            window.findChild<QToolBar*>("stepToolBar")->widgetForAction(action));
+    }
+};
+
+LayerConfig sizes(std::int64_t batch, std::int64_t inDim, std::int64_t features, std::int64_t tp,
+                  ParallelMode mode = ParallelMode::Column) {
+    LayerConfig c;
+    c.batch = batch;
+    c.inDim = inDim;
+    c.features = features;
+    c.tpSize = tp;
+    c.mode = mode;
+    return c;
+}
+
+bool sameRgb(QRgb a, QRgb b, int tolerance = 2) {
+    return std::abs(qRed(a) - qRed(b)) <= tolerance && std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
+           std::abs(qBlue(a) - qBlue(b)) <= tolerance;
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("tpviz-test");
+        QCoreApplication::setApplicationName("tst_main_window");
+    }
+
+    void buttonsAndShortcutsMoveTheHighlightedGroup() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        QVERIFY(QTest::qWaitForWindowActive(&w.window));
+        StepActions* actions = w.window.stepActions();
+        w.window.stepController()->goToEnd();
+        QTest::mouseClick(w.button(actions->resetAction()), Qt::LeftButton);
+        QCOMPARE(w.window.stepController()->step(), 0);
+        QCOMPARE(w.kernel()->highlightedGroup(), -1);
+
+        QTest::mouseClick(w.button(actions->nextAction()), Qt::LeftButton);
+        QCOMPARE(w.kernel()->highlightedGroup(), 0);
+        QCOMPARE(w.window.layerPanel()->biasView()->highlightedGroup(), 0);
+        QTest::mouseClick(w.button(actions->nextAction()), Qt::LeftButton);
+        QCOMPARE(w.kernel()->highlightedGroup(), 1);
+        QTest::mouseClick(w.button(actions->previousAction()), Qt::LeftButton);
+        QCOMPARE(w.kernel()->highlightedGroup(), 0);
+
+        w.kernel()->setFocus();
+        QTest::keyClick(&w.window, Qt::Key_Right);
+        QCOMPARE(w.kernel()->highlightedGroup(), 1);
+        QTest::keyClick(&w.window, Qt::Key_Right);
+        QCOMPARE(w.kernel()->highlightedGroup(), 2);
+        QTest::keyClick(&w.window, Qt::Key_Left);
+        QCOMPARE(w.kernel()->highlightedGroup(), 1);
+        QTest::keyClick(&w.window, Qt::Key_Home);
+        QCOMPARE(w.window.stepController()->step(), 0);
+        QTest::keyClick(&w.window, Qt::Key_End);
+        QCOMPARE(w.window.stepController()->step(), 3);
+        // Tooltips name the shortcuts.
+        QVERIFY(actions->nextAction()->toolTip().contains("Right"));
+        QVERIFY(actions->playAction()->toolTip().contains("Space"));
+    }
+
+    void spacePlaysToTheLastStep() {
+        Window w(sizes(2, 8, 12, 4));
+        QTRY_VERIFY(w.window.scene());
+        QVERIFY(QTest::qWaitForWindowActive(&w.window));
+        w.window.stepController()->setIntervalMs(20);
+        w.window.stepController()->reset();
+        w.kernel()->setFocus();
+        QTest::keyClick(&w.window, Qt::Key_Space);
+        QVERIFY(w.window.stepController()->isPlaying());
+        QTRY_COMPARE(w.window.stepController()->step(), 4);
+        QTRY_VERIFY(!w.window.stepController()->isPlaying());
+        QCOMPARE(w.kernel()->highlightedGroup(), 3);
+    }
+
+    void equationLineForAStep() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(2);
+        QCOMPARE(w.window.equationLabel()->text(),
+                 QString("y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"));
+    }
+
+    void invalidTpShowsItsMessageAndTheOldPictureStays() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr before = w.window.scene();
+        auto* tp = w.window.parameterPanel()->findChild<QComboBox*>("tpBox");
+        tp->setEditText("5");
+        auto* label = w.window.parameterPanel()->findChild<QLabel*>(
+            QStringLiteral("problem%1").arg(int(ConfigField::TpSize)));
+        QVERIFY(label->isVisible());
+        QVERIFY2(label->text().contains("not divisible by tp_size (5)"), qPrintable(label->text()));
+        QTest::qWait(400);  // longer than the debounce
+        QCOMPARE(w.window.scene(), before);
+        QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
+        // The app keeps working: a valid value computes a new scene.
+        tp->setEditText("4");
+        QTRY_VERIFY(w.window.scene() != before);
+        QCOMPARE(w.window.scene()->config.tpSize, 4);
+        QVERIFY(!label->isVisible());
+    }
+
+    void lastStepConcatenationEqualsTheReference() {
+        Window w(sizes(3, 16, 24, 4));
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(2);
+        VerificationView* check = w.window.outputPanel()->verificationView();
+        QCOMPARE(check->state(), VerificationView::State::Waiting);
+        QVERIFY(w.window.outputPanel()->resultOverlay()->isVisible());
+        QCOMPARE(w.window.outputPanel()->resultOverlay()->fromColumn(), 12);
+
+        w.window.stepController()->goToEnd();
+        QCOMPARE(check->state(), VerificationView::State::Passed);
+        QVERIFY(check->verdictText().contains("allclose"));
+        QVERIFY(!w.window.outputPanel()->resultOverlay()->isVisible());
+        // What the result view shows is the concatenation, and it matches the reference.
+        const ScenePtr scene = w.window.scene();
+        const MatrixData shown = w.window.outputPanel()->resultView()->matrix();
+        QCOMPARE(shown.data(), scene->result.output.data());
+        QVERIFY(shown.map().isApprox(scene->reference, 1e-5f));
+        QVERIFY(scene->verification.allclose);
+        QVERIFY(w.window.outputPanel()->warningLabel()->text().contains("Do not sum the groups"));
+    }
+
+    void kernelPixelsCarryTheirGroupsColour() {
+        Window w(sizes(2, 6, 12, 3));
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(0);  // nothing dimmed
+        MatrixView* view = w.kernel();
+        QTRY_VERIFY(view->renderCount() > 0);
+        const QImage image = view->viewport()->grab().toImage();
+        const ScenePtr scene = w.window.scene();
+        const float scale = view->effectiveScale();
+        for (int col = 0; col < 12; ++col) {
+            const int group = col / 4;
+            for (int row = 0; row < 6; ++row) {
+                // A corner of the cell, clear of the printed number.
+                const QPointF corner = view->cellRect(row, col).topLeft() + QPointF(2.5, 2.5);
+                const QRgb pixel = image.pixel(corner.toPoint());
+                const float value = scene->params.kernel(row, col);
+                QVERIFY2(sameRgb(pixel, heatmapColor(value, scale, group)),
+                         qPrintable(QString("cell %1,%2 group %3: %4 vs %5")
+                                        .arg(row)
+                                        .arg(col)
+                                        .arg(group)
+                                        .arg(QColor(pixel).name(), QColor(heatmapColor(value, scale, group)).name())));
+            }
+        }
+    }
+
+    void changingTheSeedChangesThePicture() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr before = w.window.scene();
+        QTRY_VERIFY(w.kernel()->renderCount() > 0);
+        const QImage first = w.kernel()->viewport()->grab().toImage();
+        w.window.parameterPanel()->findChild<QLineEdit*>("seedEdit")->setText("7");
+        QTRY_VERIFY(w.window.scene() != before);
+        QCOMPARE(w.window.scene()->config.seed, 7);
+        QVERIFY(w.window.scene()->params.kernel != before->params.kernel);
+        QTRY_VERIFY(w.kernel()->viewport()->grab().toImage() != first);
+    }
+
+    void bigSceneShowsProgressAndCancels() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr before = w.window.scene();
+        auto* panel = w.window.parameterPanel();
+        panel->findChild<QSpinBox*>("inDimBox")->setValue(4096);
+        panel->findChild<QSpinBox*>("featuresBox")->setValue(16384);
+        panel->findChild<QComboBox*>("tpBox")->setEditText("8");
+        QVERIFY(panel->problems().empty());
+        QTRY_VERIFY(w.window.progressBar()->isVisible());
+        QVERIFY(w.window.cancelButton()->isVisible());
+        QTRY_VERIFY(w.window.progressBar()->value() > 0);
+        QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY(!w.window.progressBar()->isVisible());
+        QVERIFY(!w.window.computer()->isBusy());
+        QCOMPARE(w.window.scene(), before);  // the last good picture stays
+        QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
+    }
+
+    void bigSceneKeepsTheUiResponsive() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr before = w.window.scene();
+        QElapsedTimer clock;
+        qint64 last = 0, worstGap = 0;
+        QTimer tick;
+        tick.setInterval(10);
+        connect(&tick, &QTimer::timeout, this, [&] {
+            worstGap = std::max(worstGap, clock.elapsed() - last);
+            last = clock.elapsed();
+        });
+        clock.start();
+        tick.start();
+        LayerConfig big = sizes(2, 4096, 16384, 8);
+        w.window.showConfig(big, SceneSource::Nnx);
+        QTRY_VERIFY_WITH_TIMEOUT(w.window.scene() != before, 60000);
+        const qint64 firstPicture = clock.elapsed();
+        tick.stop();
+        qInfo("4096 x 16384: scene on screen after %lld ms; longest UI stall %lld ms",
+              firstPicture, worstGap);
+        QVERIFY2(worstGap < 500, qPrintable(QString::number(worstGap)));
+        QCOMPARE(w.kernel()->matrix().data(), w.window.scene()->params.kernel.data());
+    }
+
+    void rowModeShowsRunningSumsAndTheBiasOnce() {
+        LayerConfig c = sizes(2, 8, 12, 4, ParallelMode::Row);
+        c.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
+        Window w(c);
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr scene = w.window.scene();
+        OutputPanel* out = w.window.outputPanel();
+        StepController* steps = w.window.stepController();
+        QCOMPARE(steps->lastStep(), 5);
+        QCOMPARE(w.kernel()->groupAxis(), Qt::Vertical);
+        for (int step = 1; step <= 4; ++step) {
+            steps->setStep(step);
+            QCOMPARE(out->resultView()->matrix().data(),
+                     scene->result.runningSums[std::size_t(step - 1)].data());
+            QCOMPARE(out->partialView()->matrix().data(),
+                     scene->result.partials[std::size_t(step - 1)].data());
+            QCOMPARE(out->partialView()->matrix().cols(), 12);  // full width
+            QVERIFY(out->finalOverlay()->isVisible());           // no bias yet
+            QCOMPARE(w.window.layerPanel()->inputView()->highlightedGroup(), step - 1);
+            QVERIFY(w.window.equationLabel()->text().startsWith(step == 1 ? "sum = " : "sum += "));
+        }
+        steps->setStep(5);
+        QCOMPARE(w.window.equationLabel()->text(),
+                 QString("y = sum + bias   (2x12 + 12, bias added once)"));
+        QVERIFY(!out->finalOverlay()->isVisible());
+        QCOMPARE(out->finalView()->matrix().data(), scene->result.output.data());
+        // The bias is added once: y = last running sum + bias.
+        Matrix expected = scene->result.runningSums.back();
+        expected.rowwise() += scene->params.bias;
+        QVERIFY(scene->result.output.isApprox(expected));
+        QCOMPARE(out->verificationView()->state(), VerificationView::State::Passed);
+    }
+
+    void pythonSnippetOfTheSceneCopies() {
+        Window w(sizes(2, 8, 12, 4));
+        QTRY_VERIFY(w.window.scene());
+        PythonDialog* dialog = w.window.showPythonSnippet();
+        QVERIFY(dialog->isVisible());
+        QVERIFY2(dialog->script().contains("nnx.Linear(8, 12"), qPrintable(dialog->script()));
+        QApplication::clipboard()->clear();
+        QTest::mouseClick(dialog->findChild<QPushButton*>("copyButton"), Qt::LeftButton);
+        QCOMPARE(QApplication::clipboard()->text(), dialog->script());
+        dialog->close();
+    }
+
+    void settingsPersist() {
+        QSettings().clear();
+        {
+            MainWindow window;
+            QTRY_VERIFY(window.scene());
+            window.parameterPanel()->findChild<QLineEdit*>("seedEdit")->setText("-42");
+            window.parameterPanel()->findChild<QComboBox*>("modeBox")->setCurrentIndex(1);
+            window.parameterPanel()->findChild<QComboBox*>("tpBox")->setEditText("4");
+            QVERIFY(window.parameterPanel()->problems().empty());
+            window.stepController()->setIntervalMs(333);
+            window.close();
+        }
+        MainWindow again;
+        QCOMPARE(again.parameterPanel()->config().seed, -42);
+        QVERIFY(again.parameterPanel()->config().mode == ParallelMode::Row);
+        QCOMPARE(again.parameterPanel()->config().tpSize, 4);
+        QCOMPARE(again.stepController()->intervalMs(), 333);
+        QTRY_VERIFY(again.scene());
+        QCOMPARE(again.scene()->config.seed, -42);
+        QSettings().clear();
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,113 @@
+// The parameter panel: valid edits are announced, refused ones say why next to their input.
+
+#include "parameter_panel.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+using namespace tp;
+
+class TestParameterPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void tpOffersTheDivisorsOfTheSplitDimension() {
+        ParameterPanel panel;
+        auto* tp = panel.findChild<QComboBox*>("tpBox");
+        QStringList items;
+        for (int i = 0; i < tp->count(); ++i)
+            items << tp->itemText(i);
+        QCOMPARE(items, QStringList({"1", "2", "3", "4", "6", "12"}));
+        // Row mode splits in_dim (8).
+        panel.findChild<QComboBox*>("modeBox")->setCurrentIndex(1);
+        items.clear();
+        for (int i = 0; i < tp->count(); ++i)
+            items << tp->itemText(i);
+        QCOMPARE(items, QStringList({"1", "2", "4", "8"}));
+    }
+
+    void refusedValueSaysWhyNextToItsInput_data() {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("field");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("tp 5 of 12") << "tpBox" << "5" << int(ConfigField::TpSize)
+                                    << "not divisible by tp_size (5)";
+        QTest::newRow("tp not a number") << "tpBox" << "abc" << int(ConfigField::TpSize)
+                                         << "not a whole number";
+        QTest::newRow("seed not int64") << "seedEdit" << "99999999999999999999"
+                                        << int(ConfigField::Seed) << "int64";
+        QTest::newRow("seed text") << "seedEdit" << "1.5" << int(ConfigField::Seed)
+                                   << "not a whole number";
+    }
+    void refusedValueSaysWhyNextToItsInput() {
+        QFETCH(QString, input);
+        QFETCH(QString, text);
+        QFETCH(int, field);
+        QFETCH(QString, needle);
+        ParameterPanel panel;
+        panel.show();
+        QSignalSpy edited(&panel, &ParameterPanel::configEdited);
+        QSignalSpy refused(&panel, &ParameterPanel::configRefused);
+        if (auto* combo = panel.findChild<QComboBox*>(input))
+            combo->setEditText(text);
+        else
+            panel.findChild<QLineEdit*>(input)->setText(text);
+        QCOMPARE(edited.count(), 0);
+        QVERIFY(refused.count() >= 1);
+        const QString message = panel.problemText(ConfigField(field));
+        QVERIFY2(message.contains(needle), qPrintable(message));
+        // The message is on screen, in the label right under the input.
+        auto* label = panel.findChild<QLabel*>(QStringLiteral("problem%1").arg(field));
+        QVERIFY(label->isVisible());
+        QCOMPARE(label->text(), message);
+    }
+
+    void fixingTheInputClearsTheMessage() {
+        ParameterPanel panel;
+        panel.show();
+        auto* tp = panel.findChild<QComboBox*>("tpBox");
+        tp->setEditText("5");
+        QVERIFY(!panel.problems().empty());
+        QSignalSpy edited(&panel, &ParameterPanel::configEdited);
+        tp->setEditText("4");
+        QVERIFY(panel.problems().empty());
+        QCOMPARE(edited.count(), 1);
+        QCOMPARE(panel.config().tpSize, 4);
+        QVERIFY(!panel.findChild<QLabel*>(QStringLiteral("problem%1").arg(int(ConfigField::TpSize)))
+                     ->isVisible());
+    }
+
+    void changingFeaturesCanInvalidateTp() {
+        ParameterPanel panel;
+        panel.show();
+        panel.findChild<QSpinBox*>("featuresBox")->setValue(10);  // tp stays 3
+        QVERIFY(panel.problemText(ConfigField::TpSize).contains("features (10)"));
+    }
+
+    void seedTakesTheWholeInt64Range() {
+        ParameterPanel panel;
+        QSignalSpy edited(&panel, &ParameterPanel::configEdited);
+        panel.findChild<QLineEdit*>("seedEdit")->setText("-9223372036854775808");
+        QCOMPARE(edited.count(), 1);
+        QCOMPARE(panel.config().seed, std::numeric_limits<std::int64_t>::min());
+    }
+
+    void briefExampleFixesTheSizes() {
+        ParameterPanel panel;
+        QSignalSpy edited(&panel, &ParameterPanel::configEdited);
+        panel.findChild<QComboBox*>("sourceBox")->setCurrentIndex(1);
+        QVERIFY(edited.count() >= 1);
+        QVERIFY(panel.source() == SceneSource::Brief);
+        QCOMPARE(panel.config().features, 4);
+        QCOMPARE(panel.config().tpSize, 2);
+        QVERIFY(!panel.findChild<QSpinBox*>("featuresBox")->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestParameterPanel)
+#include "tst_parameter_panel.moc"

@@ -1,5 +1,6 @@
 // tpviz-cli: the command-line face of the core, for scripting and for checking the app's numbers.
 
+#include "python_snippet.h"
 #include "report.h"
 #include "scene.h"
 #include "scene_options.h"
@@ -27,6 +28,10 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    if (options.python) {
+        std::cout << tp::pythonSnippet(options.config);
+        return 0;
+    }
     const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
                                : tp::textReport(*scene, options.summary));

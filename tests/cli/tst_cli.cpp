@@ -1,6 +1,7 @@
 // tpviz-cli end to end: exit codes, text and JSON output, the brief's example, refused input.
 
 #include "float_format.h"
+#include "python_snippet.h"
 #include "scene.h"
 
 #include <QJsonArray>
@@ -201,6 +202,21 @@ private slots:
             QJsonDocument::fromJson(strict.out).object()["verification"].toObject();
         QCOMPARE(v["allclose"].toBool(), false);
         QCOMPARE(v["rtol"].toDouble(), 0.0);
+    }
+
+    // --python prints the same script the app shows, for the same options.
+    void pythonSnippet() {
+        const Run run =
+            runCli({"--features", "8", "--tp", "4", "--seed", "7", "--prng", "legacy", "--python"});
+        QCOMPARE(run.exitCode, 0);
+        tp::LayerConfig config;
+        config.features = 8;
+        config.tpSize = 4;
+        config.seed = 7;
+        config.prng = tp::PrngLayout::Legacy;
+        QCOMPARE(QString::fromStdString(tp::pythonSnippet(config)), QString::fromUtf8(run.out));
+        QVERIFY(run.out.contains("nnx.Rngs(7)"));
+        QVERIFY(run.out.contains("jax_threefry_partitionable"));
     }
 
     void help() {

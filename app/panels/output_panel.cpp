@@ -72,9 +72,7 @@ void OutputPanel::setScene(ScenePtr scene) {
 
     m_reference->setMatrix(MatrixData::of(m_scene, m_scene->reference));
     m_reference->setGroups({}, Qt::Horizontal);
-    m_reference->setTitle(tr("reference x @ kernel + bias  (%1, %2)")
-                              .arg(c.batch)
-                              .arg(c.features));
+    m_reference->setTitle(tr("reference x @ kernel + bias  (%1, %2)").arg(c.batch).arg(c.features));
     std::vector<IndexRange> outputRanges;
     for (const ShardGroup& g : r.plan.groups)
         outputRanges.push_back(g.outputCols);
@@ -94,9 +92,7 @@ void OutputPanel::setScene(ScenePtr scene) {
         m_resultName = QStringLiteral("sum");
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
-        m_final->setTitle(tr("y = sum + bias  (%1, %2)")
-                              .arg(c.batch)
-                              .arg(c.features));
+        m_final->setTitle(tr("y = sum + bias  (%1, %2)").arg(c.batch).arg(c.features));
         m_warning->setText(
             tr("<p><b>+ Add the partial sums:</b> every row group contributes to the same "
                "output columns, so they are combined by addition (an all-reduce on devices).</p>"
@@ -124,6 +120,7 @@ void OutputPanel::showColumnStep(int step) {
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
     m_partial->setGroups({IndexRange{0, chunk}}, Qt::Horizontal, {group});
+    m_partial->setGroupLabelRanges({IndexRange{a, a + chunk}});  // the output columns it fills
     m_partial->setTitle(tr("partial of group %1 = y[:, %2:%3]  (%4, %5)")
                             .arg(group)
                             .arg(a)
@@ -142,11 +139,10 @@ void OutputPanel::showColumnStep(int step) {
     m_result->setHighlightedGroup(state.complete ? -1 : state.currentGroup);
     m_resultOverlay->setPending(state.complete ? -1 : filled,
                                 tr("columns %1:%2 not computed yet").arg(filled).arg(c.features));
-    m_verification->setVerification(
-        m_scene->verification, state.complete,
-        tr("Check waits for the last step: %1 of %2 blocks placed")
-            .arg(state.groupsDone)
-            .arg(c.tpSize));
+    m_verification->setVerification(m_scene->verification, state.complete,
+                                    tr("Check waits for the last step: %1 of %2 blocks placed")
+                                        .arg(state.groupsDone)
+                                        .arg(c.tpSize));
 }
 
 void OutputPanel::showRowStep(int step) {
@@ -154,11 +150,13 @@ void OutputPanel::showRowStep(int step) {
     const ForwardResult& r = m_scene->result;
     const StepState state = stepState(c, step);
     const Index chunk = r.plan.chunk;
-    const int group = state.currentGroup >= 0 ? state.currentGroup : std::max(state.groupsDone - 1, 0);
+    const int group =
+        state.currentGroup >= 0 ? state.currentGroup : std::max(state.groupsDone - 1, 0);
     const Index a = group * chunk;
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
     m_partial->setGroups({IndexRange{0, c.features}}, Qt::Horizontal, {group});
+    m_partial->setGroupLabelRanges({IndexRange{a, a + chunk}});  // the kernel rows it reads
     m_partial->setTitle(tr("partial sum of group %1, rows %2:%3  (%4, %5)")
                             .arg(group)
                             .arg(a)
@@ -172,10 +170,8 @@ void OutputPanel::showRowStep(int step) {
     m_result->setMatrix(
         MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
     m_result->setGroups({}, Qt::Horizontal);
-    m_result->setTitle(tr("running sum of %1 partials  (%2, %3)")
-                           .arg(summed)
-                           .arg(c.batch)
-                           .arg(c.features));
+    m_result->setTitle(
+        tr("running sum of %1 partials  (%2, %3)").arg(summed).arg(c.batch).arg(c.features));
     m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
     m_finalOverlay->setPending(state.biasAdded ? -1 : 0,
                                tr("last step: y = sum + bias, the bias added once"));

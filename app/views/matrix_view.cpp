@@ -143,10 +143,19 @@ QImage renderBlock(const MatrixData& block, const HeatmapStyle& style, QSize dev
             const int y1 = firstPixelOf(r + 1, rows, height);
             for (Index c = 0; c < cols; ++c) {
                 const float v = block(r, c);
-                QString text = QString::fromStdString(formatFloatShort(v, 3));
-                if (metrics.horizontalAdvance(text) > room)
-                    text = QString::fromStdString(formatFloatShort(v, 2));
-                if (metrics.horizontalAdvance(text) > room)
+                // Shorter forms until one fits: 3 then 2 significant digits, then fixed 2 or 1
+                // decimals, so that small values (-0.0123) still show as "-0.01" not a blank.
+                QString text;
+                for (const QString& candidate :
+                     {QString::fromStdString(formatFloatShort(v, 3)),
+                      QString::fromStdString(formatFloatShort(v, 2)), QString::number(v, 'f', 2),
+                      QString::number(v, 'f', 1)}) {
+                    if (metrics.horizontalAdvance(candidate) <= room) {
+                        text = candidate;
+                        break;
+                    }
+                }
+                if (text.isEmpty())
                     continue;
                 const int x0 = firstPixelOf(c, cols, width);
                 const int x1 = firstPixelOf(c + 1, cols, width);
@@ -325,7 +334,16 @@ QSize MatrixView::minimumSizeHint() const {
 }
 
 QString MatrixView::groupLabel(std::size_t k) const {
-    return rangeText(m_style.groups[k]);
+    return rangeText(shownRange(k));
+}
+
+IndexRange MatrixView::shownRange(std::size_t k) const {
+    return k < m_labelRanges.size() ? m_labelRanges[k] : m_style.groups[k];
+}
+
+void MatrixView::setGroupLabelRanges(std::vector<IndexRange> ranges) {
+    m_labelRanges = std::move(ranges);
+    viewport()->update();
 }
 
 MatrixView::Layout MatrixView::layout() const {
@@ -559,8 +577,9 @@ void MatrixView::paintEvent(QPaintEvent*) {
     struct Visible {
         int id;
         IndexRange range;
-        QRectF strip;  ///< the coloured strip
-        QRectF label;  ///< room for the label
+        IndexRange shown;  ///< the range its label names
+        QRectF strip;      ///< the coloured strip
+        QRectF label;      ///< room for the label
     };
     std::vector<Visible> visible;
     for (std::size_t k = 0; k < m_style.groups.size(); ++k) {
@@ -576,7 +595,7 @@ void MatrixView::paintEvent(QPaintEvent*) {
             if (x1 - x0 < 1)
                 continue;
             visible.push_back(
-                {id, range,
+                {id, range, shownRange(k),
                  QRectF(x0 + 1, l.band.bottom() - kStripThickness, x1 - x0 - 2, kStripThickness),
                  QRectF(x0 + 2, l.band.top(), x1 - x0 - 4, l.band.height() - kStripThickness - 1)});
         } else {
@@ -587,7 +606,7 @@ void MatrixView::paintEvent(QPaintEvent*) {
             if (y1 - y0 < 1)
                 continue;
             visible.push_back(
-                {id, range,
+                {id, range, shownRange(k),
                  QRectF(l.band.right() - kStripThickness, y0 + 1, kStripThickness, y1 - y0 - 2),
                  QRectF(l.band.left(), y0, l.band.width() - kStripThickness - 4, y1 - y0)});
         }
@@ -598,9 +617,9 @@ void MatrixView::paintEvent(QPaintEvent*) {
     const auto labelText = [&](const Visible& g, int format) {
         switch (format) {
             case 0:
-                return QStringLiteral("group %1 \u00b7 %2").arg(g.id).arg(rangeText(g.range));
+                return QStringLiteral("group %1 \u00b7 %2").arg(g.id).arg(rangeText(g.shown));
             case 1:
-                return rangeText(g.range);
+                return rangeText(g.shown);
             case 2:
                 return QStringLiteral("g%1").arg(g.id);
             default:
@@ -690,6 +709,15 @@ void MatrixView::updateHover(QPointF pos, QPoint globalPos) {
     const int col = cell.y();
     const float value = m_matrix(row, col);
     const int group = groupAt(m_style, row, col);
+    const QString text = cellDescription(row, col);
+    QToolTip::showText(globalPos, text, viewport(), cellRect(row, col).toAlignedRect());
+    viewport()->update();
+    emit cellHovered(row, col, value, group);
+}
+
+QString MatrixView::cellDescription(int row, int col) const {
+    const float value = m_matrix(row, col);
+    const int group = groupAt(m_style, row, col);
 
     const QString name =
         m_title.isEmpty() ? QStringLiteral("value") : m_title.section(QStringLiteral(" ("), 0, 0);
@@ -706,16 +734,14 @@ void MatrixView::updateHover(QPointF pos, QPoint globalPos) {
             const Index position = byColumn ? col : row;
             if (id == group && position >= m_style.groups[k].start &&
                 position < m_style.groups[k].stop)
-                range = m_style.groups[k];
+                range = shownRange(k);
         }
         text += QStringLiteral("\ngroup %1 \u00b7 %2 %3")
                     .arg(group)
                     .arg(byColumn ? QStringLiteral("columns") : QStringLiteral("rows"))
                     .arg(rangeText(range));
     }
-    QToolTip::showText(globalPos, text, viewport(), cellRect(row, col).toAlignedRect());
-    viewport()->update();
-    emit cellHovered(row, col, value, group);
+    return text;
 }
 
 void MatrixView::clearHover() {

@@ -45,6 +45,14 @@ public:
     const std::vector<IndexRange>& groups() const { return m_style.groups; }
     Qt::Orientation groupAxis() const { return m_style.groupAxis; }
 
+    /// The hover text of cell (row, col): "name[row, col] = value" and its group with the range.
+    QString cellDescription(int row, int col) const;
+
+    /// The ranges that group labels and tooltips name, when they differ from the positions in this
+    /// matrix: a partial output (N, chunk) shows its group's output columns, e.g. [4:8), not [0:4).
+    /// Empty (the default) names the positional ranges.
+    void setGroupLabelRanges(std::vector<IndexRange> ranges);
+
     /// Shows group number `group` at full colour and dims the others; -1 dims nothing.
     void setHighlightedGroup(int group);
     int highlightedGroup() const { return m_style.highlightedGroup; }
@@ -151,9 +159,11 @@ private:
     void updateHover(QPointF pos, QPoint globalPos);
     void clearHover();
     QString groupLabel(std::size_t k) const;
+    IndexRange shownRange(std::size_t k) const;
 
     MatrixData m_matrix;
     HeatmapStyle m_style;
+    std::vector<IndexRange> m_labelRanges;
     QString m_title;
     float m_autoScale = 1.0f;
     CellNumbers m_cellNumbers = CellNumbers::Auto;

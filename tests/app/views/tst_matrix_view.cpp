@@ -56,6 +56,8 @@ class TestMatrixView : public QObject {
 
 private slots:
     void hoverReportsCell_data();
+    void labelRangesNameTheWholeLayersColumns();
+    void smallValuesStillShowANumber();
     void hoverReportsCell();
     void hoverShowsTooltipWithFullPrecision();
     void leavingClearsHover();
@@ -422,6 +424,50 @@ void TestMatrixView::panelLegendFollowsView() {
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     saveScreenshot(panel, "panel_output_highlight2");
     QVERIFY(panel.legend()->height() > 0);
+}
+
+// A partial output (N, chunk) of group 2 is indexed from 0, but names the output columns it fills.
+void TestMatrixView::labelRangesNameTheWholeLayersColumns() {
+    const auto m = indexed(2, 4);
+    MatrixView view;
+    view.setMatrix(MatrixData::of(m, *m));
+    view.setTitle("partial (2, 4)");
+    view.setGroups({IndexRange{0, 4}}, Qt::Horizontal, {2});
+    QCOMPARE(view.cellDescription(1, 2),
+             QString("partial[1, 2] = 102\ngroup 2 \u00b7 columns [0:4)"));
+    view.setGroupLabelRanges({IndexRange{8, 12}});
+    QCOMPARE(view.cellDescription(1, 2),
+             QString("partial[1, 2] = 102\ngroup 2 \u00b7 columns [8:12)"));
+}
+
+// Values much smaller than the cell's room for digits (-0.0123) still print, in a shorter form,
+// rather than leaving a blank cell among numbered ones.
+void TestMatrixView::smallValuesStillShowANumber() {
+    auto m = std::make_shared<Matrix>(8, 12);
+    for (Index r = 0; r < 8; ++r) {
+        for (Index c = 0; c < 12; ++c)
+            (*m)(r, c) = (c % 2 ? -0.0123f : 0.0123f) * float(r + 1);
+    }
+    MatrixView view;
+    view.resize(480, 330);
+    view.setMatrix(MatrixData::of(m, *m));
+    view.setScale(1.0f);  // cells stay near white, numbers dark
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.cellNumbersShown());
+    const QImage shot = view.viewport()->grab().toImage();
+    const qreal dpr = shot.devicePixelRatio();
+    for (Index r = 0; r < 8; ++r) {
+        for (Index c = 0; c < 12; ++c) {
+            const QRect cell = view.cellRect(int(r), int(c)).adjusted(2, 2, -2, -2).toRect();
+            int dark = 0;
+            for (int y = cell.top(); y <= cell.bottom(); ++y) {
+                for (int x = cell.left(); x <= cell.right(); ++x)
+                    dark += qGray(shot.pixel(int(x * dpr), int(y * dpr))) < 128;
+            }
+            QVERIFY2(dark > 3, qPrintable(QString("cell (%1, %2) is blank").arg(r).arg(c)));
+        }
+    }
 }
 
 QTEST_MAIN(TestMatrixView)

@@ -29,8 +29,12 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     line.errors = parse.errors;
     if (line.help)
         return line;
-    if (parse.options.json || parse.options.summary || parse.options.python)
-        line.errors.push_back("--json, --summary and --python are options of tpviz-cli");
+    const Tolerance defaults;
+    const bool toleranceGiven = parse.options.tolerance.rtol != defaults.rtol ||
+                                parse.options.tolerance.atol != defaults.atol;
+    if (parse.options.json || parse.options.summary || parse.options.python || toleranceGiven)
+        line.errors.push_back(
+            "--json, --summary, --python, --rtol and --atol are options of tpviz-cli");
 
     const auto& extras = parse.options.extras;
     line.sceneGiven = false;
@@ -52,8 +56,10 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
         } else if (line.config.validate().empty()) {
             const int last = stepCount(line.config) - 1;
             if (*step < 0 || *step > last)
-                line.errors.push_back("--step " + it->second + " is out of range: this scene has "
-                                      "steps 0 to " + std::to_string(last));
+                line.errors.push_back("--step " + it->second +
+                                      " is out of range: this scene has "
+                                      "steps 0 to " +
+                                      std::to_string(last));
             else
                 line.step = int(*step);
         }
@@ -62,16 +68,17 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
 }
 
 std::string appHelp() {
-    // tpviz shows the scene; the report options of tpviz-cli do not apply.
+    // tpviz shows the scene; the report and tolerance options of tpviz-cli do not apply.
     std::string options;
     const std::string shared = sceneOptionsHelp(extraOptions());
     std::size_t start = 0;
     while (start < shared.size()) {
         const std::size_t end = shared.find('\n', start);
         const std::string line = shared.substr(start, end - start + 1);
-        if (line.find("--json") == std::string::npos &&
-            line.find("--summary") == std::string::npos &&
-            line.find("--python") == std::string::npos)
+        bool cliOnly = false;
+        for (const char* option : {"--json", "--summary", "--python", "--rtol", "--atol"})
+            cliOnly = cliOnly || line.find(option) != std::string::npos;
+        if (!cliOnly)
             options += line;
         start = end == std::string::npos ? shared.size() : end + 1;
     }

@@ -38,9 +38,8 @@ class TestTpvizCommandLine : public QObject {
 private slots:
     void screenshotWritesAPngOfTheWindowSize_data() {
         QTest::addColumn<QStringList>("args");
-        QTest::newRow("tiny 2x4 tp2 step 1")
-            << QStringList{"--batch", "2", "--in-dim", "2", "--features", "4", "--tp", "2",
-                           "--step", "1"};
+        QTest::newRow("tiny 2x4 tp2 step 1") << QStringList{
+            "--batch", "2", "--in-dim", "2", "--features", "4", "--tp", "2", "--step", "1"};
         QTest::newRow("default") << QStringList{};
         QTest::newRow("row mode") << QStringList{"--mode", "row", "--tp", "4", "--step", "5"};
         QTest::newRow("brief example") << QStringList{"--example", "brief"};
@@ -65,6 +64,7 @@ private slots:
             << QStringList{"--screenshot", "x.png", "--step", "9"} << "out of range";
         QTest::newRow("step without screenshot") << QStringList{"--step", "1"} << "--screenshot";
         QTest::newRow("cli-only option") << QStringList{"--json"} << "tpviz-cli";
+        QTest::newRow("cli-only tolerance") << QStringList{"--rtol", "0.1"} << "tpviz-cli";
     }
     void badOptionsExitWithTwo() {
         QFETCH(QStringList, args);
@@ -80,6 +80,7 @@ private slots:
         for (const char* option : {"--screenshot FILE", "--step K", "--tp T", "--mode", "--seed"})
             QVERIFY2(run.out.contains(option), option);
         QVERIFY(!run.out.contains("--json"));
+        QVERIFY(!run.out.contains("--rtol"));
     }
 
     void sceneOptionsOverrideSettingsOnlyWhenGiven() {

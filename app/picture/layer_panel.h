@@ -12,7 +12,7 @@ class QLabel;
 namespace tp {
 
 class ColumnAlignedPair;
-class LegendWidget;
+class HeatmapLegend;
 class MatrixView;
 
 class LayerPanel : public QWidget {
@@ -49,7 +49,7 @@ private:
     MatrixView* m_bias;
     QLabel* m_xNote;
     QLabel* m_biasNote;
-    LegendWidget* m_legend;
+    HeatmapLegend* m_legend;
     ColumnAlignedPair* m_kernelWithBias;
 };
 

@@ -5,9 +5,10 @@
 namespace tp {
 
 QString hoverText(const QString& name, int row, int col, float value, int group) {
-    const QString index = row < 0 ? QString::number(col) : QStringLiteral("%1, %2").arg(row).arg(col);
-    QString text = QStringLiteral("%1[%2] = %3")
-                       .arg(name, index, QString::fromStdString(formatFloat(value)));
+    const QString index =
+        row < 0 ? QString::number(col) : QStringLiteral("%1, %2").arg(row).arg(col);
+    QString text =
+        QStringLiteral("%1[%2] = %3").arg(name, index, QString::fromStdString(formatFloat(value)));
     if (group >= 0)
         text += QStringLiteral("  ·  group %1").arg(group);
     return text;

@@ -1,9 +1,9 @@
 #include "layer_panel.h"
 
-#include "heatmap_image.h"
-#include "hover_text.h"
 #include "column_aligned_pair.h"
-#include "legend_widget.h"
+#include "heatmap_image.h"
+#include "heatmap_legend.h"
+#include "hover_text.h"
 #include "matrix_view.h"
 #include "steps/step_plan.h"
 
@@ -54,7 +54,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_xNote->setObjectName(QStringLiteral("inputNote"));
     m_biasNote = noteLabel();
     m_biasNote->setObjectName(QStringLiteral("biasNote"));
-    m_legend = new LegendWidget;
+    m_legend = new HeatmapLegend;
 
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
@@ -75,7 +75,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     connectHover(m_kernel, QStringLiteral("kernel"));
     connectHover(m_bias, QStringLiteral("bias"), true);
     connect(m_kernel, &MatrixView::effectiveScaleChanged, this,
-            [this](float scale) { m_legend->setLegend(scale, {}); });
+            [this](float scale) { m_legend->setScale(scale); });
 }
 
 void LayerPanel::connectHover(MatrixView* view, const QString& name, bool vector) {
@@ -109,8 +109,9 @@ void LayerPanel::setScene(ScenePtr scene) {
     if (column) {
         m_bias->setGroups(ranges, Qt::Horizontal);
         m_x->setGroups({}, Qt::Horizontal);
-        m_xNote->setText(tr("<b>x: the full input every group receives.</b> Each group multiplies "
-                            "all of x by its own kernel columns."));
+        m_xNote->setText(
+            tr("<b>x: the full input every group receives.</b> Each group multiplies "
+               "all of x by its own kernel columns."));
         m_biasNote->setText(tr("bias is sliced like the kernel's columns: group i adds "
                                "bias[i*%1:(i+1)*%1] to its own output columns.")
                                 .arg(plan.chunk));
@@ -120,10 +121,12 @@ void LayerPanel::setScene(ScenePtr scene) {
         m_xNote->setText(tr("<b>x is split by columns</b> to match the kernel's row groups: group "
                             "i reads x[:, i*%1:(i+1)*%1].")
                              .arg(plan.chunk));
-        m_biasNote->setText(tr("bias is not split: it is added once, to the sum of the partial "
-                               "products, in the last step."));
+        m_biasNote->setText(
+            tr("bias is not split: it is added once, to the sum of the partial "
+               "products, in the last step."));
     }
-    m_legend->setLegend(m_kernel->effectiveScale(), legendGroups(c, -1));
+    m_legend->setScale(m_kernel->effectiveScale());
+    m_legend->setGroups(legendGroups(c, -1));
     m_kernelWithBias->align();
 }
 
@@ -141,7 +144,8 @@ void LayerPanel::setStep(int step) {
         m_x->setHighlightedGroup(group);
         m_bias->setHighlightedGroup(-1);
     }
-    m_legend->setLegend(m_kernel->effectiveScale(), legendGroups(c, group));
+    m_legend->setScale(m_kernel->effectiveScale());
+    m_legend->setGroups(legendGroups(c, group));
 }
 
 void LayerPanel::zoomIn() {

@@ -40,7 +40,8 @@ void PendingOverlay::follow() {
     // The covered cells: rows 0..rows-1, columns fromColumn..cols-1, clipped to the viewport.
     const QRectF first = m_view->cellRect(0, m_fromColumn);
     const QRectF last = m_view->cellRect(m.rows() - 1, m.cols() - 1);
-    const QRect area = QRectF(first.topLeft(), last.bottomRight()).toAlignedRect().adjusted(0, 0, 1, 1);
+    const QRect area =
+        QRectF(first.topLeft(), last.bottomRight()).toAlignedRect().adjusted(0, 0, 1, 1);
     const QRect visible = area.intersected(m_view->viewport()->rect());
     if (visible.isEmpty()) {
         hide();

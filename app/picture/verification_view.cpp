@@ -44,18 +44,18 @@ void VerificationView::setVerification(const Verification& v, bool complete,
     m_state = !complete ? State::Waiting : v.allclose ? State::Passed : State::Failed;
     QString background, text;
     switch (m_state) {
-    case State::Waiting:
-        background = QStringLiteral("#eeeeee");
-        text = waitingText;
-        break;
-    case State::Passed:
-        background = QStringLiteral("#c8e6c9");
-        text = tr("✔ allclose: output matches x @ kernel + bias");
-        break;
-    case State::Failed:
-        background = QStringLiteral("#ffcdd2");
-        text = tr("✘ not allclose: output differs from x @ kernel + bias");
-        break;
+        case State::Waiting:
+            background = QStringLiteral("#eeeeee");
+            text = waitingText;
+            break;
+        case State::Passed:
+            background = QStringLiteral("#c8e6c9");
+            text = tr("✔ allclose: output matches x @ kernel + bias");
+            break;
+        case State::Failed:
+            background = QStringLiteral("#ffcdd2");
+            text = tr("✘ not allclose: output differs from x @ kernel + bias");
+            break;
     }
     setStyleSheet(QStringLiteral("QFrame#verificationView { background: %1; border: 1px solid "
                                  "#aaa; border-radius: 4px; }")

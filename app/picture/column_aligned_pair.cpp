@@ -59,8 +59,8 @@ void ColumnAlignedPair::align() {
     }
     // Right under the kernel's last row (the kernel is centred in its area), column under column.
     auto place = [&](int stripHeight) {
-        const int top = std::min(int(std::ceil(origin.y() + last.bottom())) + 2,
-                                 bottom - stripHeight);
+        const int top =
+            std::min(int(std::ceil(origin.y() + last.bottom())) + 2, bottom - stripHeight);
         m_strip->setGeometry(int(std::round(left)) - kViewMargin, std::max(0, top),
                              int(std::round(right - left)) + 2 * kViewMargin, stripHeight);
     };

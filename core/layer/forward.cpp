@@ -61,11 +61,15 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
             advance(progress);
     });
 
-    // Concatenate in group order along the last axis: each partial fills its own columns.
+    // Concatenate in group order along the last axis: each partial fills its own columns. The copy
+    // is memory-bound, so both threads share it, by rows of the output.
     result.output.resize(batch, plan.features);
-    for (const ShardGroup& group : plan.groups)
-        result.output.middleCols(group.outputCols.start, group.outputCols.size()) =
-            result.partials[std::size_t(group.index)];
+#pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
+    for (Index r = 0; r < batch; ++r) {
+        for (const ShardGroup& group : plan.groups)
+            result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
+                result.partials[std::size_t(group.index)].row(r);
+    }
     return result;
 }
 

@@ -33,6 +33,28 @@ void forEachGroup(Index tpSize, Index batch, Work&& work) {
     }
 }
 
+// The partials of a split forward pass: one (batch, partialCols) matrix per group, each filled by
+// computePiece(group, rows, piece) for blocks of batch rows, with progress and cancellation.
+template <typename ComputePiece>
+ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
+                              Progress* progress, ComputePiece&& computePiece) {
+    ForwardResult result;
+    result.plan = plan;
+    result.partials.resize(std::size_t(plan.tpSize));
+    for (Matrix& partial : result.partials)
+        partial.resize(batch, partialCols);
+
+    forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
+        if (isCancelled(progress))
+            return;
+        computePiece(plan.groups[std::size_t(i)], rows,
+                     result.partials[std::size_t(i)].middleRows(rows.start, rows.size()));
+        if (rows.stop == batch)
+            advance(progress);
+    });
+    return result;
+}
+
 }  // namespace
 
 ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
@@ -41,28 +63,17 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
     assert(plan.mode == ParallelMode::Column);
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
-    const Index batch = x.rows();
-
-    ForwardResult result;
-    result.plan = plan;
-    result.partials.resize(std::size_t(plan.tpSize));
-    for (Matrix& partial : result.partials)
-        partial.resize(batch, plan.chunk);
-
-    forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
-        if (isCancelled(progress))
-            return;
-        const ShardGroup& group = plan.groups[std::size_t(i)];
-        const IndexRange cols = group.kernelCols;
-        auto piece = result.partials[std::size_t(i)].middleRows(rows.start, rows.size());
-        piece.noalias() = x.middleRows(rows.start, rows.size()) * kernelSlice(kernel, group);
-        piece.rowwise() += bias.segment(cols.start, cols.size());
-        if (rows.stop == batch)
-            advance(progress);
-    });
+    ForwardResult result = computePartials(
+        x.rows(), plan, plan.chunk, progress,
+        [&](const ShardGroup& group, IndexRange rows, auto piece) {
+            const IndexRange cols = group.kernelCols;
+            piece.noalias() = x.middleRows(rows.start, rows.size()) * kernelSlice(kernel, group);
+            piece.rowwise() += bias.segment(cols.start, cols.size());
+        });
 
     // Concatenate in group order along the last axis: each partial fills its own columns. The copy
     // is memory-bound, so both threads share it, by rows of the output.
+    const Index batch = x.rows();
     result.output.resize(batch, plan.features);
 #pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
     for (Index r = 0; r < batch; ++r) {
@@ -79,23 +90,12 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     assert(plan.mode == ParallelMode::Row);
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
-    const Index batch = x.rows();
-
-    ForwardResult result;
-    result.plan = plan;
-    result.partials.resize(std::size_t(plan.tpSize));
-    for (Matrix& partial : result.partials)
-        partial.resize(batch, plan.features);
-
-    forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
-        if (isCancelled(progress))
-            return;
-        const ShardGroup& group = plan.groups[std::size_t(i)];
-        result.partials[std::size_t(i)].middleRows(rows.start, rows.size()).noalias() =
-            inputSlice(x, group).middleRows(rows.start, rows.size()) * kernelSlice(kernel, group);
-        if (rows.stop == batch)
-            advance(progress);
-    });
+    ForwardResult result = computePartials(
+        x.rows(), plan, plan.features, progress,
+        [&](const ShardGroup& group, IndexRange rows, auto piece) {
+            piece.noalias() = inputSlice(x, group).middleRows(rows.start, rows.size()) *
+                              kernelSlice(kernel, group);
+        });
 
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
     result.runningSums.reserve(std::size_t(plan.tpSize));

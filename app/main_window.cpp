@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,6 +29,8 @@
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tp {
 
@@ -274,7 +277,24 @@ void MainWindow::showStep(int step) {
 }
 
 bool MainWindow::saveScreenshot(const QString& path) {
-    return grab().save(path);
+    // Big matrices render on worker threads when first painted: grab until a grab leaves no view
+    // rendering, so the file shows every matrix rather than the blank before its first image.
+    const auto views = findChildren<MatrixView*>();
+    const auto rendering = [&] {
+        return std::any_of(views.begin(), views.end(),
+                           [](MatrixView* v) { return v->isRendering(); });
+    };
+    QPixmap shot;
+    for (int round = 0; round < 20; ++round) {
+        shot = grab();
+        if (!rendering())
+            break;
+        QElapsedTimer waited;
+        waited.start();
+        while (rendering() && waited.elapsed() < 10000)
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    }
+    return shot.save(path);
 }
 
 void MainWindow::saveScreenshotAs() {

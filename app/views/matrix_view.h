@@ -45,6 +45,10 @@ public:
     const std::vector<IndexRange>& groups() const { return m_style.groups; }
     Qt::Orientation groupAxis() const { return m_style.groupAxis; }
 
+    /// A render of a big matrix is running on a worker thread; the view shows the previous image
+    /// (or nothing) until it finishes.
+    bool isRendering() const { return !(m_pendingKey == CacheKey{}); }
+
     /// The hover text of cell (row, col): "name[row, col] = value" and its group with the range.
     QString cellDescription(int row, int col) const;
 

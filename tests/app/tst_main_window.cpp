@@ -16,11 +16,10 @@
 #include "verification_view.h"
 
 #include <QAction>
-#include <QElapsedTimer>
-#include <QTimer>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -28,7 +27,9 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -64,7 +65,8 @@ LayerConfig sizes(std::int64_t batch, std::int64_t inDim, std::int64_t features,
 }
 
 bool sameRgb(QRgb a, QRgb b, int tolerance = 2) {
-    return std::abs(qRed(a) - qRed(b)) <= tolerance && std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
+    return std::abs(qRed(a) - qRed(b)) <= tolerance &&
+           std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
            std::abs(qBlue(a) - qBlue(b)) <= tolerance;
 }
 
@@ -199,7 +201,8 @@ private slots:
                                         .arg(row)
                                         .arg(col)
                                         .arg(group)
-                                        .arg(QColor(pixel).name(), QColor(heatmapColor(value, scale, group)).name())));
+                                        .arg(QColor(pixel).name(),
+                                             QColor(heatmapColor(value, scale, group)).name())));
             }
         }
     }
@@ -242,11 +245,13 @@ private slots:
         const ScenePtr before = w.window.scene();
         QElapsedTimer clock;
         qint64 last = 0, worstGap = 0;
+        int ticksWhileBusy = 0;
         QTimer tick;
         tick.setInterval(10);
         connect(&tick, &QTimer::timeout, this, [&] {
             worstGap = std::max(worstGap, clock.elapsed() - last);
             last = clock.elapsed();
+            ticksWhileBusy += w.window.computer()->isBusy();
         });
         clock.start();
         tick.start();
@@ -255,10 +260,24 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.window.scene() != before, 60000);
         const qint64 firstPicture = clock.elapsed();
         tick.stop();
-        qInfo("4096 x 16384: scene on screen after %lld ms; longest UI stall %lld ms",
-              firstPicture, worstGap);
-        QVERIFY2(worstGap < 500, qPrintable(QString::number(worstGap)));
+        qInfo("4096 x 16384: scene on screen after %lld ms; longest UI stall %lld ms", firstPicture,
+              worstGap);
+        // The event loop kept running while the worker computed (no timing threshold here:
+        // speed targets live in the benchmarks).
+        QVERIFY2(ticksWhileBusy >= 3, qPrintable(QString::number(ticksWhileBusy)));
         QCOMPARE(w.kernel()->matrix().data(), w.window.scene()->params.kernel.data());
+
+        // A big kernel renders on a worker thread; a screenshot waits for it instead of saving
+        // the blank before the first image.
+        QTemporaryDir dir;
+        QVERIFY(w.window.saveScreenshot(dir.filePath("big.png")));
+        QVERIFY(!w.kernel()->isRendering());
+        const QImage kernelImage = w.kernel()->cachedImage();
+        QVERIFY(!kernelImage.isNull());
+        int coloured = 0;
+        for (int x = 0; x < kernelImage.width(); x += 7)
+            coloured += QColor(kernelImage.pixel(x, kernelImage.height() / 2)).hsvSaturation() > 20;
+        QVERIFY2(coloured > kernelImage.width() / 14, qPrintable(QString::number(coloured)));
     }
 
     void rowModeShowsRunningSumsAndTheBiasOnce() {
@@ -278,7 +297,7 @@ private slots:
             QCOMPARE(out->partialView()->matrix().data(),
                      scene->result.partials[std::size_t(step - 1)].data());
             QCOMPARE(out->partialView()->matrix().cols(), 12);  // full width
-            QVERIFY(out->finalOverlay()->isVisible());           // no bias yet
+            QVERIFY(out->finalOverlay()->isVisible());          // no bias yet
             QCOMPARE(w.window.layerPanel()->inputView()->highlightedGroup(), step - 1);
             QVERIFY(w.window.equationLabel()->text().startsWith(step == 1 ? "sum = " : "sum += "));
         }

@@ -55,8 +55,14 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
         std::string message = std::string(dim) + " (" + std::to_string(splitDim()) +
                               ") is not divisible by tp_size (" + std::to_string(tpSize) +
                               "): each group needs the same number of kernel " + what + ".";
-        const auto valid = divisors(splitDim());
-        if (valid.size() <= 24) {
+        // Listing divisors takes sqrt(n) steps: past 10^12 (10^6 steps) the list is not worth a
+        // pause, and such a layer is refused for its memory anyway.
+        constexpr std::int64_t kListableSplit = 1'000'000'000'000;
+        const auto valid =
+            splitDim() <= kListableSplit ? divisors(splitDim()) : std::vector<std::int64_t>{};
+        if (valid.empty()) {
+            message += " Choose a tp_size that divides it";
+        } else if (valid.size() <= 24) {
             message += " Valid tp sizes: ";
             message += joinNumbers(valid);
         } else {

@@ -63,6 +63,11 @@ private slots:
             << "features (720720) is not divisible by tp_size (12252240): each group "
                "needs the same number of kernel columns. 240 tp sizes divide it, from "
                "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 to 720720.";
+        QTest::newRow("huge features")
+            << 2LL << 8LL << 9000000000000000001LL << 3LL << false << int(ConfigField::TpSize)
+            << "features (9000000000000000001) is not divisible by tp_size (3): each "
+               "group needs the same number of kernel columns. Choose a tp_size that "
+               "divides it.";
         QTest::newRow("too big")
             << 1024LL << 65536LL << 65536LL << 1LL << false << int(ConfigField::Memory)
             << "this scene needs 17.0 GiB (18253873152 bytes), more than the memory "

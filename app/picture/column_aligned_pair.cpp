@@ -53,8 +53,9 @@ void ColumnAlignedPair::align() {
     const qreal left = origin.x() + first.left();
     const qreal right = origin.x() + last.right();
     const bool fits = left >= origin.x() && right <= origin.x() + m_top->viewport()->width() + 1;
-    if (!fits) {  // zoomed in: the strip spans the view
-        m_strip->setGeometry(0, bottom - m_stripHeight, width(), m_stripHeight);
+    if (!fits) {  // zoomed in: the strip spans the top view's viewport, following its columns
+        m_strip->setGeometry(origin.x(), bottom - m_stripHeight, m_top->viewport()->width(),
+                             m_stripHeight);
         return;
     }
     // Right under the kernel's last row (the kernel is centred in its area), column under column.

@@ -11,7 +11,8 @@ class MatrixView;
 
 /// Lays out `top` over the whole width and `strip` under it, placed and sized so that strip column
 /// j sits exactly under top column j while the top view fits its matrix (zoom 1). When the top view
-/// is zoomed in past its width, the strip spans the top view's width instead.
+/// is zoomed in past its width, the strip spans the top view's viewport and follows its columns
+/// (MatrixView::setColumnLeader).
 class ColumnAlignedPair : public QWidget {
     Q_OBJECT
 

@@ -50,6 +50,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_kernel->setObjectName(QStringLiteral("kernelView"));
     m_bias = new MatrixView;
     m_bias->setObjectName(QStringLiteral("biasView"));
+    m_bias->setColumnLeader(m_kernel);  // bias column j stays under kernel column j when zoomed
     m_xNote = noteLabel();
     m_xNote->setObjectName(QStringLiteral("inputNote"));
     m_biasNote = noteLabel();

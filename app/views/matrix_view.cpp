@@ -337,6 +337,26 @@ QString MatrixView::groupLabel(std::size_t k) const {
     return rangeText(shownRange(k));
 }
 
+void MatrixView::setColumnLeader(MatrixView* leader) {
+    if (m_columnLeader)
+        disconnect(m_columnLeader, nullptr, this, nullptr);
+    m_columnLeader = leader;
+    setHorizontalScrollBarPolicy(leader ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
+    if (leader) {
+        connect(leader, &MatrixView::zoomChanged, this, &MatrixView::invalidateLayout);
+        connect(leader->horizontalScrollBar(), &QScrollBar::valueChanged, this,
+                &MatrixView::invalidateLayout);
+        connect(leader->horizontalScrollBar(), &QScrollBar::rangeChanged, this,
+                &MatrixView::invalidateLayout);
+    }
+    invalidateLayout();
+}
+
+void MatrixView::invalidateLayout() {
+    updateScrollBars();
+    viewport()->update();
+}
+
 IndexRange MatrixView::shownRange(std::size_t k) const {
     return k < m_labelRanges.size() ? m_labelRanges[k] : m_style.groups[k];
 }
@@ -406,11 +426,23 @@ MatrixView::Layout MatrixView::layout() const {
         return m_zoom <= 1.0 ? base * m_zoom : std::max(base, baseMin * m_zoom);
     };
     l.cell = QSizeF(zoomed(l.base.width()), zoomed(l.base.height()));
+    const bool following = m_columnLeader && m_columnLeader->matrix().cols() == m_matrix.cols();
+    Layout lead;
+    if (following) {
+        lead = m_columnLeader->layout();
+        l.cell = QSizeF(lead.cell.width(), std::min(lead.cell.width(), l.area.height() / rows));
+    }
     l.content = QSizeF(cols * l.cell.width(), rows * l.cell.height());
 
-    const qreal x = l.content.width() <= l.area.width()
-                        ? l.area.left() + std::floor((l.area.width() - l.content.width()) / 2)
-                        : l.area.left() - horizontalScrollBar()->value();
+    qreal x = l.content.width() <= l.area.width()
+                  ? l.area.left() + std::floor((l.area.width() - l.content.width()) / 2)
+                  : l.area.left() - horizontalScrollBar()->value();
+    if (following) {  // the leader's first column, in this viewport's coordinates
+        const QWidget* top = window();
+        const QPoint leaderOrigin = m_columnLeader->viewport()->mapTo(top, QPoint(0, 0));
+        const QPoint ownOrigin = viewport()->mapTo(top, QPoint(0, 0));
+        x = lead.origin.x() + qreal(leaderOrigin.x() - ownOrigin.x());
+    }
     const qreal y = l.content.height() <= l.area.height()
                         ? l.area.top() + std::floor((l.area.height() - l.content.height()) / 2)
                         : l.area.top() - verticalScrollBar()->value();

@@ -8,6 +8,7 @@
 #include <QAbstractScrollArea>
 #include <QFutureWatcher>
 #include <QImage>
+#include <QPointer>
 
 #include <vector>
 
@@ -51,6 +52,11 @@ public:
 
     /// The hover text of cell (row, col): "name[row, col] = value" and its group with the range.
     QString cellDescription(int row, int col) const;
+
+    /// Lines this view's columns up with `leader`'s (the bias strip under the kernel): the same
+    /// cell width and the same horizontal position of every column, following the leader's zoom
+    /// and scrolling. The leader must show as many columns; nullptr ends following.
+    void setColumnLeader(MatrixView* leader);
 
     /// The ranges that group labels and tooltips name, when they differ from the positions in this
     /// matrix: a partial output (N, chunk) shows its group's output columns, e.g. [4:8), not [0:4).
@@ -156,6 +162,7 @@ private:
 
     Layout layout() const;
     void invalidate();
+    void invalidateLayout();  ///< geometry changed, pixels did not
     void updateScrollBars();
     CacheKey wantedKey(const Layout& l) const;
     void ensureImage(const Layout& l);
@@ -168,6 +175,7 @@ private:
     MatrixData m_matrix;
     HeatmapStyle m_style;
     std::vector<IndexRange> m_labelRanges;
+    QPointer<MatrixView> m_columnLeader;
     QString m_title;
     float m_autoScale = 1.0f;
     CellNumbers m_cellNumbers = CellNumbers::Auto;

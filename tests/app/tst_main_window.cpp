@@ -24,6 +24,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -218,6 +219,45 @@ private slots:
         QCOMPARE(w.window.scene()->config.seed, 7);
         QVERIFY(w.window.scene()->params.kernel != before->params.kernel);
         QTRY_VERIFY(w.kernel()->viewport()->grab().toImage() != first);
+    }
+
+    // Bias column j sits under kernel column j at the fitted size, zoomed in, and scrolled.
+    void biasStaysUnderItsKernelColumns() {
+        Window w(sizes(2, 8, 48, 4));
+        QTRY_VERIFY(w.window.scene());
+        MatrixView* kernel = w.kernel();
+        MatrixView* bias = w.window.layerPanel()->biasView();
+        const auto centreX = [&](MatrixView* view, int row, int col) {
+            return view->viewport()
+                ->mapTo(&w.window, view->cellRect(row, col).center().toPoint())
+                .x();
+        };
+        const auto checkAligned = [&](const char* when) {
+            int compared = 0;
+            for (int col = 0; col < 48; ++col) {
+                const int x = centreX(kernel, 0, col);
+                if (!kernel->viewport()->rect().contains(
+                        kernel->cellRect(0, col).center().toPoint()))
+                    continue;  // scrolled out of sight
+                QVERIFY2(std::abs(centreX(bias, 0, col) - x) <= 1,
+                         qPrintable(QString("%1: column %2").arg(when).arg(col)));
+                QVERIFY2(std::abs(bias->cellRect(0, col).width() -
+                                  kernel->cellRect(0, col).width()) < 0.01,
+                         when);
+                ++compared;
+            }
+            QVERIFY2(compared > 0, when);
+        };
+        checkAligned("fitted");
+        kernel->zoomIn();
+        kernel->zoomIn();
+        kernel->zoomIn();
+        QTest::qWait(20);  // the pair re-aligns on a queued call
+        QVERIFY(kernel->horizontalScrollBar()->maximum() > 0);
+        checkAligned("zoomed");
+        kernel->horizontalScrollBar()->setValue(kernel->horizontalScrollBar()->maximum() / 2);
+        QTest::qWait(20);
+        checkAligned("scrolled");
     }
 
     void bigSceneShowsProgressAndCancels() {

@@ -41,30 +41,21 @@ StepState stepState(const LayerConfig& config, int step) {
 
 QString equationText(const LayerConfig& config, int step) {
     const StepState state = stepState(config, step);
-    const std::int64_t n = config.batch, in = config.inDim, f = config.features;
-    const std::int64_t chunk = config.chunk();
-    if (config.mode == ParallelMode::Column) {
-        if (state.currentGroup < 0)
-            return QStringLiteral("y = x @ kernel + bias%1(%2 @ %3 + %4), as %5 groups of %6 "
-                                  "output columns")
-                .arg(kGap, shape(n, in), shape(in, f))
-                .arg(f)
-                .arg(config.tpSize)
-                .arg(chunk);
-        return QString::fromStdString(
-            stepEquation(ShardingPlan::make(config), state.currentGroup, config.batch));
-    }
+    const ShardingPlan plan = ShardingPlan::make(config);
     if (state.biasAdded)
-        return QString::fromStdString(rowBiasEquation(ShardingPlan::make(config), config.batch));
-    if (state.currentGroup < 0)
-        return QStringLiteral("y = x @ kernel + bias%1(%2 @ %3 + %4), as %5 partial sums over "
-                              "row groups of %6, the bias added once")
-            .arg(kGap, shape(n, in), shape(in, f))
-            .arg(f)
-            .arg(config.tpSize)
-            .arg(chunk);
-    return QString::fromStdString(
-        stepEquation(ShardingPlan::make(config), state.currentGroup, config.batch));
+        return QString::fromStdString(rowBiasEquation(plan, config.batch));
+    if (state.currentGroup >= 0)
+        return QString::fromStdString(stepEquation(plan, state.currentGroup, config.batch));
+    // Before any group: the whole layer, and how it will be split.
+    const std::int64_t n = config.batch, in = config.inDim, f = config.features;
+    const QString split =
+        config.mode == ParallelMode::Column
+            ? QStringLiteral("as %1 groups of %2 output columns")
+            : QStringLiteral("as %1 partial sums over row groups of %2, the bias added once");
+    return QStringLiteral("y = x @ kernel + bias%1(%2 @ %3 + %4), %5")
+        .arg(kGap, shape(n, in), shape(in, f))
+        .arg(f)
+        .arg(split.arg(config.tpSize).arg(config.chunk()));
 }
 
 QString stepCaption(const LayerConfig& config, int step) {

@@ -46,7 +46,7 @@ struct LayerConfig {
     ParallelMode mode = ParallelMode::Column;
     PrngLayout prng = PrngLayout::Partitionable;
     bool x64 = false;  ///< jax_enable_x64: changes seed -> key for negative seeds and seeds >= 2^32
-    BiasInit bias;
+    BiasInit bias{};
     std::int64_t memoryBudgetBytes = std::int64_t(2) << 30;  ///< refuse scenes needing more
 
     /// The dimension that tp splits: features in column mode, inDim in row mode.

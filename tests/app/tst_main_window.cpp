@@ -54,17 +54,6 @@ struct Window {
     }
 };
 
-LayerConfig sizes(std::int64_t batch, std::int64_t inDim, std::int64_t features, std::int64_t tp,
-                  ParallelMode mode = ParallelMode::Column) {
-    LayerConfig c;
-    c.batch = batch;
-    c.inDim = inDim;
-    c.features = features;
-    c.tpSize = tp;
-    c.mode = mode;
-    return c;
-}
-
 bool sameRgb(QRgb a, QRgb b, int tolerance = 2) {
     return std::abs(qRed(a) - qRed(b)) <= tolerance &&
            std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
@@ -118,7 +107,7 @@ private slots:
     }
 
     void spacePlaysToTheLastStep() {
-        Window w(sizes(2, 8, 12, 4));
+        Window w(LayerConfig{.batch = 2, .inDim = 8, .features = 12, .tpSize = 4});
         QTRY_VERIFY(w.window.scene());
         QVERIFY(QTest::qWaitForWindowActive(&w.window));
         w.window.stepController()->setIntervalMs(20);
@@ -160,7 +149,7 @@ private slots:
     }
 
     void lastStepConcatenationEqualsTheReference() {
-        Window w(sizes(3, 16, 24, 4));
+        Window w(LayerConfig{.batch = 3, .inDim = 16, .features = 24, .tpSize = 4});
         QTRY_VERIFY(w.window.scene());
         w.window.stepController()->setStep(2);
         VerificationView* check = w.window.outputPanel()->verificationView();
@@ -182,7 +171,7 @@ private slots:
     }
 
     void kernelPixelsCarryTheirGroupsColour() {
-        Window w(sizes(2, 6, 12, 3));
+        Window w(LayerConfig{.batch = 2, .inDim = 6, .features = 12, .tpSize = 3});
         QTRY_VERIFY(w.window.scene());
         w.window.stepController()->setStep(0);  // nothing dimmed
         MatrixView* view = w.kernel();
@@ -223,7 +212,7 @@ private slots:
 
     // Bias column j sits under kernel column j at the fitted size, zoomed in, and scrolled.
     void biasStaysUnderItsKernelColumns() {
-        Window w(sizes(2, 8, 48, 4));
+        Window w(LayerConfig{.batch = 2, .inDim = 8, .features = 48, .tpSize = 4});
         QTRY_VERIFY(w.window.scene());
         MatrixView* kernel = w.kernel();
         MatrixView* bias = w.window.layerPanel()->biasView();
@@ -295,7 +284,7 @@ private slots:
         });
         clock.start();
         tick.start();
-        LayerConfig big = sizes(2, 4096, 16384, 8);
+        LayerConfig big = LayerConfig{.batch = 2, .inDim = 4096, .features = 16384, .tpSize = 8};
         w.window.showConfig(big, SceneSource::Nnx);
         QTRY_VERIFY_WITH_TIMEOUT(w.window.scene() != before, 60000);
         const qint64 firstPicture = clock.elapsed();
@@ -321,7 +310,8 @@ private slots:
     }
 
     void rowModeShowsRunningSumsAndTheBiasOnce() {
-        LayerConfig c = sizes(2, 8, 12, 4, ParallelMode::Row);
+        LayerConfig c = LayerConfig{
+            .batch = 2, .inDim = 8, .features = 12, .tpSize = 4, .mode = ParallelMode::Row};
         c.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
         Window w(c);
         QTRY_VERIFY(w.window.scene());
@@ -354,7 +344,7 @@ private slots:
     }
 
     void pythonSnippetOfTheSceneCopies() {
-        Window w(sizes(2, 8, 12, 4));
+        Window w(LayerConfig{.batch = 2, .inDim = 8, .features = 12, .tpSize = 4});
         QTRY_VERIFY(w.window.scene());
         PythonDialog* dialog = w.window.showPythonSnippet();
         QVERIFY(dialog->isVisible());

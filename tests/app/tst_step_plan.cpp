@@ -6,21 +6,6 @@
 
 using namespace tp;
 
-namespace {
-
-LayerConfig config(std::int64_t batch, std::int64_t inDim, std::int64_t features, std::int64_t tp,
-                   ParallelMode mode) {
-    LayerConfig c;
-    c.batch = batch;
-    c.inDim = inDim;
-    c.features = features;
-    c.tpSize = tp;
-    c.mode = mode;
-    return c;
-}
-
-}  // namespace
-
 class TestStepPlan : public QObject {
     Q_OBJECT
 
@@ -36,7 +21,8 @@ private slots:
             << 0 << 3 << 1 << "y[:, 0:4] = x @ kernel[:, 0:4] + bias[0:4]   (2x8 @ 8x4 + 4)";
         QTest::newRow("2x8x12 tp4 row group 1")
             << 1 << 4 << 2 << "sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)";
-        QTest::newRow("2x8x12 tp4 row bias") << 1 << 4 << 5 << "y = sum + bias   (2x12 + 12, bias added once)";
+        QTest::newRow("2x8x12 tp4 row bias")
+            << 1 << 4 << 5 << "y = sum + bias   (2x12 + 12, bias added once)";
     }
     void equation() {
         QFETCH(int, mode);
@@ -44,12 +30,19 @@ private slots:
         QFETCH(int, step);
         QFETCH(QString, expected);
         const LayerConfig c =
-            config(2, 8, 12, tp, mode == 0 ? ParallelMode::Column : ParallelMode::Row);
+            LayerConfig{.batch = 2,
+                        .inDim = 8,
+                        .features = 12,
+                        .tpSize = tp,
+                        .mode = mode == 0 ? ParallelMode::Column : ParallelMode::Row};
         QCOMPARE(equationText(c, step), expected);
     }
 
     void startNamesTheWholeLayer() {
-        const QString text = equationText(config(2, 8, 12, 3, ParallelMode::Column), 0);
+        const QString text = equationText(
+            LayerConfig{
+                .batch = 2, .inDim = 8, .features = 12, .tpSize = 3, .mode = ParallelMode::Column},
+            0);
         QVERIFY2(text.startsWith("y = x @ kernel + bias"), qPrintable(text));
         QVERIFY(text.contains("2x8 @ 8x12 + 12"));
     }
@@ -72,7 +65,11 @@ private slots:
         QFETCH(int, mode);
         QFETCH(int, step);
         const LayerConfig c =
-            config(2, 6, 6, 3, mode == 0 ? ParallelMode::Column : ParallelMode::Row);
+            LayerConfig{.batch = 2,
+                        .inDim = 6,
+                        .features = 6,
+                        .tpSize = 3,
+                        .mode = mode == 0 ? ParallelMode::Column : ParallelMode::Row};
         QCOMPARE(stepCount(c), mode == 0 ? 4 : 5);
         const StepState s = stepState(c, step);
         QTEST(s.groupsDone, "done");

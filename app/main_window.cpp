@@ -7,9 +7,9 @@
 #include "panels/python_dialog.h"
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
+#include "step_plan.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
-#include "steps/step_plan.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -264,8 +264,8 @@ void MainWindow::showStep(int step) {
     if (!m_scene)
         return;
     const LayerConfig& config = m_scene->config;
-    m_equation->setText(equationText(config, step));
-    m_caption->setText(stepCaption(config, step));
+    m_equation->setText(QString::fromStdString(equationText(config, step)));
+    m_caption->setText(QString::fromStdString(stepCaption(config, step)));
     m_layer->setStep(step);
     m_output->setStep(step);
     m_groups->setStep(step);

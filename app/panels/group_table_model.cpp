@@ -1,6 +1,7 @@
 #include "group_table_model.h"
 
 #include "palette.h"
+#include "range_text.h"
 #include "step_plan.h"
 
 #include <QBrush>
@@ -14,6 +15,7 @@ GroupTableModel::GroupTableModel(QObject* parent) : QAbstractTableModel(parent) 
 void GroupTableModel::setConfig(const LayerConfig& config) {
     beginResetModel();
     m_config = config;
+    m_plan = ShardingPlan::make(config);
     m_valid = true;
     endResetModel();
 }
@@ -38,30 +40,29 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
         return {};
     const int group = index.row();
-    const std::int64_t chunk = m_config.chunk();
-    const std::int64_t a = group * chunk, b = a + chunk;
-    const bool column = m_config.mode == ParallelMode::Column;
+    const ShardGroup& g = m_plan.groups.at(std::size_t(group));
+    const bool column = m_plan.mode == ParallelMode::Column;
     const StepState state = stepState(m_config, m_step);
+    auto text = [](const std::string& s) { return QString::fromStdString(s); };
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Group:
-            return group;
-        case Kernel:
-            return column ? QStringLiteral("kernel[:, %1:%2]").arg(a).arg(b)
-                          : QStringLiteral("kernel[%1:%2, :]").arg(a).arg(b);
-        case Other:
-            return column ? QStringLiteral("bias[%1:%2]").arg(a).arg(b)
-                          : QStringLiteral("x[:, %1:%2]").arg(a).arg(b);
-        case Output:
-            return column ? QStringLiteral("y[:, %1:%2]").arg(a).arg(b)
-                          : QStringLiteral("sum (all %1 columns)").arg(m_config.features);
-        case Shape:
-            return QStringLiteral("%1x%2").arg(m_config.batch).arg(column ? chunk
-                                                                          : m_config.features);
-        case Status:
-            if (group == state.currentGroup && !state.complete)
-                return tr("computing");
-            return group < state.groupsDone ? tr("done") : tr("waiting");
+            case Group:
+                return group;
+            case Kernel:
+                return text(column ? columnSlice("kernel", g.kernelCols)
+                                   : rowSlice("kernel", g.kernelRows));
+            case Other:
+                return text(column ? vectorSlice("bias", g.kernelCols)
+                                   : columnSlice("x", g.inputCols));
+            case Output:
+                return column ? text(columnSlice("y", g.outputCols))
+                              : tr("sum (all %1 columns)").arg(g.outputCols.size());
+            case Shape:
+                return text(shapeText(m_config.batch, g.outputCols.size()));
+            case Status:
+                if (group == state.currentGroup && !state.complete)
+                    return tr("computing");
+                return group < state.groupsDone ? tr("done") : tr("waiting");
         }
     }
     if (role == Qt::DecorationRole && index.column() == Group)
@@ -74,16 +75,17 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
         return font;
     }
     if (role == Qt::ToolTipRole)
-        return column ? tr("Group %1 reads all of x and kernel columns %2:%3, adds bias[%2:%3] and "
-                           "writes output columns %2:%3")
-                            .arg(group)
-                            .arg(a)
-                            .arg(b)
-                      : tr("Group %1 reads x[:, %2:%3] and kernel rows %2:%3 and adds a partial "
-                           "sum to every output column")
-                            .arg(group)
-                            .arg(a)
-                            .arg(b);
+        return column
+                   ? tr("Group %1 reads all of x and kernel columns %2, adds %3 and writes "
+                        "output columns %4")
+                         .arg(group)
+                         .arg(text(sliceText(g.kernelCols)),
+                              text(vectorSlice("bias", g.kernelCols)),
+                              text(sliceText(g.outputCols)))
+                   : tr("Group %1 reads %2 and kernel rows %3 and adds a partial sum to every "
+                        "output column")
+                         .arg(group)
+                         .arg(text(columnSlice("x", g.inputCols)), text(sliceText(g.kernelRows)));
     return {};
 }
 
@@ -92,18 +94,18 @@ QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, i
         return {};
     const bool column = m_config.mode == ParallelMode::Column;
     switch (section) {
-    case Group:
-        return tr("Group");
-    case Kernel:
-        return tr("Kernel slice");
-    case Other:
-        return column ? tr("Bias slice") : tr("Input slice");
-    case Output:
-        return tr("Writes");
-    case Shape:
-        return tr("Partial");
-    case Status:
-        return tr("Status");
+        case Group:
+            return tr("Group");
+        case Kernel:
+            return tr("Kernel slice");
+        case Other:
+            return column ? tr("Bias slice") : tr("Input slice");
+        case Output:
+            return tr("Writes");
+        case Shape:
+            return tr("Partial");
+        case Status:
+            return tr("Status");
     }
     return {};
 }

@@ -3,13 +3,15 @@
 // The groups of the split as a side table: what each group reads and writes, and where the walk is.
 
 #include "layer_config.h"
+#include "sharding_plan.h"
 
 #include <QAbstractTableModel>
 
 namespace tp {
 
 /// One row per group: its kernel slice, bias or input slice, output columns, partial shape and
-/// status at the current step (done, computing, waiting). Rows carry the group's colour.
+/// status at the current step (done, computing, waiting), every range read from the config's
+/// ShardingPlan. Rows carry the group's colour.
 class GroupTableModel : public QAbstractTableModel {
     Q_OBJECT
 
@@ -30,6 +32,7 @@ public:
 
 private:
     LayerConfig m_config;
+    ShardingPlan m_plan;  ///< ShardingPlan::make(m_config)
     int m_step = 0;
     bool m_valid = false;
 };

@@ -5,7 +5,7 @@
 #include "heatmap_legend.h"
 #include "hover_text.h"
 #include "matrix_view.h"
-#include "steps/step_plan.h"
+#include "step_plan.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>

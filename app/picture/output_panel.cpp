@@ -4,13 +4,21 @@
 #include "hover_text.h"
 #include "matrix_view.h"
 #include "pending_overlay.h"
-#include "steps/step_plan.h"
+#include "range_text.h"
+#include "step_plan.h"
 #include "verification_view.h"
 
 #include <QGridLayout>
 #include <QLabel>
 
 namespace tp {
+namespace {
+
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+}  // namespace
 
 OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     m_partial = new MatrixView;
@@ -72,7 +80,8 @@ void OutputPanel::setScene(ScenePtr scene) {
 
     m_reference->setMatrix(MatrixData::of(m_scene, m_scene->reference));
     m_reference->setGroups({}, Qt::Horizontal);
-    m_reference->setTitle(tr("reference x @ kernel + bias  (%1, %2)").arg(c.batch).arg(c.features));
+    m_reference->setTitle(
+        tr("reference x @ kernel + bias  %1").arg(qs(shapeTuple(c.batch, c.features))));
     std::vector<IndexRange> outputRanges;
     for (const ShardGroup& g : r.plan.groups)
         outputRanges.push_back(g.outputCols);
@@ -92,7 +101,7 @@ void OutputPanel::setScene(ScenePtr scene) {
         m_resultName = QStringLiteral("sum");
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
-        m_final->setTitle(tr("y = sum + bias  (%1, %2)").arg(c.batch).arg(c.features));
+        m_final->setTitle(tr("y = sum + bias  %1").arg(qs(shapeTuple(c.batch, c.features))));
         m_warning->setText(
             tr("<p><b>+ Add the partial sums:</b> every row group contributes to the same "
                "output columns, so they are combined by addition (an all-reduce on devices).</p>"
@@ -114,31 +123,31 @@ void OutputPanel::showColumnStep(int step) {
     const LayerConfig& c = m_scene->config;
     const ForwardResult& r = m_scene->result;
     const StepState state = stepState(c, step);
-    const Index chunk = r.plan.chunk;
     const int group = std::max(state.currentGroup, 0);
-    const Index a = group * chunk;
+    const ShardGroup& g = r.plan.groups[std::size_t(group)];
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
-    m_partial->setGroups({IndexRange{0, chunk}}, Qt::Horizontal, {group});
-    m_partial->setGroupLabelRanges({IndexRange{a, a + chunk}});  // the output columns it fills
-    m_partial->setTitle(tr("partial of group %1 = y[:, %2:%3]  (%4, %5)")
-                            .arg(group)
-                            .arg(a)
-                            .arg(a + chunk)
-                            .arg(c.batch)
-                            .arg(chunk));
+    m_partial->setGroups({IndexRange{0, g.outputCols.size()}}, Qt::Horizontal, {group});
+    m_partial->setGroupLabelRanges({g.outputCols});  // the output columns it fills
+    m_partial->setTitle(
+        tr("partial of group %1 = %2  %3")
+            .arg(group)
+            .arg(qs(columnSlice("y", g.outputCols)), qs(shapeTuple(c.batch, g.outputCols.size()))));
     m_partialOverlay->setPending(state.currentGroup < 0 ? 0 : -1,
                                  tr("no group computed yet: press Next (Right)"));
 
-    const Index filled = state.groupsDone * chunk;
-    m_result->setTitle(tr("y = concatenate(partials)  (%1, %2): %3 of %4 blocks")
-                           .arg(c.batch)
-                           .arg(c.features)
+    // The output columns placed so far: those of groups 0..groupsDone-1.
+    const Index filled = state.groupsDone == 0
+                             ? 0
+                             : r.plan.groups[std::size_t(state.groupsDone - 1)].outputCols.stop;
+    m_result->setTitle(tr("y = concatenate(partials)  %1: %2 of %3 blocks")
+                           .arg(qs(shapeTuple(c.batch, c.features)))
                            .arg(state.groupsDone)
                            .arg(c.tpSize));
     m_result->setHighlightedGroup(state.complete ? -1 : state.currentGroup);
-    m_resultOverlay->setPending(state.complete ? -1 : filled,
-                                tr("columns %1:%2 not computed yet").arg(filled).arg(c.features));
+    m_resultOverlay->setPending(
+        state.complete ? -1 : filled,
+        tr("columns %1 not computed yet").arg(qs(sliceText({filled, c.features}))));
     m_verification->setVerification(m_scene->verification, state.complete,
                                     tr("Check waits for the last step: %1 of %2 blocks placed")
                                         .arg(state.groupsDone)
@@ -149,20 +158,16 @@ void OutputPanel::showRowStep(int step) {
     const LayerConfig& c = m_scene->config;
     const ForwardResult& r = m_scene->result;
     const StepState state = stepState(c, step);
-    const Index chunk = r.plan.chunk;
     const int group =
         state.currentGroup >= 0 ? state.currentGroup : std::max(state.groupsDone - 1, 0);
-    const Index a = group * chunk;
+    const ShardGroup& g = r.plan.groups[std::size_t(group)];
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
-    m_partial->setGroups({IndexRange{0, c.features}}, Qt::Horizontal, {group});
-    m_partial->setGroupLabelRanges({IndexRange{a, a + chunk}});  // the kernel rows it reads
-    m_partial->setTitle(tr("partial sum of group %1, rows %2:%3  (%4, %5)")
+    m_partial->setGroups({g.outputCols}, Qt::Horizontal, {group});
+    m_partial->setGroupLabelRanges({g.kernelRows});  // the kernel rows it reads
+    m_partial->setTitle(tr("partial sum of group %1, rows %2  %3")
                             .arg(group)
-                            .arg(a)
-                            .arg(a + chunk)
-                            .arg(c.batch)
-                            .arg(c.features));
+                            .arg(qs(sliceText(g.kernelRows)), qs(shapeTuple(c.batch, c.features))));
     m_partialOverlay->setPending(state.groupsDone == 0 ? 0 : -1,
                                  tr("no group computed yet: press Next (Right)"));
 
@@ -171,7 +176,7 @@ void OutputPanel::showRowStep(int step) {
         MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
     m_result->setGroups({}, Qt::Horizontal);
     m_result->setTitle(
-        tr("running sum of %1 partials  (%2, %3)").arg(summed).arg(c.batch).arg(c.features));
+        tr("running sum of %1 partials  %2").arg(summed).arg(qs(shapeTuple(c.batch, c.features))));
     m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
     m_finalOverlay->setPending(state.biasAdded ? -1 : 0,
                                tr("last step: y = sum + bias, the bias added once"));

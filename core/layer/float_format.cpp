@@ -17,6 +17,12 @@ std::string formatFloat(float value) {
     return std::string(buffer, result.ptr);
 }
 
+std::string formatDouble(double value) {
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
 std::string formatFloatShort(float value, int digits) {
     char buffer[48];
     std::snprintf(buffer, sizeof buffer, "%.*g", digits, double(value));

@@ -11,6 +11,9 @@ namespace tp {
 /// Non-finite values print as "nan", "inf", "-inf".
 std::string formatFloat(float value);
 
+/// The shortest decimal text that reads back to the same double (std::to_chars), e.g. "1e-05".
+std::string formatDouble(double value);
+
 /// Fixed-width text with `digits` significant digits, for tables and cells (e.g. "-0.262").
 std::string formatFloatShort(float value, int digits = 3);
 

@@ -19,6 +19,7 @@ ShardingPlan ShardingPlan::make(ParallelMode mode, Index inDim, Index features, 
         const IndexRange part{i * plan.chunk, (i + 1) * plan.chunk};
         ShardGroup group;
         group.index = int(i);
+        group.owned = part;
         if (mode == ParallelMode::Column) {
             group.kernelRows = {0, inDim};
             group.kernelCols = part;
@@ -37,40 +38,6 @@ ShardingPlan ShardingPlan::make(ParallelMode mode, Index inDim, Index features, 
 
 ShardingPlan ShardingPlan::make(const LayerConfig& config) {
     return make(config.mode, config.inDim, config.features, config.tpSize);
-}
-
-namespace {
-
-std::string slice(IndexRange r) {
-    return std::to_string(r.start) + ":" + std::to_string(r.stop);
-}
-
-std::string shape(Index rows, Index cols) {
-    return std::to_string(rows) + "x" + std::to_string(cols);
-}
-
-}  // namespace
-
-std::string stepEquation(const ShardingPlan& plan, int group, Index batch) {
-    const ShardGroup& g = plan.groups.at(std::size_t(group));
-    if (plan.mode == ParallelMode::Column) {
-        const std::string cols = slice(g.kernelCols);
-        return "y[:, " + cols + "] = x @ kernel[:, " + cols + "] + bias[" + cols + "]   (" +
-               shape(batch, plan.inDim) + " @ " + shape(plan.inDim, plan.chunk) + " + " +
-               std::to_string(plan.chunk) + ")";
-    }
-    const std::string rows = slice(g.kernelRows);
-    return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows + "] @ kernel[" + rows +
-           ", :]   (" + shape(batch, plan.chunk) + " @ " + shape(plan.chunk, plan.features) + ")";
-}
-
-std::string rowBiasEquation(const ShardingPlan& plan, Index batch) {
-    return "y = sum + bias   (" + shape(batch, plan.features) + " + " +
-           std::to_string(plan.features) + ", bias added once)";
-}
-
-std::string rangeLabel(IndexRange range) {
-    return "[" + std::to_string(range.start) + ":" + std::to_string(range.stop) + ")";
 }
 
 }  // namespace tp

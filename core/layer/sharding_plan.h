@@ -5,7 +5,6 @@
 #include "eigen_types.h"
 #include "layer_config.h"
 
-#include <string>
 #include <vector>
 
 namespace tp {
@@ -19,6 +18,7 @@ struct ShardGroup {
     IndexRange kernelCols;  ///< columns of the kernel this group reads
     IndexRange inputCols;   ///< columns of x this group reads (all of them in column mode)
     IndexRange outputCols;  ///< columns of the output this group produces (all in row mode)
+    IndexRange owned;  ///< its part of the split dimension: kernelCols (column), kernelRows (row)
 };
 
 /// The split of a (inDim, features) kernel into tpSize groups.
@@ -36,16 +36,5 @@ struct ShardingPlan {
     static ShardingPlan make(ParallelMode mode, Index inDim, Index features, Index tpSize);
     static ShardingPlan make(const LayerConfig& config);
 };
-
-/// The step of group `group` in the brief's words, with shapes:
-///   column: "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
-///   row:    "sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)"  ("sum = ..." for group 0)
-std::string stepEquation(const ShardingPlan& plan, int group, Index batch);
-
-/// The closing step of row mode, where the bias is added once: "y = sum + bias   (2x12 + 12)".
-std::string rowBiasEquation(const ShardingPlan& plan, Index batch);
-
-/// "[4:8)": a range as the app labels groups.
-std::string rangeLabel(IndexRange range);
 
 }  // namespace tp

@@ -1,24 +1,15 @@
 #include "report.h"
 
 #include "float_format.h"
+#include "range_text.h"
+#include "step_plan.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <sstream>
 
 namespace tp {
 namespace {
-
-std::string formatDouble(double value) {
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return std::string(buffer, result.ptr);
-}
-
-std::string shapeText(Index rows, Index cols) {
-    return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
 
 std::string layerText(const LayerConfig& c, SceneSource source) {
     if (source == SceneSource::Brief)
@@ -105,30 +96,29 @@ std::string textReport(const Scene& scene, bool summary) {
             << toString(c.bias) << '\n';
 
     if (!summary) {
-        out << "\nx " << shapeText(c.batch, c.inDim) << ", the full input:\n";
+        out << "\nx " << shapeTuple(c.batch, c.inDim) << ", the full input:\n";
         writeMatrix(out, scene.params.x, "  ");
-        out << "\nkernel " << shapeText(c.inDim, c.features) << ":\n";
+        out << "\nkernel " << shapeTuple(c.inDim, c.features) << ":\n";
         writeMatrix(out, scene.params.kernel, "  ");
-        out << "\nbias (" << c.features << ",):\n";
+        out << "\nbias " << shapeTuple(c.features) << ":\n";
         writeMatrix(out, scene.params.bias, "  ");
     }
 
     out << "\ngroups:\n";
     for (const ShardGroup& g : plan.groups) {
         out << "  group " << g.index << ": " << (column ? "columns " : "rows ")
-            << rangeLabel(column ? g.kernelCols : g.kernelRows) << "   "
-            << stepEquation(plan, g.index, c.batch) << '\n';
+            << rangeLabel(g.owned) << "   " << stepEquation(plan, g.index, c.batch) << '\n';
         if (summary)
             continue;
         out << "    partial " << (column ? "" : "sum ")
-            << shapeText(c.batch, column ? plan.chunk : c.features) << ":\n";
+            << shapeTuple(c.batch, column ? plan.chunk : c.features) << ":\n";
         writeMatrix(out, scene.result.partials[std::size_t(g.index)], "      ");
     }
     if (!column)
         out << "  then " << rowBiasEquation(plan, c.batch) << '\n';
 
     if (!summary) {
-        out << "\noutput " << shapeText(c.batch, c.features)
+        out << "\noutput " << shapeTuple(c.batch, c.features)
             << (column ? ", the partials concatenated in group order (never summed):\n"
                        : ", the partial sums added, then the bias once:\n");
         writeMatrix(out, scene.result.output, "  ");

@@ -73,6 +73,7 @@ private slots:
         const auto plan = ShardingPlan::make(m, 8, 12, tp);
         const ShardGroup& g = plan.groups.at(std::size_t(group));
         QCOMPARE(g.index, group);
+        QCOMPARE(g.owned, (IndexRange{start, stop}));
         if (m == ParallelMode::Column) {
             QCOMPARE(g.kernelCols, (IndexRange{start, stop}));
             QCOMPARE(g.outputCols, (IndexRange{start, stop}));
@@ -86,18 +87,20 @@ private slots:
         }
     }
 
-    void stepEquations() {
-        const auto column = ShardingPlan::make(ParallelMode::Column, 8, 12, 3);
-        QCOMPARE(stepEquation(column, 1, 2),
-                 std::string("y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"));
-        const auto row = ShardingPlan::make(ParallelMode::Row, 8, 12, 4);
-        QCOMPARE(stepEquation(row, 0, 2),
-                 std::string("sum = x[:, 0:2] @ kernel[0:2, :]   (2x2 @ 2x12)"));
-        QCOMPARE(stepEquation(row, 1, 2),
-                 std::string("sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)"));
-        QCOMPARE(rowBiasEquation(row, 2),
-                 std::string("y = sum + bias   (2x12 + 12, bias added once)"));
-        QCOMPARE(rangeLabel({4, 8}), std::string("[4:8)"));
+    // The groups' owned ranges tile the split dimension in order, each chunk wide.
+    void planRangesTile() {
+        for (const auto m : {ParallelMode::Column, ParallelMode::Row}) {
+            const auto plan = ShardingPlan::make(m, 12, 20, 4);
+            const Index split = m == ParallelMode::Column ? 20 : 12;
+            QCOMPARE(plan.chunk, split / 4);
+            Index next = 0;
+            for (const ShardGroup& g : plan.groups) {
+                QCOMPARE(g.owned, (IndexRange{next, next + plan.chunk}));
+                QCOMPARE(m == ParallelMode::Column ? g.kernelCols : g.kernelRows, g.owned);
+                next = g.owned.stop;
+            }
+            QCOMPARE(next, split);
+        }
     }
 
     void matchesReference_data() {

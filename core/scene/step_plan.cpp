@@ -1,0 +1,92 @@
+#include "step_plan.h"
+
+#include "range_text.h"
+
+#include <algorithm>
+
+namespace tp {
+namespace {
+
+constexpr auto kGap = "   ";
+
+}  // namespace
+
+int stepCount(const LayerConfig& config) {
+    const int groups = int(config.tpSize);
+    return config.mode == ParallelMode::Column ? groups + 1 : groups + 2;
+}
+
+StepState stepState(const LayerConfig& config, int step) {
+    StepState state;
+    const int groups = int(config.tpSize);
+    state.step = std::clamp(step, 0, stepCount(config) - 1);
+    state.groupsDone = std::min(state.step, groups);
+    state.currentGroup = state.step >= 1 && state.step <= groups ? state.step - 1 : -1;
+    if (config.mode == ParallelMode::Column) {
+        state.complete = state.groupsDone == groups;
+    } else {
+        state.biasAdded = state.step == groups + 1;
+        state.complete = state.biasAdded;
+    }
+    return state;
+}
+
+std::string stepEquation(const ShardingPlan& plan, int group, Index batch) {
+    const ShardGroup& g = plan.groups.at(std::size_t(group));
+    if (plan.mode == ParallelMode::Column) {
+        return columnSlice("y", g.outputCols) + " = x @ " + columnSlice("kernel", g.kernelCols) +
+               " + " + vectorSlice("bias", g.kernelCols) + kGap + "(" +
+               shapeText(batch, plan.inDim) + " @ " + shapeText(plan.inDim, plan.chunk) + " + " +
+               std::to_string(plan.chunk) + ")";
+    }
+    return std::string(group == 0 ? "sum = " : "sum += ") + columnSlice("x", g.inputCols) + " @ " +
+           rowSlice("kernel", g.kernelRows) + kGap + "(" + shapeText(batch, plan.chunk) + " @ " +
+           shapeText(plan.chunk, plan.features) + ")";
+}
+
+std::string rowBiasEquation(const ShardingPlan& plan, Index batch) {
+    return std::string("y = sum + bias") + kGap + "(" + shapeText(batch, plan.features) + " + " +
+           std::to_string(plan.features) + ", bias added once)";
+}
+
+std::string equationText(const LayerConfig& config, int step) {
+    const StepState state = stepState(config, step);
+    const ShardingPlan plan = ShardingPlan::make(config);
+    if (state.biasAdded)
+        return rowBiasEquation(plan, config.batch);
+    if (state.currentGroup >= 0)
+        return stepEquation(plan, state.currentGroup, config.batch);
+    // Before any group: the whole layer, and how it will be split.
+    const std::string groups = std::to_string(plan.tpSize), chunk = std::to_string(plan.chunk);
+    const std::string split = config.mode == ParallelMode::Column
+                                  ? "as " + groups + " groups of " + chunk + " output columns"
+                                  : "as " + groups + " partial sums over row groups of " + chunk +
+                                        ", the bias added once";
+    return std::string("y = x @ kernel + bias") + kGap + "(" +
+           shapeText(config.batch, config.inDim) + " @ " +
+           shapeText(config.inDim, config.features) + " + " + std::to_string(config.features) +
+           "), " + split;
+}
+
+std::string stepCaption(const LayerConfig& config, int step) {
+    const StepState state = stepState(config, step);
+    const ShardingPlan plan = ShardingPlan::make(config);
+    const std::string prefix = "Step " + std::to_string(state.step) + " of " +
+                               std::to_string(stepCount(config) - 1) + ": ";
+    const std::string groups = std::to_string(plan.tpSize), chunk = std::to_string(plan.chunk);
+    const std::string group = std::to_string(state.currentGroup);
+    if (config.mode == ParallelMode::Column) {
+        if (state.currentGroup < 0)
+            return prefix + "start; " + groups + " groups of " + chunk + " output columns each";
+        return prefix + "group " + group + " computes output columns " +
+               sliceText(plan.groups[std::size_t(state.currentGroup)].outputCols);
+    }
+    if (state.biasAdded)
+        return prefix + "add the bias once to the summed partials";
+    if (state.currentGroup < 0)
+        return prefix + "start; " + groups + " groups of " + chunk + " kernel rows each";
+    return prefix + "group " + group + " adds the partial sum of kernel rows " +
+           sliceText(plan.groups[std::size_t(state.currentGroup)].kernelRows);
+}
+
+}  // namespace tp

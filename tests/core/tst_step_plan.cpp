@@ -1,0 +1,141 @@
+// The steps of the walk, the equation line and the caption of each.
+
+#include "step_plan.h"
+
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+LayerConfig config(ParallelMode mode, std::int64_t inDim, std::int64_t features, std::int64_t tp) {
+    return LayerConfig{
+        .batch = 2, .inDim = inDim, .features = features, .tpSize = tp, .mode = mode};
+}
+
+ParallelMode modeOf(int mode) {
+    return mode == 0 ? ParallelMode::Column : ParallelMode::Row;
+}
+
+}  // namespace
+
+class TestStepPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void equation_data() {
+        QTest::addColumn<int>("mode");  // 0 column, 1 row
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("step");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("2x8x12 tp3 column group 1")
+            << 0 << 3 << 2 << "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)";
+        QTest::newRow("2x8x12 tp3 column group 0")
+            << 0 << 3 << 1 << "y[:, 0:4] = x @ kernel[:, 0:4] + bias[0:4]   (2x8 @ 8x4 + 4)";
+        QTest::newRow("2x8x12 tp4 row group 0")
+            << 1 << 4 << 1 << "sum = x[:, 0:2] @ kernel[0:2, :]   (2x2 @ 2x12)";
+        QTest::newRow("2x8x12 tp4 row group 1")
+            << 1 << 4 << 2 << "sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)";
+        QTest::newRow("2x8x12 tp4 row bias")
+            << 1 << 4 << 5 << "y = sum + bias   (2x12 + 12, bias added once)";
+        QTest::newRow("2x8x12 tp3 column start")
+            << 0 << 3 << 0
+            << "y = x @ kernel + bias   (2x8 @ 8x12 + 12), as 3 groups of 4 output columns";
+        QTest::newRow("2x8x12 tp4 row start")
+            << 1 << 4 << 0
+            << "y = x @ kernel + bias   (2x8 @ 8x12 + 12), as 4 partial sums over row groups of "
+               "2, the bias added once";
+    }
+    void equation() {
+        QFETCH(int, mode);
+        QFETCH(int, tp);
+        QFETCH(int, step);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(equationText(config(modeOf(mode), 8, 12, tp), step)),
+                 expected);
+    }
+
+    // The words of one group's step, straight from the plan.
+    void stepEquations() {
+        const auto column = ShardingPlan::make(ParallelMode::Column, 8, 12, 3);
+        QCOMPARE(stepEquation(column, 1, 2),
+                 std::string("y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"));
+        const auto row = ShardingPlan::make(ParallelMode::Row, 8, 12, 4);
+        QCOMPARE(stepEquation(row, 0, 2),
+                 std::string("sum = x[:, 0:2] @ kernel[0:2, :]   (2x2 @ 2x12)"));
+        QCOMPARE(stepEquation(row, 1, 2),
+                 std::string("sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)"));
+        QCOMPARE(rowBiasEquation(row, 2),
+                 std::string("y = sum + bias   (2x12 + 12, bias added once)"));
+    }
+
+    void caption_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("step");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("column start")
+            << 0 << 0 << "Step 0 of 3: start; 3 groups of 4 output columns each";
+        QTest::newRow("column group 1")
+            << 0 << 2 << "Step 2 of 3: group 1 computes output columns 4:8";
+        QTest::newRow("column last")
+            << 0 << 3 << "Step 3 of 3: group 2 computes output columns 8:12";
+        QTest::newRow("column past end clamps")
+            << 0 << 7 << "Step 3 of 3: group 2 computes output columns 8:12";
+        QTest::newRow("row start")
+            << 1 << 0 << "Step 0 of 5: start; 4 groups of 2 kernel rows each";
+        QTest::newRow("row group 3")
+            << 1 << 4 << "Step 4 of 5: group 3 adds the partial sum of kernel rows 6:8";
+        QTest::newRow("row bias") << 1 << 5
+                                  << "Step 5 of 5: add the bias once to the summed partials";
+    }
+    void caption() {
+        QFETCH(int, mode);
+        QFETCH(int, step);
+        QFETCH(QString, expected);
+        // Column: features 12 in 3 groups of 4. Row: in_dim 8 in 4 groups of 2.
+        const LayerConfig c = mode == 0 ? config(ParallelMode::Column, 8, 12, 3)
+                                        : config(ParallelMode::Row, 8, 12, 4);
+        QCOMPARE(QString::fromStdString(stepCaption(c, step)), expected);
+    }
+
+    // The caption names the same columns as the equation line of the same step.
+    void captionAndEquationAgree() {
+        const LayerConfig c = config(ParallelMode::Column, 6, 20, 5);
+        for (int step = 1; step <= 5; ++step) {
+            const QString caption = QString::fromStdString(stepCaption(c, step));
+            const QString equation = QString::fromStdString(equationText(c, step));
+            const QString cols = caption.section(' ', -1);
+            QVERIFY2(equation.startsWith("y[:, " + cols + "]"), qPrintable(equation));
+        }
+    }
+
+    void states_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("step");
+        QTest::addColumn<int>("done");
+        QTest::addColumn<int>("current");
+        QTest::addColumn<bool>("bias");
+        QTest::addColumn<bool>("complete");
+        QTest::newRow("column start") << 0 << 0 << 0 << -1 << false << false;
+        QTest::newRow("column group 0") << 0 << 1 << 1 << 0 << false << false;
+        QTest::newRow("column last") << 0 << 3 << 3 << 2 << false << true;
+        QTest::newRow("column past end clamps") << 0 << 9 << 3 << 2 << false << true;
+        QTest::newRow("column before start clamps") << 0 << -4 << 0 << -1 << false << false;
+        QTest::newRow("row group 2") << 1 << 3 << 3 << 2 << false << false;
+        QTest::newRow("row bias") << 1 << 4 << 3 << -1 << true << true;
+    }
+    void states() {
+        QFETCH(int, mode);
+        QFETCH(int, step);
+        const LayerConfig c = config(modeOf(mode), 6, 6, 3);
+        QCOMPARE(stepCount(c), mode == 0 ? 4 : 5);
+        const StepState s = stepState(c, step);
+        QTEST(s.groupsDone, "done");
+        QTEST(s.currentGroup, "current");
+        QTEST(s.biasAdded, "bias");
+        QTEST(s.complete, "complete");
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStepPlan)
+#include "tst_step_plan.moc"

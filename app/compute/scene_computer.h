@@ -14,9 +14,6 @@ class QThread;
 
 namespace tp {
 
-/// A computed scene, shared read-only between every view that shows it (no view copies arrays).
-using ScenePtr = std::shared_ptr<const Scene>;
-
 /// Runs tp::computeScene on worker threads. request() restarts a short debounce timer; when it
 /// fires, the running computation (if any) is cancelled and a new one starts. Only the newest
 /// computation's result is delivered; a cancelled or superseded one is dropped. Progress is polled

@@ -9,6 +9,7 @@
 #include "progress.h"
 #include "verification.h"
 
+#include <memory>
 #include <optional>
 
 namespace tp {
@@ -27,6 +28,9 @@ struct Scene {
     Matrix reference;           ///< x @ kernel + bias from one full product
     Verification verification;  ///< result.output against reference
 };
+
+/// A computed scene, shared read-only between every view that shows it (no view copies arrays).
+using ScenePtr = std::shared_ptr<const Scene>;
 
 /// The brief's example as a config (batch 1, inDim 2, features 4, tp 2, column) and its arrays.
 /// `mode` and `tpSize` of a config may be changed afterwards (e.g. row mode, tp 1).

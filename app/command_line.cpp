@@ -29,12 +29,8 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     line.errors = parse.errors;
     if (line.help)
         return line;
-    const Tolerance defaults;
-    const bool toleranceGiven = parse.options.tolerance.rtol != defaults.rtol ||
-                                parse.options.tolerance.atol != defaults.atol;
-    if (parse.options.json || parse.options.summary || parse.options.python || toleranceGiven)
-        line.errors.push_back(
-            "--json, --summary, --python, --rtol and --atol are options of tpviz-cli");
+    for (const std::string& name : parse.options.cliOnlyGiven)
+        line.errors.push_back(name + " is an option of tpviz-cli; tpviz does not take it");
 
     const auto& extras = parse.options.extras;
     line.sceneGiven = false;
@@ -69,19 +65,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
 
 std::string appHelp() {
     // tpviz shows the scene; the report and tolerance options of tpviz-cli do not apply.
-    std::string options;
-    const std::string shared = sceneOptionsHelp(extraOptions());
-    std::size_t start = 0;
-    while (start < shared.size()) {
-        const std::size_t end = shared.find('\n', start);
-        const std::string line = shared.substr(start, end - start + 1);
-        bool cliOnly = false;
-        for (const char* option : {"--json", "--summary", "--python", "--rtol", "--atol"})
-            cliOnly = cliOnly || line.find(option) != std::string::npos;
-        if (!cliOnly)
-            options += line;
-        start = end == std::string::npos ? shared.size() : end + 1;
-    }
+    const std::string options = sceneOptionsHelp(extraOptions(), OptionsFor::App);
     return "Usage: tpviz [options]\n"
            "Shows how tensor parallelism splits one linear layer y = x @ kernel + bias across "
            "groups,\nstep by step. Scene options override the saved parameters.\n\nOptions:\n" +

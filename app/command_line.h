@@ -22,8 +22,8 @@ struct AppCommandLine {
 };
 
 /// Parses the arguments (without the program name) through tp::parseSceneOptions with the extras
-/// --screenshot FILE and --step K. --json, --summary, --python, --rtol and --atol belong to
-/// tpviz-cli.
+/// --screenshot FILE and --step K. The options only tpviz-cli takes (see tp::cliOnlyOptions) are
+/// refused, one problem each.
 AppCommandLine parseAppCommandLine(const std::vector<std::string>& args);
 
 /// The --help text: usage, the shared options and the extras.

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     }
 
     if (options.python) {
-        std::cout << tp::pythonSnippet(options.config);
+        std::cout << tp::pythonSnippet(options.config, options.tolerance);
         return 0;
     }
     const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);

@@ -18,7 +18,20 @@ std::string pythonFloatLiteral(float value) {
     return std::string(buffer, result.ptr);
 }
 
-std::string pythonSnippet(const LayerConfig& config) {
+std::string pythonDoubleLiteral(double value) {
+    std::string text = formatDouble(value);
+    // to_chars pads the exponent to two digits ("1e-05"); Python reads "1e-5" as the same double.
+    if (const auto e = text.find('e'); e != std::string::npos) {
+        std::size_t digits = e + 1;
+        if (digits < text.size() && (text[digits] == '-' || text[digits] == '+'))
+            ++digits;
+        while (digits + 1 < text.size() && text[digits] == '0')
+            text.erase(digits, 1);
+    }
+    return text;
+}
+
+std::string pythonSnippet(const LayerConfig& config, Tolerance tolerance) {
     const bool legacy = config.prng == PrngLayout::Legacy;
     const bool column = config.mode == ParallelMode::Column;
     const bool normalBias = config.bias.kind == BiasInit::Kind::Normal;
@@ -82,7 +95,9 @@ std::string pythonSnippet(const LayerConfig& config) {
            << "    partial_sum = partial_sum + partial\n"
            << "output = partial_sum + bias\n";
     }
-    py << "np.testing.assert_allclose(output, reference, rtol=1e-5, atol=1e-6)\n"
+    py << "np.testing.assert_allclose(output, reference, rtol="
+       << pythonDoubleLiteral(tolerance.rtol) << ", atol=" << pythonDoubleLiteral(tolerance.atol)
+       << ")\n"
        << "\n"
        << "np.set_printoptions(precision=8)\n"
        << "print(\"kernel[:2, :4] =\", np.asarray(kernel[:2, :4]))\n"

@@ -3,6 +3,7 @@
 // A Python script that builds a scene with JAX and Flax NNX, for checking tpviz against them.
 
 #include "layer_config.h"
+#include "verification.h"
 
 #include <string>
 
@@ -15,13 +16,17 @@ namespace tp {
 ///   x = jax.random.normal(rngs.params(), (batch, in_dim), dtype=jnp.float32)
 /// exactly as initLayer does, runs the split forward pass over slices of the one kernel (column:
 /// pieces concatenated with jnp.concatenate(pieces, axis=-1); row: partial sums added, bias
-/// once), checks it against x @ kernel + bias with np.testing.assert_allclose(rtol=1e-5,
-/// atol=1e-6), and prints a few values.
-std::string pythonSnippet(const LayerConfig& config);
+/// once), checks it against x @ kernel + bias with np.testing.assert_allclose(rtol=R, atol=A)
+/// with the given tolerance (default Tolerance{}: rtol=1e-5, atol=1e-6), and prints a few values.
+std::string pythonSnippet(const LayerConfig& config, Tolerance tolerance = {});
 
 /// A Python float literal that reads back as `value` after float64 parsing and rounding to
 /// float32 (as jnp.array(value, jnp.float32) does): the shortest float32 form when that survives
 /// the double rounding, else the exact decimal value.
 std::string pythonFloatLiteral(float value);
+
+/// A Python float literal for a double: the shortest form that reads back as `value`, with the
+/// exponent unpadded as Python code is usually written ("1e-5", "0.001").
+std::string pythonDoubleLiteral(double value);
 
 }  // namespace tp

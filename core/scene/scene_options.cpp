@@ -1,5 +1,7 @@
 #include "scene_options.h"
 
+#include "float_format.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,29 +12,77 @@
 namespace tp {
 namespace {
 
+// A scene option every program shares. The help says "(default X)" with X read from LayerConfig{}
+// or Tolerance{}, so the text cannot drift from the structs.
 struct SharedOption {
     const char* name;
-    const char* valueName;  // nullptr for a flag
-    const char* help;
+    const char* valueName = nullptr;  // nullptr for a flag
+    const char* help = "";
+    std::string (*defaultText)() = nullptr;  // nullptr: no default shown
+    const char* helpTail = "";               // after "(default X)"
+    bool cliOnly = false;                    // tpviz-cli's report and tolerance options
 };
 
-constexpr SharedOption kSharedOptions[] = {
-    {"--batch", "N", "batch size N, rows of x (default 2)"},
-    {"--in-dim", "D", "in_dim, rows of the kernel (default 8)"},
-    {"--features", "F", "features, columns of the kernel (default 12)"},
-    {"--tp", "T", "tp_size, the number of groups (default 3); must divide the split dimension"},
-    {"--seed", "S", "nnx.Rngs(seed), any int64 (default 0)"},
-    {"--mode", "column|row", "split output columns or input rows (default column)"},
-    {"--prng", "partitionable|legacy", "JAX threefry bit layout (default partitionable)"},
-    {"--x64", nullptr, "seed -> key as with jax_enable_x64"},
-    {"--bias", "zeros|normal:STDDEV", "bias init (default zeros)"},
-    {"--example", "brief", "use the brief's worked example instead of an NNX layer"},
-    {"--rtol", "R", "relative tolerance of the check (default 1e-05)"},
-    {"--atol", "A", "absolute tolerance of the check (default 1e-06)"},
-    {"--json", nullptr, "print one JSON document"},
-    {"--summary", nullptr, "print only the config, the groups and the verification"},
-    {"--python", nullptr, "print a runnable JAX/Flax script that builds the same scene"},
-    {"--help", nullptr, "show this help"},
+std::string defaultNumber(std::int64_t LayerConfig::*field) {
+    return std::to_string(LayerConfig{}.*field);
+}
+
+const SharedOption kSharedOptions[] = {
+    {.name = "--batch",
+     .valueName = "N",
+     .help = "batch size N, rows of x",
+     .defaultText = [] { return defaultNumber(&LayerConfig::batch); }},
+    {.name = "--in-dim",
+     .valueName = "D",
+     .help = "in_dim, rows of the kernel",
+     .defaultText = [] { return defaultNumber(&LayerConfig::inDim); }},
+    {.name = "--features",
+     .valueName = "F",
+     .help = "features, columns of the kernel",
+     .defaultText = [] { return defaultNumber(&LayerConfig::features); }},
+    {.name = "--tp",
+     .valueName = "T",
+     .help = "tp_size, the number of groups",
+     .defaultText = [] { return defaultNumber(&LayerConfig::tpSize); },
+     .helpTail = "; must divide the split dimension"},
+    {.name = "--seed",
+     .valueName = "S",
+     .help = "nnx.Rngs(seed), any int64",
+     .defaultText = [] { return defaultNumber(&LayerConfig::seed); }},
+    {.name = "--mode",
+     .valueName = "column|row",
+     .help = "split output columns or input rows",
+     .defaultText = [] { return std::string(toString(LayerConfig{}.mode)); }},
+    {.name = "--prng",
+     .valueName = "partitionable|legacy",
+     .help = "JAX threefry bit layout",
+     .defaultText = [] { return std::string(toString(LayerConfig{}.prng)); }},
+    {.name = "--x64", .help = "seed -> key as with jax_enable_x64"},
+    {.name = "--bias",
+     .valueName = "zeros|normal:STDDEV",
+     .help = "bias init",
+     .defaultText = [] { return toString(LayerConfig{}.bias); }},
+    {.name = "--example",
+     .valueName = "brief",
+     .help = "use the brief's worked example instead of an NNX layer"},
+    {.name = "--rtol",
+     .valueName = "R",
+     .help = "relative tolerance of the check",
+     .defaultText = [] { return formatDouble(Tolerance{}.rtol); },
+     .cliOnly = true},
+    {.name = "--atol",
+     .valueName = "A",
+     .help = "absolute tolerance of the check",
+     .defaultText = [] { return formatDouble(Tolerance{}.atol); },
+     .cliOnly = true},
+    {.name = "--json", .help = "print one JSON document", .cliOnly = true},
+    {.name = "--summary",
+     .help = "print only the config, the groups and the verification",
+     .cliOnly = true},
+    {.name = "--python",
+     .help = "print a runnable JAX/Flax script that builds the same scene",
+     .cliOnly = true},
+    {.name = "--help", .help = "show this help"},
 };
 
 const SharedOption* findShared(std::string_view name) {
@@ -95,6 +145,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
             continue;
         }
         given.push_back(name);
+        if (shared->cliOnly)
+            options.cliOnlyGiven.push_back(name);
 
         auto integer = [&](std::int64_t& field) {
             if (const auto parsed = parseInt64(value))
@@ -181,11 +233,18 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     return parse;
 }
 
-std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras) {
+std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras, OptionsFor program) {
     std::vector<std::pair<std::string, std::string>> rows;
-    for (const SharedOption& o : kSharedOptions)
+    for (const SharedOption& o : kSharedOptions) {
+        if (o.cliOnly && program != OptionsFor::Cli)
+            continue;
+        std::string help = o.help;
+        if (o.defaultText)
+            help += " (default " + o.defaultText() + ")";
+        help += o.helpTail;
         rows.emplace_back(std::string(o.name) + (o.valueName ? std::string(" ") + o.valueName : ""),
-                          o.help);
+                          help);
+    }
     for (const ExtraOption& e : extras)
         rows.emplace_back(e.name + (e.valueName.empty() ? "" : " " + e.valueName), e.help);
     std::size_t width = 0;
@@ -196,6 +255,14 @@ std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras) {
         text += "  " + left + std::string(width - left.size() + 2, ' ') + right + "\n";
     }
     return text;
+}
+
+std::vector<std::string> cliOnlyOptions() {
+    std::vector<std::string> names;
+    for (const SharedOption& o : kSharedOptions)
+        if (o.cliOnly)
+            names.push_back(o.name);
+    return names;
 }
 
 }  // namespace tp

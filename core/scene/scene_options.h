@@ -18,6 +18,10 @@ struct ExtraOption {
     std::string help;
 };
 
+/// Which program's options: tpviz-cli has them all; tpviz leaves out the report and tolerance
+/// options (--rtol, --atol, --json, --summary, --python), which only tpviz-cli takes.
+enum class OptionsFor { Cli, App };
+
 struct SceneOptions {
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;  ///< Brief with --example brief
@@ -27,7 +31,8 @@ struct SceneOptions {
     Tolerance tolerance;                    ///< --rtol, --atol
     bool help = false;                      ///< --help or -h
     std::map<std::string, std::string>
-        extras;  ///< given ExtraOptions: name -> value ("" for flags)
+        extras;                             ///< given ExtraOptions: name -> value ("" for flags)
+    std::vector<std::string> cliOnlyGiven;  ///< the given options only tpviz-cli takes, in order
 };
 
 struct SceneOptionsParse {
@@ -44,7 +49,12 @@ struct SceneOptionsParse {
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});
 
-/// The options' help text, one line each, extras included.
-std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras = {});
+/// The options' help text, one line each, extras included; for OptionsFor::App without the options
+/// only tpviz-cli takes. Defaults are read from LayerConfig{} and Tolerance{}.
+std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras = {},
+                             OptionsFor program = OptionsFor::Cli);
+
+/// The names of the options only tpviz-cli takes, in help order.
+std::vector<std::string> cliOnlyOptions();
 
 }  // namespace tp

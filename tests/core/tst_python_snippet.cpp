@@ -141,6 +141,27 @@ private slots:
             QVERIFY2(float(std::strtod(text.c_str(), nullptr)) == value, text.c_str());
         }
     }
+
+    // The check in the script uses the tolerance it is given, the defaults of Tolerance{}
+    // otherwise.
+    void followsTolerance() {
+        const LayerConfig config;
+        const QString defaults = QString::fromStdString(pythonSnippet(config));
+        QVERIFY(defaults.contains("assert_allclose(output, reference, rtol=1e-5, atol=1e-6)\n"));
+        const QString given = QString::fromStdString(
+            pythonSnippet(config, Tolerance{.rtol = 0.001, .atol = 2.5e-12}));
+        QVERIFY2(given.contains("assert_allclose(output, reference, rtol=0.001, atol=2.5e-12)\n"),
+                 qPrintable(given));
+        QCOMPARE(given.count("assert_allclose"), 1);
+    }
+
+    void doubleLiterals() {
+        QCOMPARE(pythonDoubleLiteral(1e-5), std::string("1e-5"));
+        QCOMPARE(pythonDoubleLiteral(0.0), std::string("0"));
+        QCOMPARE(pythonDoubleLiteral(1e+300), std::string("1e+300"));
+        QCOMPARE(pythonDoubleLiteral(1.5e-100), std::string("1.5e-100"));
+        QCOMPARE(pythonDoubleLiteral(0.1), std::string("0.1"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestPythonSnippet)

@@ -92,6 +92,58 @@ private slots:
         QVERIFY(p.options.help);
         QVERIFY(p.errors.empty());
     }
+
+    // Every default the help states is the default of LayerConfig{} or Tolerance{}.
+    void helpShowsTheStructDefaults() {
+        const QStringList lines = QString::fromStdString(sceneOptionsHelp()).split('\n');
+        auto line = [&](const QString& option) {
+            for (const QString& l : lines)
+                if (l.startsWith("  " + option + " "))
+                    return l;
+            return QString();
+        };
+        const LayerConfig c;
+        const Tolerance t;
+        QVERIFY(line("--batch").endsWith(QString("(default %1)").arg(c.batch)));
+        QVERIFY(line("--in-dim").endsWith(QString("(default %1)").arg(c.inDim)));
+        QVERIFY(line("--features").endsWith(QString("(default %1)").arg(c.features)));
+        QVERIFY(line("--tp").contains(QString("(default %1); must divide").arg(c.tpSize)));
+        QVERIFY(line("--seed").endsWith(QString("(default %1)").arg(c.seed)));
+        QVERIFY(line("--mode").endsWith("(default column)"));
+        QVERIFY(line("--prng").endsWith("(default partitionable)"));
+        QVERIFY(line("--bias").endsWith("(default zeros)"));
+        // The tolerances, as the reports print them, and as parsing reads them back.
+        QVERIFY2(line("--rtol").endsWith("(default 1e-05)"), qPrintable(line("--rtol")));
+        QVERIFY(line("--atol").endsWith("(default 1e-06)"));
+        const QString rtol = line("--rtol").section("(default ", 1).chopped(1);
+        const QString atol = line("--atol").section("(default ", 1).chopped(1);
+        const auto p = parse({"--rtol", rtol, "--atol", atol});
+        QCOMPARE(p.options.tolerance.rtol, t.rtol);
+        QCOMPARE(p.options.tolerance.atol, t.atol);
+    }
+
+    // tpviz-cli's own options are marked as such: the app's help leaves exactly them out, and a
+    // parse records which of them were given.
+    void cliOnlyOptionsAreMarked() {
+        const std::vector<std::string> cliOnly = cliOnlyOptions();
+        QCOMPARE(cliOnly,
+                 (std::vector<std::string>{"--rtol", "--atol", "--json", "--summary", "--python"}));
+        const QString cli = QString::fromStdString(sceneOptionsHelp());
+        const QString app = QString::fromStdString(sceneOptionsHelp({}, OptionsFor::App));
+        for (const std::string& name : cliOnly) {
+            QVERIFY(cli.contains(QString::fromStdString("  " + name + " ")));
+            QVERIFY(!app.contains(QString::fromStdString(name)));
+        }
+        QCOMPARE(app.count('\n') + qsizetype(cliOnly.size()), cli.count('\n'));
+        // The lines both programs show are the same text, aligned the same.
+        for (const QString& l : app.split('\n'))
+            QVERIFY2(cli.contains(l), qPrintable(l));
+
+        const auto p = parse({"--json", "--tp", "4", "--rtol", "0.1"});
+        QCOMPARE(p.options.cliOnlyGiven, (std::vector<std::string>{"--json", "--rtol"}));
+        QVERIFY(parse({"--rtol", "1e-05"}).options.cliOnlyGiven.size() == 1);
+        QVERIFY(parse({"--tp", "4"}).options.cliOnlyGiven.empty());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSceneOptions)

@@ -41,14 +41,16 @@ void ParameterPanel::buildForm() {
     m_sourceBox->setObjectName(QStringLiteral("sourceBox"));
     m_sourceBox->addItem(tr("nnx.Linear, seeded"));
     m_sourceBox->addItem(tr("the brief's example"));
-    m_sourceBox->setToolTip(tr("Where the arrays come from: nnx.Linear(in_dim, features, "
-                               "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the brief's "
-                               "worked example (x [[1, 2]], a 2x4 kernel, a nonzero bias)"));
+    m_sourceBox->setToolTip(
+        tr("Where the arrays come from: nnx.Linear(in_dim, features, "
+           "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the brief's "
+           "worked example (x [[1, 2]], a 2x4 kernel, a nonzero bias)"));
     layer->addRow(tr("Arrays"), m_sourceBox);
     m_batch = sizeBox(QStringLiteral("batchBox"), tr("N: rows of the input x (N, in_dim)"));
     layer->addRow(tr("Batch N"), m_batch);
     addProblemRow(layer, ConfigField::Batch);
-    m_inDim = sizeBox(QStringLiteral("inDimBox"), tr("in_dim: rows of the kernel (in_dim, features)"));
+    m_inDim =
+        sizeBox(QStringLiteral("inDimBox"), tr("in_dim: rows of the kernel (in_dim, features)"));
     layer->addRow(tr("in_dim"), m_inDim);
     addProblemRow(layer, ConfigField::InDim);
     m_features =
@@ -88,8 +90,9 @@ void ParameterPanel::buildForm() {
     m_prng->setObjectName(QStringLiteral("prngBox"));
     m_prng->addItem(tr("partitionable"), QStringLiteral("partitionable"));
     m_prng->addItem(tr("legacy"), QStringLiteral("legacy"));
-    m_prng->setToolTip(tr("jax_threefry_partitionable: True (partitionable, the default since JAX "
-                          "0.5.0) or False (legacy)"));
+    m_prng->setToolTip(
+        tr("jax_threefry_partitionable: True (partitionable, the default since JAX "
+           "0.5.0) or False (legacy)"));
     init->addRow(tr("PRNG layout"), m_prng);
     m_x64 = new QCheckBox(tr("jax_enable_x64"));
     m_x64->setObjectName(QStringLiteral("x64Box"));
@@ -219,11 +222,10 @@ void ParameterPanel::readInputs() {
         config.seed = *seed;
     else
         parseProblems.push_back(
-            {ConfigField::Seed,
-             tr("seed \"%1\" is not a whole number from -9223372036854775808 to "
-                "9223372036854775807 (int64)")
-                 .arg(QString::fromStdString(seedText))
-                 .toStdString()});
+            {ConfigField::Seed, tr("seed \"%1\" is not a whole number from -9223372036854775808 to "
+                                   "9223372036854775807 (int64)")
+                                    .arg(QString::fromStdString(seedText))
+                                    .toStdString()});
     m_biasStddev->setEnabled(m_biasKind->currentIndex() == 1 && m_source == SceneSource::Nnx);
     if (m_biasKind->currentIndex() == 0) {
         config.bias = BiasInit{};
@@ -232,9 +234,7 @@ void ParameterPanel::readInputs() {
         if (const auto bias = parseBiasInit("normal:" + text.toStdString()))
             config.bias = *bias;
         else
-            parseProblems.push_back(
-                {ConfigField::Bias,
-                 tr("bias stddev \"%1\" must be a finite number above 0").arg(text).toStdString()});
+            parseProblems.push_back({ConfigField::Bias, biasStddevProblem(text.toStdString())});
     }
 
     m_config = config;

@@ -78,8 +78,7 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
     }
 
     if (bias.kind == BiasInit::Kind::Normal && !(std::isfinite(bias.stddev) && bias.stddev > 0))
-        problems.push_back({ConfigField::Bias, "bias stddev (" + formatFloat(bias.stddev) +
-                                                   ") must be a finite number above 0"});
+        problems.push_back({ConfigField::Bias, biasStddevProblem(formatFloat(bias.stddev))});
 
     if (batch > 0 && inDim > 0 && features > 0 && tpSize > 0) {
         const std::int64_t need = bytesNeeded(*this);
@@ -162,6 +161,10 @@ std::optional<BiasInit> parseBiasInit(std::string_view text) {
     if (!std::isfinite(stddev) || stddev <= 0.0f)
         return std::nullopt;
     return BiasInit{BiasInit::Kind::Normal, stddev};
+}
+
+std::string biasStddevProblem(std::string_view stddev) {
+    return "bias stddev (" + std::string(stddev) + ") must be a finite number above 0";
 }
 
 std::optional<std::int64_t> parseInt64(std::string_view text) {

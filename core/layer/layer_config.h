@@ -80,6 +80,9 @@ std::optional<ParallelMode> parseParallelMode(std::string_view text);
 std::optional<PrngLayout> parsePrngLayout(std::string_view text);
 /// Accepts "zeros" and "normal:STDDEV" with a finite STDDEV > 0.
 std::optional<BiasInit> parseBiasInit(std::string_view text);
+/// The one wording of a bad bias stddev, for every input that sets it (validate, the command line,
+/// the app's field): "bias stddev (STDDEV) must be a finite number above 0", STDDEV as given.
+std::string biasStddevProblem(std::string_view stddev);
 /// A whole decimal int64 (optional sign, no spaces, no fraction); nullopt when not or out of range.
 std::optional<std::int64_t> parseInt64(std::string_view text);
 

@@ -178,11 +178,13 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         } else if (name == "--x64")
             config.x64 = true;
         else if (name == "--bias") {
+            constexpr std::string_view normal = "normal:";
             if (const auto bias = parseBiasInit(value))
                 config.bias = *bias;
+            else if (value.starts_with(normal))
+                errors.push_back("--bias: " + biasStddevProblem(value.substr(normal.size())));
             else
-                errors.push_back("--bias: " + quoted(value) +
-                                 " is not zeros or normal:STDDEV with a finite STDDEV above 0");
+                errors.push_back("--bias: " + quoted(value) + " is not zeros or normal:STDDEV");
         } else if (name == "--example") {
             if (value == "brief")
                 options.source = SceneSource::Brief;

@@ -165,9 +165,8 @@ private slots:
             << QStringList{"--rtol", "-1"} << "--rtol: '-1' is not a number >= 0";
         QTest::newRow("bad mode") << QStringList{"--mode", "diagonal"}
                                   << "--mode: 'diagonal' is not column or row";
-        QTest::newRow("bad bias")
-            << QStringList{"--bias", "normal:-2"}
-            << "--bias: 'normal:-2' is not zeros or normal:STDDEV with a finite STDDEV above 0";
+        QTest::newRow("bad bias") << QStringList{"--bias", "normal:-2"}
+                                  << "--bias: bias stddev (-2) must be a finite number above 0";
         QTest::newRow("brief with sizes")
             << QStringList{"--example", "brief", "--features", "8"}
             << "--features does not apply to --example brief: the brief's arrays are "

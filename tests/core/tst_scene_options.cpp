@@ -144,6 +144,19 @@ private slots:
         QVERIFY(parse({"--rtol", "1e-05"}).options.cliOnlyGiven.size() == 1);
         QVERIFY(parse({"--tp", "4"}).options.cliOnlyGiven.empty());
     }
+
+    // A bad bias stddev reads the same from every input that sets it.
+    void biasProblemWordedOnce() {
+        QCOMPARE(errorsOf(parse({"--bias", "normal:-2"})),
+                 QString("--bias: bias stddev (-2) must be a finite number above 0"));
+        QCOMPARE(errorsOf(parse({"--bias", "normal:nan"})),
+                 QString("--bias: bias stddev (nan) must be a finite number above 0"));
+        QCOMPARE(errorsOf(parse({"--bias", "uniform"})),
+                 QString("--bias: 'uniform' is not zeros or normal:STDDEV"));
+        LayerConfig c;
+        c.bias = BiasInit{BiasInit::Kind::Normal, -2.0f};
+        QCOMPARE(c.validate().at(0).message, biasStddevProblem("-2"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSceneOptions)

@@ -25,8 +25,13 @@ std::string formatDouble(double value) {
 
 std::string formatFloatShort(float value, int digits) {
     char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, double(value));
-    return buffer;
+    const int length = std::snprintf(buffer, sizeof buffer, "%.*g", digits, double(value));
+    if (length < int(sizeof buffer))
+        return buffer;
+    // Many digits outgrow the buffer (2^-149 alone has 105 significant digits): print again, sized.
+    std::string text(std::size_t(length), '\0');
+    std::snprintf(text.data(), text.size() + 1, "%.*g", digits, double(value));
+    return text;
 }
 
 std::string floatBitsHex(float value) {

@@ -53,6 +53,30 @@ private slots:
         QVERIFY(checked > 990000);
     }
 
+    // The short form prints every digit asked for, however many: 42 digits of -FLT_MIN and the
+    // 105 of 2^-149 once came out cut to the 47 characters of a fixed buffer.
+    void shortFormKeepsEveryDigit_data() {
+        QTest::addColumn<uint>("bits");
+        QTest::addColumn<int>("digits");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("-FLT_MIN 41 digits, 47 characters")
+            << 0x80800000u << 41 << "-1.1754943508222875079687365372222456778187e-38";
+        QTest::newRow("-FLT_MIN 42 digits, 48 characters")
+            << 0x80800000u << 42 << "-1.17549435082228750796873653722224567781867e-38";
+        QTest::newRow("2^-149 exactly, 105 digits")
+            << 0x00000001u << 105
+            << "1."
+               "40129846432481707092372958328991613128026194187651577175706828388979108268586060148"
+               "663818836212158203125e-45";
+    }
+
+    void shortFormKeepsEveryDigit() {
+        QFETCH(uint, bits);
+        QFETCH(int, digits);
+        QFETCH(QString, text);
+        QCOMPARE(QString::fromStdString(formatFloatShort(floatFromBits(bits), digits)), text);
+    }
+
     void nonFinite() {
         QCOMPARE(formatFloat(std::numeric_limits<float>::infinity()), std::string("inf"));
         QCOMPARE(formatFloat(-std::numeric_limits<float>::infinity()), std::string("-inf"));

@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs the Debian 12 packages tpviz needs to build, run, test and benchmark, non-interactively.
+# Installs the Debian 12 packages tpviz needs to build, run, test, benchmark and check (clang-format),
+# non-interactively.
 # Does nothing when all of them are present. Run as root, or as a user with sudo.
 set -eu
 
 packages="g++ cmake ninja-build pkg-config libeigen3-dev qt6-base-dev qt6-qpa-plugins libqt6svg6
-fonts-dejavu-core libbenchmark-dev libopenblas-dev"
+fonts-dejavu-core libbenchmark-dev libopenblas-dev clang-format"
 
 missing=""
 for package in $packages; do

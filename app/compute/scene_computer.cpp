@@ -12,7 +12,11 @@ struct SceneComputer::Job {
     QElapsedTimer clock;
 };
 
-SceneComputer::SceneComputer(QObject* parent) : QObject(parent) {
+SceneComputer::SceneComputer(QObject* parent)
+    : QObject(parent),
+      m_compute([](const LayerConfig& config, SceneSource source, Progress* progress) {
+          return computeScene(config, source, progress);
+      }) {
     qRegisterMetaType<tp::ScenePtr>();
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(150);
@@ -68,8 +72,8 @@ void SceneComputer::startPending() {
     m_current = job;
     const LayerConfig config = m_pendingConfig;
     const SceneSource source = m_pendingSource;
-    QThread* thread = QThread::create([job, config, source] {
-        std::optional<Scene> scene = computeScene(config, source, &job->progress);
+    QThread* thread = QThread::create([job, config, source, compute = m_compute] {
+        std::optional<Scene> scene = compute(config, source, &job->progress);
         if (scene && !job->progress.cancelled())
             job->scene = std::make_shared<const Scene>(std::move(*scene));
     });

@@ -8,7 +8,9 @@
 #include <QObject>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 class QThread;
 
@@ -29,12 +31,21 @@ public:
     void setDebounceMs(int ms) { m_debounce.setInterval(ms); }
     int debounceMs() const { return m_debounce.interval(); }
 
+    /// What a worker runs: tp::computeScene's signature (nullopt when cancelled).
+    using ComputeFunction =
+        std::function<std::optional<Scene>(const LayerConfig&, SceneSource, Progress*)>;
+    /// Replaces tp::computeScene for computations started from now on; tests use it to hold a
+    /// computation open until they have cancelled it.
+    void setComputeFunction(ComputeFunction compute) { m_compute = std::move(compute); }
+
     /// Computes after the debounce interval unless another request comes first.
     void request(const LayerConfig& config, SceneSource source);
     /// Computes now (cancelling the running computation), skipping the debounce.
     void computeNow(const LayerConfig& config, SceneSource source);
 
     bool isBusy() const { return m_current != nullptr; }
+    /// A request is waiting for its debounce interval.
+    bool hasPendingRequest() const { return m_debounce.isActive(); }
     /// Progress of the current computation in [0, 1]; 0 when idle.
     double fraction() const;
 
@@ -59,6 +70,7 @@ private:
 
     QTimer m_debounce;
     QTimer m_poll;
+    ComputeFunction m_compute;
     LayerConfig m_pendingConfig;
     SceneSource m_pendingSource = SceneSource::Nnx;
     std::shared_ptr<Job> m_current;

@@ -1,6 +1,7 @@
 // The main window as a user drives it: steps, play, refused input, the check, colours, progress and
 // cancel, row mode, settings.
 
+#include "config_fixtures.h"
 #include "heatmap_image.h"
 #include "layer_panel.h"
 #include "main_window.h"
@@ -19,6 +20,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
@@ -26,13 +28,17 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+
+#include <atomic>
 
 using namespace tp;
 
@@ -107,7 +113,7 @@ private slots:
     }
 
     void spacePlaysToTheLastStep() {
-        Window w(LayerConfig{.batch = 2, .inDim = 8, .features = 12, .tpSize = 4});
+        Window w(test::kFourGroups);
         QTRY_VERIFY(w.window.scene());
         QVERIFY(QTest::qWaitForWindowActive(&w.window));
         w.window.stepController()->setIntervalMs(20);
@@ -132,13 +138,19 @@ private slots:
         Window w;
         QTRY_VERIFY(w.window.scene());
         const ScenePtr before = w.window.scene();
+        SceneComputer* computer = w.window.computer();
+        QSignalSpy ready(computer, &SceneComputer::sceneReady);
         auto* tp = w.window.parameterPanel()->findChild<QComboBox*>("tpBox");
         tp->setEditText("5");
         auto* label = w.window.parameterPanel()->findChild<QLabel*>(
             QStringLiteral("problem%1").arg(int(ConfigField::TpSize)));
         QVERIFY(label->isVisible());
         QVERIFY2(label->text().contains("not divisible by tp_size (5)"), qPrintable(label->text()));
-        QTest::qWait(400);  // longer than the debounce
+        // The refusal asks for nothing: no request waits for its debounce, nothing computes, so
+        // no later scene can replace the picture.
+        QVERIFY(!computer->hasPendingRequest());
+        QVERIFY(!computer->isBusy());
+        QCOMPARE(ready.count(), 0);
         QCOMPARE(w.window.scene(), before);
         QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
         // The app keeps working: a valid value computes a new scene.
@@ -221,49 +233,77 @@ private slots:
                 ->mapTo(&w.window, view->cellRect(row, col).center().toPoint())
                 .x();
         };
-        const auto checkAligned = [&](const char* when) {
+        // The first visible column whose bias cell is not under its kernel cell; empty when all
+        // are. The pair re-aligns on a queued call, so the checks below wait for it.
+        const auto misaligned = [&]() -> QString {
             int compared = 0;
             for (int col = 0; col < 48; ++col) {
                 const int x = centreX(kernel, 0, col);
                 if (!kernel->viewport()->rect().contains(
                         kernel->cellRect(0, col).center().toPoint()))
                     continue;  // scrolled out of sight
-                QVERIFY2(std::abs(centreX(bias, 0, col) - x) <= 1,
-                         qPrintable(QString("%1: column %2").arg(when).arg(col)));
-                QVERIFY2(std::abs(bias->cellRect(0, col).width() -
-                                  kernel->cellRect(0, col).width()) < 0.01,
-                         when);
+                if (std::abs(centreX(bias, 0, col) - x) > 1)
+                    return QString("column %1 centre: bias x %2, kernel x %3")
+                        .arg(col)
+                        .arg(centreX(bias, 0, col))
+                        .arg(x);
+                if (std::abs(bias->cellRect(0, col).width() - kernel->cellRect(0, col).width()) >=
+                    0.01)
+                    return QString("column %1 width: bias %2, kernel %3")
+                        .arg(col)
+                        .arg(bias->cellRect(0, col).width())
+                        .arg(kernel->cellRect(0, col).width());
                 ++compared;
             }
-            QVERIFY2(compared > 0, when);
+            return compared > 0 ? QString() : QString("no kernel column in sight");
         };
-        checkAligned("fitted");
+        QTRY_COMPARE(misaligned(), QString());  // fitted
         kernel->zoomIn();
         kernel->zoomIn();
         kernel->zoomIn();
-        QTest::qWait(20);  // the pair re-aligns on a queued call
-        QVERIFY(kernel->horizontalScrollBar()->maximum() > 0);
-        checkAligned("zoomed");
+        QTRY_VERIFY(kernel->horizontalScrollBar()->maximum() > 0);
+        QTRY_COMPARE(misaligned(), QString());  // zoomed
+        const int firstVisibleX = centreX(bias, 0, 0);
         kernel->horizontalScrollBar()->setValue(kernel->horizontalScrollBar()->maximum() / 2);
-        QTest::qWait(20);
-        checkAligned("scrolled");
+        QTRY_VERIFY(centreX(bias, 0, 0) != firstVisibleX);  // the bias followed the scroll
+        QTRY_COMPARE(misaligned(), QString());              // scrolled
     }
 
+    // The worker runs the real computation and then holds its job open until it sees the cancel,
+    // so the click always lands while the job is running, however fast the machine is (a slow
+    // machine cancels inside computeScene itself).
     void bigSceneShowsProgressAndCancels() {
+        std::atomic<bool> workerSawCancel{false};  // outlives the window and its worker threads
         Window w;
         QTRY_VERIFY(w.window.scene());
         const ScenePtr before = w.window.scene();
+        SceneComputer* computer = w.window.computer();
+        computer->setComputeFunction(
+            [&workerSawCancel](const LayerConfig& config, SceneSource source, Progress* progress) {
+                std::optional<Scene> scene = computeScene(config, source, progress);
+                QDeadlineTimer deadline(60000);
+                while (!progress->cancelled() && !deadline.hasExpired())
+                    QThread::msleep(1);
+                workerSawCancel = progress->cancelled();
+                return scene;
+            });
+        QSignalSpy cancelled(computer, &SceneComputer::cancelled);
+        QSignalSpy ready(computer, &SceneComputer::sceneReady);
         auto* panel = w.window.parameterPanel();
-        panel->findChild<QSpinBox*>("inDimBox")->setValue(4096);
-        panel->findChild<QSpinBox*>("featuresBox")->setValue(16384);
+        panel->findChild<QSpinBox*>("inDimBox")->setValue(1024);
+        panel->findChild<QSpinBox*>("featuresBox")->setValue(4096);
         panel->findChild<QComboBox*>("tpBox")->setEditText("8");
         QVERIFY(panel->problems().empty());
         QTRY_VERIFY(w.window.progressBar()->isVisible());
         QVERIFY(w.window.cancelButton()->isVisible());
         QTRY_VERIFY(w.window.progressBar()->value() > 0);
+        QVERIFY(computer->isBusy());
         QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
-        QTRY_VERIFY(!w.window.progressBar()->isVisible());
-        QVERIFY(!w.window.computer()->isBusy());
+        QCOMPARE(cancelled.count(), 1);
+        QVERIFY(!w.window.progressBar()->isVisible());
+        QVERIFY(!computer->isBusy());
+        QTRY_VERIFY(workerSawCancel);
+        QCOMPARE(ready.count(), 0);
         QCOMPARE(w.window.scene(), before);  // the last good picture stays
         QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
     }
@@ -284,8 +324,7 @@ private slots:
         });
         clock.start();
         tick.start();
-        LayerConfig big = LayerConfig{.batch = 2, .inDim = 4096, .features = 16384, .tpSize = 8};
-        w.window.showConfig(big, SceneSource::Nnx);
+        w.window.showConfig(test::kBig, SceneSource::Nnx);
         QTRY_VERIFY_WITH_TIMEOUT(w.window.scene() != before, 60000);
         const qint64 firstPicture = clock.elapsed();
         tick.stop();
@@ -310,10 +349,7 @@ private slots:
     }
 
     void rowModeShowsRunningSumsAndTheBiasOnce() {
-        LayerConfig c = LayerConfig{
-            .batch = 2, .inDim = 8, .features = 12, .tpSize = 4, .mode = ParallelMode::Row};
-        c.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
-        Window w(c);
+        Window w(test::kFourGroupsRow);
         QTRY_VERIFY(w.window.scene());
         const ScenePtr scene = w.window.scene();
         OutputPanel* out = w.window.outputPanel();
@@ -344,7 +380,7 @@ private slots:
     }
 
     void pythonSnippetOfTheSceneCopies() {
-        Window w(LayerConfig{.batch = 2, .inDim = 8, .features = 12, .tpSize = 4});
+        Window w(test::kFourGroups);
         QTRY_VERIFY(w.window.scene());
         PythonDialog* dialog = w.window.showPythonSnippet();
         QVERIFY(dialog->isVisible());

@@ -1,10 +1,10 @@
 // The tpviz executable: --help, --screenshot, and refused options.
 
 #include "command_line.h"
+#include "process_run.h"
 #include "screenshot.h"
 
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -12,22 +12,11 @@ using namespace tp;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = test::ProcessRun;
 
 Run runTpviz(const QStringList& args) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    process.setProcessEnvironment(env);
-    process.start(TPVIZ_APP_PATH, args);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
+    return test::runProcess(QStringLiteral(TPVIZ_APP_PATH), args,
+                            {.environment = {{"QT_QPA_PLATFORM", "offscreen"}}});
 }
 
 }  // namespace
@@ -49,7 +38,7 @@ private slots:
         QTemporaryDir dir;
         const QString file = dir.filePath("shot.png");
         const Run run = runTpviz(QStringList{"--screenshot", file} + args);
-        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.errText()));
         const QImage image(file);
         QVERIFY(!image.isNull());
         QCOMPARE(image.size(), kScreenshotSize);
@@ -71,16 +60,16 @@ private slots:
         QFETCH(QString, needle);
         const Run run = runTpviz(args);
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains(needle), qPrintable(run.err));
+        QVERIFY2(run.errText().contains(needle), qPrintable(run.errText()));
     }
 
     void helpDocumentsTheOptions() {
         const Run run = runTpviz({"--help"});
         QCOMPARE(run.exitCode, 0);
         for (const char* option : {"--screenshot FILE", "--step K", "--tp T", "--mode", "--seed"})
-            QVERIFY2(run.out.contains(option), option);
-        QVERIFY(!run.out.contains("--json"));
-        QVERIFY(!run.out.contains("--rtol"));
+            QVERIFY2(run.outText().contains(option), option);
+        QVERIFY(!run.outText().contains("--json"));
+        QVERIFY(!run.outText().contains("--rtol"));
     }
 
     void sceneOptionsOverrideSettingsOnlyWhenGiven() {

@@ -1,13 +1,14 @@
 // tpviz-cli end to end: exit codes, text and JSON output, the brief's example, refused input.
 
+#include "config_fixtures.h"
 #include "float_format.h"
+#include "process_run.h"
 #include "python_snippet.h"
 #include "scene.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -15,19 +16,10 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = tp::test::ProcessRun;
 
 Run runCli(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(TPVIZ_CLI_PATH), args);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return tp::test::runProcess(QStringLiteral(TPVIZ_CLI_PATH), args);
 }
 
 QJsonObject runJson(const QStringList& args) {
@@ -75,7 +67,7 @@ private slots:
     void briefExampleText() {
         const Run run = runCli({"--example", "brief"});
         QCOMPARE(run.exitCode, 0);
-        const QString text = QString::fromUtf8(run.out);
+        const QString text = run.outText();
         QVERIFY2(text.contains("group 1: columns [2:4)"), qPrintable(text));
         QVERIFY(text.contains("y[:, 2:4] = x @ kernel[:, 2:4] + bias[2:4]   (1x2 @ 2x2 + 2)"));
         QVERIFY(
@@ -98,17 +90,13 @@ private slots:
     }
 
     void nnxSceneMatchesTheCore() {
+        const tp::LayerConfig& config = tp::test::kTinyTwoGroups;
         const Run run =
             runCli({"--batch", "2", "--in-dim", "3", "--features", "4", "--tp", "2", "--json"});
         QCOMPARE(run.exitCode, 0);
-        tp::LayerConfig config;
-        config.batch = 2;
-        config.inDim = 3;
-        config.features = 4;
-        config.tpSize = 2;
         const auto scene = tp::computeScene(config, tp::SceneSource::Nnx);
         // Every kernel value in the JSON text reads back to the same float32 bits.
-        const QString text = QString::fromUtf8(run.out);
+        const QString text = run.outText();
         const auto kernelText =
             QRegularExpression("\"kernel\": \\[(.*?)\\]\\],").match(text).captured(1);
         QRegularExpression number("-?[0-9][0-9.e+-]*");
@@ -184,7 +172,7 @@ private slots:
         const Run run = runCli(args);
         QCOMPARE(run.exitCode, 2);
         QVERIFY(run.out.isEmpty());
-        QVERIFY2(QString::fromUtf8(run.err).contains("tpviz-cli: " + message), run.err.constData());
+        QVERIFY2(run.errText().contains("tpviz-cli: " + message), run.err.constData());
     }
 
     // A zero tolerance turns the check red whenever a sliced product differs in its last bits;
@@ -208,12 +196,9 @@ private slots:
         const Run run =
             runCli({"--features", "8", "--tp", "4", "--seed", "7", "--prng", "legacy", "--python"});
         QCOMPARE(run.exitCode, 0);
-        tp::LayerConfig config;
-        config.features = 8;
-        config.tpSize = 4;
-        config.seed = 7;
-        config.prng = tp::PrngLayout::Legacy;
-        QCOMPARE(QString::fromStdString(tp::pythonSnippet(config)), QString::fromUtf8(run.out));
+        const tp::LayerConfig config{
+            .features = 8, .tpSize = 4, .seed = 7, .prng = tp::PrngLayout::Legacy};
+        QCOMPARE(QString::fromStdString(tp::pythonSnippet(config)), run.outText());
         QVERIFY(run.out.contains("nnx.Rngs(7)"));
         QVERIFY(run.out.contains("jax_threefry_partitionable"));
     }

@@ -3,11 +3,8 @@
 
 #include "float_format.h"
 #include "nnx_init.h"
+#include "test_vectors.h"
 
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTest>
 
 #include <omp.h>
@@ -21,20 +18,6 @@ Q_DECLARE_METATYPE(tp::PrngLayout)
 Q_DECLARE_METATYPE(tp::LayerConfig)
 
 namespace {
-
-QJsonObject vectorFile() {
-    QFile file(QStringLiteral(TPVIZ_TEST_DATA_DIR "/nnx_scenes.json"));
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("cannot open %s", qPrintable(file.fileName()));
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
-
-QString bitsText(const float* values, Index count) {
-    QStringList words;
-    for (Index i = 0; i < count; ++i)
-        words << QString::fromStdString(floatBitsHex(values[i]));
-    return words.join(' ');
-}
 
 template <typename Derived>
 bool sameBits(const Eigen::MatrixBase<Derived>& a, const Eigen::MatrixBase<Derived>& b) {
@@ -71,29 +54,12 @@ private slots:
         QTest::addColumn<QString>("kernelBits");
         QTest::addColumn<QString>("biasBits");
         QTest::addColumn<QString>("xBits");
-        const QJsonArray scenes = vectorFile()["scenes"].toArray();
+        const std::vector<test::NnxSceneVector>& scenes = test::testVectors().scenes;
         QVERIFY(scenes.size() >= 9);
-        for (const QJsonValue& s : scenes) {
-            LayerConfig config;
-            config.batch = s["batch"].toInteger();
-            config.inDim = s["in_dim"].toInteger();
-            config.features = s["features"].toInteger();
-            config.tpSize = 1;
-            config.seed = s["seed"].toInteger();
-            config.prng = *parsePrngLayout(s["prng"].toString().toStdString());
-            config.x64 = s["x64"].toBool();
-            config.bias = *parseBiasInit(s["bias_init"].toString().toStdString());
-            const QString name = QString("%1x%2 batch%3 seed%4 %5%6 bias %7")
-                                     .arg(config.inDim)
-                                     .arg(config.features)
-                                     .arg(config.batch)
-                                     .arg(config.seed)
-                                     .arg(s["prng"].toString())
-                                     .arg(config.x64 ? " x64" : "")
-                                     .arg(s["bias_init"].toString());
-            QTest::newRow(qPrintable(name)) << config << s["kernel_bits"].toString()
-                                            << s["bias_bits"].toString() << s["x_bits"].toString();
-        }
+        for (const test::NnxSceneVector& s : scenes)
+            QTest::newRow(qPrintable(s.name))
+                << s.config << test::hexWords(s.kernelBits) << test::hexWords(s.biasBits)
+                << test::hexWords(s.xBits);
     }
 
     void specVectors() {
@@ -104,9 +70,9 @@ private slots:
         const LayerParams p = initLayer(config);
         QCOMPARE(p.kernel.rows(), Index(config.inDim));
         QCOMPARE(p.kernel.cols(), Index(config.features));
-        QCOMPARE(bitsText(p.kernel.data(), p.kernel.size()), kernelBits);
-        QCOMPARE(bitsText(p.bias.data(), p.bias.size()), biasBits);
-        QCOMPARE(bitsText(p.x.data(), p.x.size()), xBits);
+        QCOMPARE(test::hexWords(test::floatBits(p.kernel)), kernelBits);
+        QCOMPARE(test::hexWords(test::floatBits(p.bias)), biasBits);
+        QCOMPARE(test::hexWords(test::floatBits(p.x)), xBits);
     }
 
     void lecunStddev_data() {
@@ -165,7 +131,7 @@ private slots:
                               {0.16276604f, 0.16813846f},
                               {0.310975f, -0.43336964f}};
         QVERIFY2((kernel - expected).cwiseAbs().maxCoeff() <= 1e-7f,
-                 qPrintable(bitsText(kernel.data(), kernel.size())));
+                 qPrintable(test::hexWords(test::floatBits(kernel))));
     }
 
     // Generating a group's block directly gives the same bits as slicing the full array, for every

@@ -1,8 +1,9 @@
 // The Python script that rebuilds a scene with JAX and Flax NNX: the lines each option needs.
 
+#include "config_fixtures.h"
+#include "process_run.h"
 #include "python_snippet.h"
 
-#include <QProcess>
 #include <QTest>
 
 #include <cstdlib>
@@ -14,13 +15,10 @@ Q_DECLARE_METATYPE(tp::LayerConfig)
 
 namespace {
 
+// The four-group 8x12 scene with the given options.
 LayerConfig config(ParallelMode mode, PrngLayout prng, bool x64, BiasInit bias,
                    std::int64_t seed = 0) {
-    LayerConfig c;
-    c.batch = 2;
-    c.inDim = 8;
-    c.features = 12;
-    c.tpSize = 4;
+    LayerConfig c = test::kFourGroups;
     c.seed = seed;
     c.mode = mode;
     c.prng = prng;
@@ -104,15 +102,14 @@ private slots:
 
     // The script parses as Python (when a Python interpreter is available to check it).
     void parsesAsPython() {
-        QProcess python;
-        python.start("python3", {"-c", "import ast, sys; ast.parse(sys.stdin.read())"});
-        if (!python.waitForStarted(5000))
+        const std::string script = pythonSnippet(
+            config(ParallelMode::Row, PrngLayout::Legacy, true, {BiasInit::Kind::Normal, 0.1f}));
+        const test::ProcessRun run =
+            test::runProcess("python3", {"-c", "import ast, sys; ast.parse(sys.stdin.read())"},
+                             {.input = QByteArray::fromStdString(script), .timeoutMs = 10000});
+        if (!run.started)
             QSKIP("python3 is not available to check the syntax");
-        python.write(QByteArray::fromStdString(pythonSnippet(
-            config(ParallelMode::Row, PrngLayout::Legacy, true, {BiasInit::Kind::Normal, 0.1f}))));
-        python.closeWriteChannel();
-        QVERIFY(python.waitForFinished(10000));
-        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        QVERIFY2(run.finished && run.exitCode == 0, run.err.constData());
     }
 
     void floatLiteralsRoundTrip_data() {

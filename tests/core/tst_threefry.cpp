@@ -1,26 +1,11 @@
 // Threefry-2x32 against the Random123 known answers that JAX's tests also assert.
 
+#include "test_vectors.h"
 #include "threefry.h"
 
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTest>
 
 using namespace tp;
-
-namespace {
-
-std::uint32_t hexWord(const QJsonValue& value) {
-    bool ok = false;
-    const auto word = std::uint32_t(value.toString().toUInt(&ok, 16));
-    if (!ok)
-        qFatal("not a hex word: %s", qPrintable(value.toString()));
-    return word;
-}
-
-}  // namespace
 
 class TestThreefry : public QObject {
     Q_OBJECT
@@ -55,18 +40,13 @@ private slots:
 
     // The same vectors as they appear in the spec's vector file.
     void vectorFile() {
-        QFile file(QStringLiteral(TPVIZ_TEST_DATA_DIR "/nnx_scenes.json"));
-        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
-        const QJsonArray cases = QJsonDocument::fromJson(file.readAll())["threefry2x32"].toArray();
-        QCOMPARE(cases.size(), 3);
-        for (const QJsonValue& c : cases) {
-            const QJsonArray key = c["key"].toArray();
-            const QJsonArray counter = c["counter"].toArray();
-            const QJsonArray expected = c["out"].toArray();
-            const Threefry2x32Block out = threefry2x32(Key{hexWord(key[0]), hexWord(key[1])},
-                                                       hexWord(counter[0]), hexWord(counter[1]));
-            QCOMPARE(out.y0, hexWord(expected[0]));
-            QCOMPARE(out.y1, hexWord(expected[1]));
+        const std::vector<test::ThreefryVector>& cases = test::testVectors().threefry;
+        QCOMPARE(cases.size(), std::size_t(3));
+        for (const test::ThreefryVector& c : cases) {
+            const Threefry2x32Block out =
+                threefry2x32(Key{c.key[0], c.key[1]}, c.counter[0], c.counter[1]);
+            QCOMPARE(out.y0, c.out[0]);
+            QCOMPARE(out.y1, c.out[1]);
         }
     }
 

@@ -1,0 +1,27 @@
+#pragma once
+
+// Named scenes the tests share, so each size is stated once and reads by its purpose.
+
+#include "layer_config.h"
+
+namespace tp::test {
+
+/// nnx.Linear(3, 4, rngs=nnx.Rngs(0)), batch 2, two groups of 2 columns: every value fits on a
+/// line, and kernel[0, 0] is the spec's 0x3f1e2c8f.
+inline const LayerConfig kTinyTwoGroups{.batch = 2, .inDim = 3, .features = 4, .tpSize = 2};
+
+/// An 8x12 kernel in four groups of 3 columns, batch 2: small, but every step differs.
+inline const LayerConfig kFourGroups{.batch = 2, .inDim = 8, .features = 12, .tpSize = 4};
+
+/// The same sizes split by kernel rows, with a normal(0.5) bias so that adding it once shows.
+inline const LayerConfig kFourGroupsRow{.batch = 2,
+                                        .inDim = 8,
+                                        .features = 12,
+                                        .tpSize = 4,
+                                        .mode = ParallelMode::Row,
+                                        .bias = BiasInit{BiasInit::Kind::Normal, 0.5f}};
+
+/// 4096 x 16384 in 8 groups, batch 2 (67M kernel values, 256 MiB): long enough to watch progress.
+inline const LayerConfig kBig{.batch = 2, .inDim = 4096, .features = 16384, .tpSize = 8};
+
+}  // namespace tp::test

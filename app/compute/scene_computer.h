@@ -29,17 +29,12 @@ public:
     /// Cancels every running computation and waits for the threads to stop.
     ~SceneComputer() override;
 
-    void setDebounceMs(int ms) { m_debounce.setInterval(ms); }
-    int debounceMs() const { return m_debounce.interval(); }
-
     /// Computes after the debounce interval unless another request comes first.
     void request(const LayerConfig& config, SceneSource source);
     /// Computes now (cancelling the running computation), skipping the debounce.
     void computeNow(const LayerConfig& config, SceneSource source);
 
     bool isBusy() const { return m_current != nullptr; }
-    /// Progress of the current computation in [0, 1]; 0 when idle.
-    double fraction() const;
 
 public slots:
     /// Cancels the pending request and the running computation; the last scene stays valid.

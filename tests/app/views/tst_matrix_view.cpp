@@ -338,10 +338,9 @@ void TestMatrixView::inputChangesRerender() {
     view.setGroups(equalGroups(12, 4), Qt::Horizontal);
     view.viewport()->repaint();
     QCOMPARE(view.renderCount(), ++renders);
-    view.resize(500, 350);
-    QCoreApplication::processEvents();
-    view.viewport()->repaint();
-    QCOMPARE(view.renderCount(), ++renders);
+    view.resize(500, 350);  // the resize paints again, with the new visible size
+    QTRY_COMPARE(view.renderCount(), renders + 1);
+    ++renders;
     view.setHighlightedGroup(2);
     view.viewport()->repaint();
     QCOMPARE(view.renderCount(), ++renders);

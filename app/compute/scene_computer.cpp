@@ -47,10 +47,6 @@ void SceneComputer::computeNow(const LayerConfig& config, SceneSource source) {
     startPending();
 }
 
-double SceneComputer::fraction() const {
-    return m_current ? m_current->progress.fraction() : 0.0;
-}
-
 void SceneComputer::cancel() {
     m_debounce.stop();
     if (!m_current)

@@ -28,9 +28,6 @@ public:
     /// Cancels every running computation and waits for the threads to stop.
     ~SceneComputer() override;
 
-    void setDebounceMs(int ms) { m_debounce.setInterval(ms); }
-    int debounceMs() const { return m_debounce.interval(); }
-
     /// What a worker runs: tp::computeScene's signature (nullopt when cancelled).
     using ComputeFunction =
         std::function<std::optional<Scene>(const LayerConfig&, SceneSource, Progress*)>;
@@ -46,8 +43,6 @@ public:
     bool isBusy() const { return m_current != nullptr; }
     /// A request is waiting for its debounce interval.
     bool hasPendingRequest() const { return m_debounce.isActive(); }
-    /// Progress of the current computation in [0, 1]; 0 when idle.
-    double fraction() const;
 
 public slots:
     /// Cancels the pending request and the running computation; the last scene stays valid.

@@ -1,6 +1,5 @@
 #include "layer_panel.h"
 
-#include "column_aligned_pair.h"
 #include "heatmap_image.h"
 #include "heatmap_legend.h"
 #include "hover_text.h"
@@ -10,6 +9,11 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollBar>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
 
 namespace tp {
 namespace {
@@ -43,6 +47,71 @@ std::vector<int> legendGroups(const LayerConfig& config, int currentGroup) {
 
 }  // namespace
 
+/// The kernel over the whole width with the bias strip under it. The strip spans the kernel's
+/// viewport and lines its columns up with the kernel's (MatrixView::setColumnLeader); this widget
+/// only decides how far down the strip sits (right under the kernel's last row while the kernel
+/// fits its width, else at the bottom) and how tall it is.
+class KernelWithBias : public QWidget {
+public:
+    KernelWithBias(MatrixView* kernel, MatrixView* bias) : m_kernel(kernel), m_bias(bias) {
+        kernel->setParent(this);
+        bias->setParent(this);
+        bias->setColumnLeader(kernel);
+        // Queued: the kernel computes its new layout in its own resize and zoom handlers first.
+        auto later = [this] { QTimer::singleShot(0, this, [this] { placeBias(); }); };
+        connect(kernel, &MatrixView::zoomChanged, this, later);
+        connect(kernel->horizontalScrollBar(), &QScrollBar::rangeChanged, this, later);
+        connect(kernel->horizontalScrollBar(), &QScrollBar::valueChanged, this, later);
+    }
+
+    QSize sizeHint() const override {
+        const QSize kernel = m_kernel->sizeHint();
+        return {kernel.width(), kernel.height() + kBiasHeight};
+    }
+    QSize minimumSizeHint() const override {
+        const QSize kernel = m_kernel->minimumSizeHint();
+        return {kernel.width(), kernel.height() + kBiasHeight};
+    }
+
+    void placeBias() {
+        const QWidget* viewport = m_kernel->viewport();
+        const QPoint origin = viewport->mapTo(this, QPoint(0, 0));
+        const auto place = [&](int top, int height) {
+            m_bias->setGeometry(origin.x(), std::max(0, top), viewport->width(), height);
+        };
+        const MatrixData& m = m_kernel->matrix();
+        const QRectF first = m.isEmpty() ? QRectF() : m_kernel->cellRect(0, 0);
+        const QRectF last = m.isEmpty() ? QRectF() : m_kernel->cellRect(m.rows() - 1, m.cols() - 1);
+        const bool fits =
+            !m.isEmpty() && first.left() >= 0 && last.right() <= viewport->width() + 1;
+        if (!fits) {
+            place(height() - kBiasHeight, kBiasHeight);
+            return;
+        }
+        const auto under = [&](int stripHeight) {
+            place(std::min(int(std::ceil(origin.y() + last.bottom())) + 2, height() - stripHeight),
+                  stripHeight);
+        };
+        under(kBiasHeight);
+        // A strip too short for cells as tall as the kernel's are wide: grow it by what they lack.
+        if (m_bias->matrix().isEmpty() || !m_bias->isVisible())
+            return;
+        const qreal lacking = m_bias->heightForSquareCells();
+        if (lacking > 0.5)
+            under(kBiasHeight + int(std::ceil(lacking)));
+    }
+
+protected:
+    void resizeEvent(QResizeEvent*) override {
+        m_kernel->setGeometry(0, 0, width(), std::max(0, height() - kBiasHeight));
+        placeBias();
+    }
+
+private:
+    MatrixView* m_kernel;
+    MatrixView* m_bias;
+};
+
 LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_x = new MatrixView;
     m_x->setObjectName(QStringLiteral("inputView"));
@@ -50,7 +119,6 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_kernel->setObjectName(QStringLiteral("kernelView"));
     m_bias = new MatrixView;
     m_bias->setObjectName(QStringLiteral("biasView"));
-    m_bias->setColumnLeader(m_kernel);  // bias column j stays under kernel column j when zoomed
     m_xNote = noteLabel();
     m_xNote->setObjectName(QStringLiteral("inputNote"));
     m_biasNote = noteLabel();
@@ -62,7 +130,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     grid->addWidget(m_x, 0, 0);
     grid->addWidget(m_xNote, 1, 0, Qt::AlignTop);
     // The bias strip sits under the kernel, column under column.
-    m_kernelWithBias = new ColumnAlignedPair(m_kernel, m_bias, kBiasHeight);
+    m_kernelWithBias = new KernelWithBias(m_kernel, m_bias);
     grid->addWidget(m_kernelWithBias, 0, 1, 2, 1);
     auto* under = new QHBoxLayout;
     under->addWidget(m_biasNote, 1);
@@ -128,7 +196,7 @@ void LayerPanel::setScene(ScenePtr scene) {
     }
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, -1));
-    m_kernelWithBias->align();
+    m_kernelWithBias->placeBias();
 }
 
 void LayerPanel::setStep(int step) {

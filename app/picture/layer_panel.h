@@ -11,8 +11,8 @@ class QLabel;
 
 namespace tp {
 
-class ColumnAlignedPair;
 class HeatmapLegend;
+class KernelWithBias;
 class MatrixView;
 
 class LayerPanel : public QWidget {
@@ -29,7 +29,6 @@ public:
     MatrixView* inputView() const { return m_x; }
     MatrixView* kernelView() const { return m_kernel; }
     MatrixView* biasView() const { return m_bias; }
-    QLabel* inputNote() const { return m_xNote; }
 
 public slots:
     void zoomIn();
@@ -50,7 +49,7 @@ private:
     QLabel* m_xNote;
     QLabel* m_biasNote;
     HeatmapLegend* m_legend;
-    ColumnAlignedPair* m_kernelWithBias;
+    KernelWithBias* m_kernelWithBias;
 };
 
 }  // namespace tp

@@ -157,8 +157,10 @@ int groupAt(const HeatmapStyle& style, Index row, Index col) {
     return -1;
 }
 
-QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size) {
-    if (m.isEmpty() || size.isEmpty())
+QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
+                     const std::atomic_bool* stop) {
+    const auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
+    if (m.isEmpty() || size.isEmpty() || stopped())
         return {};
     const int width = size.width();
     const int height = size.height();
@@ -176,6 +178,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
     reduction(max                             \
               : largest) if (double(m.rows()) * double(m.cols()) + double(width) * height > 1e5)
     for (int y = 0; y < height; ++y) {
+        if (stopped())
+            continue;
         const IndexRange rows = elementsOfPixel(y, height, m.rows());
         float* out = reduced.data() + std::size_t(y) * std::size_t(width);
         float rowMax;
@@ -195,6 +199,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
         }
         largest = std::max(largest, rowMax);
     }
+    if (stopped())
+        return {};
     float scale = trackMax ? largest : style.scale;
     if (!(scale > 0.0f) || !std::isfinite(scale))
         scale = 1.0f;
@@ -228,6 +234,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
     const float stepsPerUnit = float(kSteps) / scale;
 #pragma omp parallel for schedule(static) if (double(width) * height > 1e5)
     for (int y = 0; y < height; ++y) {
+        if (stopped())
+            continue;
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
         const float* values = reduced.data() + std::size_t(y) * std::size_t(width);
         for (int x = 0; x < width; ++x) {
@@ -250,6 +258,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size)
             line[x] = color;
         }
     }
+    if (stopped())
+        return {};
     image.setDevicePixelRatio(dpr);
     return image;
 }

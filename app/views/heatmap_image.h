@@ -10,6 +10,8 @@
 #include <QImage>
 #include <QSize>
 
+#include <atomic>
+
 #include <vector>
 
 namespace tp {
@@ -49,8 +51,10 @@ struct HeatmapStyle {
 /// Groups other than a highlighted one are faded towards light grey. When the image is smaller than
 /// the matrix each pixel shows the MaxAbs or Mean of the elements it covers (one parallel pass over
 /// the matrix, no copy: 4096 x 16384 to 1600 x 800 in tens of milliseconds). Returns a null image
-/// for an empty matrix or size.
-QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size);
+/// for an empty matrix or size, or when `stop` becomes true while it renders (the remaining rows
+/// are skipped).
+QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
+                     const std::atomic_bool* stop = nullptr);
 
 /// The colour of `value` in group `group` (-1: neutral) for a given scale, exactly as
 /// renderHeatmap draws it (without hatching).

@@ -84,12 +84,6 @@ public:
                     colRange.size(), m_stride);
     }
 
-    /// Same memory and shape (the owner is not compared).
-    bool sameView(const MatrixData& other) const {
-        return m_data == other.m_data && m_rows == other.m_rows && m_cols == other.m_cols &&
-               m_stride == other.m_stride;
-    }
-
 private:
     std::shared_ptr<const void> m_owner;
     const float* m_data = nullptr;

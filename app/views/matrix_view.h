@@ -4,15 +4,17 @@
 
 #include "heatmap_image.h"
 #include "matrix_data.h"
+#include "matrix_layout.h"
 
 #include <QAbstractScrollArea>
-#include <QFutureWatcher>
 #include <QImage>
 #include <QPointer>
 
 #include <vector>
 
 namespace tp {
+
+class CellImageCache;
 
 /// When a MatrixView prints values inside cells.
 enum class CellNumbers {
@@ -21,13 +23,13 @@ enum class CellNumbers {
     Hidden,  ///< never
 };
 
-/// Shows one matrix as a heatmap (renderHeatmap) with a title, group boundaries and group labels
-/// in the brief's notation ("[0:4)"). Fits the view by default; zoom with Ctrl+wheel, +/- keys,
+/// Shows one matrix as a heatmap with a title, group boundaries and group labels in the brief's
+/// notation ("[0:4)"). Fits the view at zoom 1 (MatrixLayout); zoom with Ctrl+wheel, +/- keys,
 /// pinch or the slots, pan by dragging or with the scrollbars. Hovering a cell shows a tooltip and
-/// emits cellHovered(). Only the visible cells are rendered, into a cached image that is
-/// re-rendered when an input, the viewport size, the visible range or the device pixel ratio
-/// changes, never on a plain repaint; large renders run on a worker thread while the last image
-/// stays on screen.
+/// emits cellHovered(). Only the visible cells are rendered (renderBlock), into a CellImageCache
+/// that renders again when an input, the viewport size, the visible range or the device pixel
+/// ratio changes, never on a plain repaint; large renders run on a worker thread while the last
+/// image stays on screen. The group band is painted by paintGroupBand.
 class MatrixView : public QAbstractScrollArea {
     Q_OBJECT
 
@@ -48,15 +50,21 @@ public:
 
     /// A render of a big matrix is running on a worker thread; the view shows the previous image
     /// (or nothing) until it finishes.
-    bool isRendering() const { return !(m_pendingKey == CacheKey{}); }
+    bool isRendering() const;
 
-    /// The hover text of cell (row, col): "name[row, col] = value" and its group with the range.
+    /// The tooltip of cell (row, col) (hoverText): "name[row, col] = value", its group and the
+    /// range the group's label names, e.g. "kernel[1, 6] = 0.5  ·  group 1 · columns [4:8)". The
+    /// name is the title up to " (", or "value" without a title.
     QString cellDescription(int row, int col) const;
 
     /// Lines this view's columns up with `leader`'s (the bias strip under the kernel): the same
     /// cell width and the same horizontal position of every column, following the leader's zoom
-    /// and scrolling. The leader must show as many columns; nullptr ends following.
+    /// and scrolling; the title spans the shown columns. The leader must show as many columns;
+    /// nullptr ends following.
     void setColumnLeader(MatrixView* leader);
+    /// How much taller this follower's viewport must grow for its cells to be as tall as the
+    /// leader's are wide (at most MatrixLayout::kMaxFitCell); 0 without a leader.
+    qreal heightForSquareCells() const;
 
     /// The ranges that group labels and tooltips name, when they differ from the positions in this
     /// matrix: a partial output (N, chunk) shows its group's output columns, e.g. [4:8), not [0:4).
@@ -78,10 +86,6 @@ public:
     /// The scale in use: scale() if > 0, else the matrix's largest |element| (1 if that is 0).
     float effectiveScale() const;
 
-    /// How pixels summarise several elements when zoomed out (default MaxAbs).
-    void setDownsample(Downsample downsample);
-    Downsample downsample() const { return m_style.downsample; }
-
     /// true: print values in cells whenever legible (CellNumbers::Shown); false: never. The
     /// default is CellNumbers::Auto.
     void setCellNumbersVisible(bool visible);
@@ -90,24 +94,23 @@ public:
     /// Whether numbers are printed at the current zoom and size.
     bool cellNumbersShown() const;
 
-    /// true (default): zoom 1 fits the whole matrix in the view; false: zoom 1 is 32 px per cell.
-    void setFitToView(bool fit);
-    bool fitToView() const { return m_fitToView; }
-
-    /// Current zoom: 1 is the base size (fit or 32 px cells); zoomIn() multiplies by 1.25.
+    /// Current zoom: 1 fits the whole matrix in the view; zoomIn() multiplies by 1.25.
     double zoom() const { return m_zoom; }
+    /// The geometry of title, band and cells at the current size, zoom, scroll and leader.
+    MatrixLayout layout() const;
     /// Size of one cell in logical pixels at the current zoom.
     QSizeF cellSize() const;
-
     /// The cell under `viewportPos` (viewport coordinates) as (row, col), or (-1, -1).
     QPoint cellAt(QPointF viewportPos) const;
     /// Where cell (row, col) is drawn, in viewport coordinates (may lie outside the viewport).
     QRectF cellRect(Index row, Index col) const;
 
     /// How many images have been rendered (for tests and profiling).
-    int renderCount() const { return m_renderCount; }
+    int renderCount() const;
     /// The image currently drawn for the visible cells (may be null before the first paint).
-    QImage cachedImage() const { return m_cache; }
+    QImage cachedImage() const;
+    /// The cache of the visible cells' image and its renders.
+    const CellImageCache& imageCache() const { return *m_cache; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -144,32 +147,14 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    struct Layout;
-    struct CacheKey {
-        quint64 generation = 0;
-        IndexRange rows;
-        IndexRange cols;
-        QSize deviceSize;
-        qreal devicePixelRatio = 1;
-        bool numbers = false;
-        bool grid = false;
-        bool operator==(const CacheKey&) const = default;
-    };
-    struct Rendered {
-        QImage image;
-        CacheKey key;
-    };
-
-    Layout layout() const;
     void invalidate();
     void invalidateLayout();  ///< geometry changed, pixels did not
     void updateScrollBars();
-    CacheKey wantedKey(const Layout& l) const;
-    void ensureImage(const Layout& l);
-    void onRenderFinished();
+    void requestImage(const MatrixLayout& l);
+    void paintTitle(QPainter& painter, const MatrixLayout& l);
+    void paintCells(QPainter& painter, const MatrixLayout& l);
     void updateHover(QPointF pos, QPoint globalPos);
     void clearHover();
-    QString groupLabel(std::size_t k) const;
     IndexRange shownRange(std::size_t k) const;
 
     MatrixData m_matrix;
@@ -179,16 +164,9 @@ private:
     QString m_title;
     float m_autoScale = 1.0f;
     CellNumbers m_cellNumbers = CellNumbers::Auto;
-    bool m_fitToView = true;
     double m_zoom = 1.0;
-
-    quint64 m_generation = 1;
-    QImage m_cache;
-    CacheKey m_cacheKey;
-    int m_renderCount = 0;
-    QFutureWatcher<Rendered>* m_watcher = nullptr;
-    CacheKey m_pendingKey;
-    bool m_renderAgain = false;
+    quint64 m_generation = 1;  ///< bumped by every change of the pixels' inputs
+    CellImageCache* m_cache;
 
     QPoint m_hovered{-1, -1};
     bool m_dragging = false;

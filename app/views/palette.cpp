@@ -58,10 +58,6 @@ QColor neutralNegativeColor() {
 
 namespace {
 
-struct OkLab {
-    double l, a, b;
-};
-
 double toLinear(double c) {
     return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
 }
@@ -70,7 +66,8 @@ double toGamma(double c) {
     return c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1.0 / 2.4) - 0.055;
 }
 
-// Björn Ottosson's OKLab (2020), from and to linear sRGB.
+}  // namespace
+
 OkLab toOkLab(const QColor& color) {
     const double r = toLinear(color.redF()), g = toLinear(color.greenF()),
                  b = toLinear(color.blueF());
@@ -81,6 +78,8 @@ OkLab toOkLab(const QColor& color) {
             1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s,
             0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s};
 }
+
+namespace {
 
 // Linear sRGB, possibly out of [0, 1].
 std::array<double, 3> linearRgb(const OkLab& c) {
@@ -113,6 +112,8 @@ OkLab clipChroma(OkLab c) {
     return {c.l, c.a * low, c.b * low};
 }
 
+}  // namespace
+
 QColor fromOkLab(const OkLab& c) {
     const auto rgb = linearRgb(clipChroma(c));
     const auto channel = [](double v) {
@@ -120,6 +121,8 @@ QColor fromOkLab(const OkLab& c) {
     };
     return QColor::fromRgbF(channel(rgb[0]), channel(rgb[1]), channel(rgb[2]));
 }
+
+namespace {
 
 OkLab negativeEnd(const QColor& base) {
     const OkLab c = toOkLab(base);

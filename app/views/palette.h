@@ -32,6 +32,20 @@ QColor neutralColor();
 /// diverges from grey (negative) through white (zero) to slate blue (positive).
 QColor neutralNegativeColor();
 
+/// A colour in Björn Ottosson's OKLab (2020): perceived lightness l (0 black .. 1 white) and the
+/// opponent axes a (green .. red) and b (blue .. yellow). Chroma is hypot(a, b), hue atan2(b, a).
+struct OkLab {
+    double l, a, b;
+};
+
+/// `color` (sRGB) in OKLab: sRGB decoded to linear light, then Ottosson's two 3 x 3 matrices
+/// around a cube root.
+OkLab toOkLab(const QColor& color);
+
+/// The sRGB colour of `c`: chroma reduced at the same lightness and hue until sRGB can show it,
+/// then encoded and clamped to [0, 1].
+QColor fromOkLab(const OkLab& c);
+
 /// The colour a value's ramp ends at for negative values: the same OKLab hue and chroma as `base`,
 /// 0.22 darker in OKLab lightness (chroma reduced only where sRGB cannot show it).
 QColor negativeShade(const QColor& base);

@@ -33,24 +33,15 @@ std::array<double, 3> lab(const QColor& c) {
     return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
 }
 
-// OKLab lightness, chroma and hue angle (degrees): the space the ramps are mixed in, where mixing
-// with white or darkening keeps the hue angle.
+// OKLab lightness, chroma and hue angle (degrees) of palette.h's toOkLab: the space the ramps are
+// mixed in, where mixing with white or darkening keeps the hue angle.
 struct OkLch {
     double l, c, h;
 };
 
 OkLch oklch(const QColor& color) {
-    const auto linear = [](double v) {
-        return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-    };
-    const double r = linear(color.redF()), g = linear(color.greenF()), b = linear(color.blueF());
-    const double l = std::cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b);
-    const double m = std::cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b);
-    const double s = std::cbrt(0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b);
-    const double L = 0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s;
-    const double A = 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s;
-    const double B = 0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s;
-    return {L, std::hypot(A, B), std::atan2(B, A) * 180.0 / M_PI};
+    const OkLab lab = toOkLab(color);
+    return {lab.l, std::hypot(lab.a, lab.b), std::atan2(lab.b, lab.a) * 180.0 / M_PI};
 }
 
 // Hue angle distance between two colours, in degrees.
@@ -90,6 +81,9 @@ class TestHeatmapImage : public QObject {
 private slots:
     void paletteIsDistinct();
     void paletteHatchesPastSixteen();
+    void okLabMatchesPublishedValues();
+    void fromOkLabInvertsToOkLab();
+    void fromOkLabKeepsHueWhenClipping();
 
     void groupColumnsCarryGroupHue_data();
     void groupColumnsCarryGroupHue();
@@ -107,6 +101,7 @@ private slots:
     void hatchedGroupDiffersFromItsPaletteTwin();
     void nanIsGrey();
     void emptyGivesNullImage();
+    void stopGivesNullImage();
     void imageCarriesDevicePixelRatio();
 
     void pixelsPartitionElements_data();
@@ -500,6 +495,55 @@ void TestHeatmapImage::legendShowsRampEnds() {
     QVERIFY2(deltaE(low, negativeShade(groupColor(0))) < 8, qPrintable(low.name()));
     QVERIFY2(deltaE(high, groupColor(0)) < 8, qPrintable(high.name()));
     QVERIFY2(middle.lightnessF() > 0.9f, qPrintable(middle.name()));
+}
+
+// Ottosson's published OKLab of white and the sRGB primaries.
+void TestHeatmapImage::okLabMatchesPublishedValues() {
+    const struct {
+        QColor color;
+        OkLab lab;
+    } known[] = {{Qt::white, {1.0, 0.0, 0.0}},
+                 {QColor(255, 0, 0), {0.627955, 0.224863, 0.125846}},
+                 {QColor(0, 255, 0), {0.866440, -0.233888, 0.179498}},
+                 {QColor(0, 0, 255), {0.452014, -0.032457, -0.311528}}};
+    for (const auto& [color, lab] : known) {
+        const OkLab got = toOkLab(color);
+        QVERIFY2(
+            std::abs(got.l - lab.l) < 1e-4 && std::abs(got.a - lab.a) < 1e-4 &&
+                std::abs(got.b - lab.b) < 1e-4,
+            qPrintable(
+                QStringLiteral("%1: %2 %3 %4").arg(color.name()).arg(got.l).arg(got.a).arg(got.b)));
+    }
+}
+
+void TestHeatmapImage::fromOkLabInvertsToOkLab() {
+    for (int g = 0; g < kGroupPaletteSize; ++g) {
+        for (const QColor& color : {groupColor(g), negativeShade(groupColor(g))}) {
+            const QColor back = fromOkLab(toOkLab(color));
+            QVERIFY2(std::abs(back.red() - color.red()) <= 1 &&
+                         std::abs(back.green() - color.green()) <= 1 &&
+                         std::abs(back.blue() - color.blue()) <= 1,
+                     qPrintable(color.name() + " -> " + back.name()));
+        }
+    }
+}
+
+void TestHeatmapImage::fromOkLabKeepsHueWhenClipping() {
+    // Chroma 0.4 at lightness 0.5 is far outside sRGB: the colour keeps lightness and hue.
+    const OkLab wanted{0.5, 0.4 * std::cos(0.5), 0.4 * std::sin(0.5)};
+    const OkLab got = toOkLab(fromOkLab(wanted));
+    QVERIFY(std::abs(got.l - wanted.l) < 0.01);
+    QVERIFY(std::hypot(got.a, got.b) < 0.3);
+    QVERIFY(hueDistance(std::atan2(got.b, got.a) * 180 / M_PI, 0.5 * 180 / M_PI) < 2.0);
+}
+
+void TestHeatmapImage::stopGivesNullImage() {
+    const auto m = filled(64, 64, 0.5f);
+    std::atomic_bool stop = true;
+    QVERIFY(renderHeatmap(MatrixData::of(m, *m), HeatmapStyle{}, QSize(32, 32), &stop).isNull());
+    stop = false;
+    QCOMPARE(renderHeatmap(MatrixData::of(m, *m), HeatmapStyle{}, QSize(32, 32), &stop),
+             renderHeatmap(MatrixData::of(m, *m), HeatmapStyle{}, QSize(32, 32)));
 }
 
 QTEST_MAIN(TestHeatmapImage)

@@ -1,7 +1,8 @@
 // MatrixView driven as a user would: hover, zoom, pan, and what it caches.
 
+#include "cell_image_cache.h"
 #include "float_format.h"
-#include "matrix_panel.h"
+#include "hover_text.h"
 #include "matrix_view.h"
 #include "palette.h"
 
@@ -74,7 +75,9 @@ private slots:
     void highlightDimsInWidget();
     void effectiveScale();
     void largeMatrixRendersOffThread();
-    void panelLegendFollowsView();
+    void staleRenderIsDroppedForTheNewest();
+    void followerLinesUpWithLeadersColumns();
+    void hoverTextNamesCellValueAndGroup();
 };
 
 void TestMatrixView::hoverReportsCell_data() {
@@ -335,10 +338,9 @@ void TestMatrixView::inputChangesRerender() {
     view.setGroups(equalGroups(12, 4), Qt::Horizontal);
     view.viewport()->repaint();
     QCOMPARE(view.renderCount(), ++renders);
-    view.resize(500, 350);
-    QCoreApplication::processEvents();
-    view.viewport()->repaint();
-    QCOMPARE(view.renderCount(), ++renders);
+    view.resize(500, 350);  // the resize paints again, with the new visible size
+    QTRY_COMPARE(view.renderCount(), renders + 1);
+    ++renders;
     view.setHighlightedGroup(2);
     view.viewport()->repaint();
     QCOMPARE(view.renderCount(), ++renders);
@@ -395,6 +397,18 @@ void TestMatrixView::largeMatrixRendersOffThread() {
     QTRY_VERIFY(view.renderCount() >= 1);
     QVERIFY(!view.cachedImage().isNull());
     QVERIFY(!view.cellNumbersShown());
+    // A new input: the paint starts a worker and returns with the old image still cached. A render
+    // on the UI thread would have finished inside repaint().
+    const int renders = view.renderCount();
+    const QImage before = view.cachedImage();
+    view.setHighlightedGroup(3);
+    view.viewport()->repaint();
+    QVERIFY(view.isRendering());
+    QCOMPARE(view.renderCount(), renders);
+    QCOMPARE(view.cachedImage(), before);
+    QTRY_COMPARE(view.renderCount(), renders + 1);
+    QVERIFY(!view.isRendering());
+    QVERIFY(view.cachedImage() != before);
     view.viewport()->repaint();
     saveScreenshot(view, "kernel_1024x4096_tp8");
     // Zooming far in renders only the visible cells, so the image stays viewport-sized.
@@ -404,26 +418,95 @@ void TestMatrixView::largeMatrixRendersOffThread() {
     QVERIFY(view.cellSize().width() >= 28);
 }
 
-void TestMatrixView::panelLegendFollowsView() {
-    auto m = std::make_shared<Matrix>(2, 6);
-    *m << 1, -2, 3, 0, 0.5f, -0.25f,  //
-        0, 0, 0, 0, 0, 0;
-    MatrixPanel panel;
-    panel.resize(500, 300);
-    panel.setTitle("output (2, 6)");
-    panel.setMatrix(MatrixData::of(m, *m));
-    QCOMPARE(panel.legend()->scale(), 3.0f);
-    panel.view()->setScale(5.0f);
-    QCOMPARE(panel.legend()->scale(), 5.0f);
-    panel.setGroups(equalGroups(6, 3), Qt::Horizontal);
-    QCOMPARE(panel.legend()->groups(), (std::vector<int>{0, 1, 2}));
-    panel.setHighlightedGroup(2);
-    QCOMPARE(panel.view()->highlightedGroup(), 2);
-    QCOMPARE(panel.legend()->groups(), (std::vector<int>{2}));
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    saveScreenshot(panel, "panel_output_highlight2");
-    QVERIFY(panel.legend()->height() > 0);
+// Inputs that change while a worker renders: the worker is told to stop, its image never shows,
+// and the newest inputs are rendered.
+void TestMatrixView::staleRenderIsDroppedForTheNewest() {
+    auto m = std::make_shared<Matrix>(Matrix::Random(1024, 4096));
+    MatrixView view;
+    view.resize(800, 400);
+    view.setMatrix(MatrixData::of(m, *m));
+    view.setGroups(equalGroups(4096, 8), Qt::Horizontal);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY(!view.isRendering() && view.renderCount() >= 1);
+    const int renders = view.renderCount();
+    view.setHighlightedGroup(1);
+    view.viewport()->repaint();
+    QVERIFY(view.isRendering());
+    view.setHighlightedGroup(5);
+    view.viewport()->repaint();
+    QCOMPARE(view.imageCache().stoppedCount(), 1);
+    QTRY_VERIFY(!view.isRendering());
+    QCOMPARE(view.renderCount(), renders + 1);  // only the newest became the image
+    // Its pixels are group 5's highlight: group 1's columns are dimmed.
+    HeatmapStyle style;
+    style.groups = equalGroups(4096, 8);
+    style.highlightedGroup = 5;
+    style.scale = view.effectiveScale();
+    style.devicePixelRatio = view.cachedImage().devicePixelRatio();
+    const QImage image = view.cachedImage();
+    const QImage expected = renderHeatmap(MatrixData::of(m, *m), style, image.size());
+    for (const int group : {1, 5}) {
+        const int x = image.width() * group / 8 + image.width() / 16;  // inside its columns
+        QCOMPARE(image.pixel(x, image.height() / 2), expected.pixel(x, image.height() / 2));
+    }
+}
+
+// The bias strip under the kernel: column j of the follower lies under column j of the leader,
+// at zoom 1 and zoomed in and scrolled.
+void TestMatrixView::followerLinesUpWithLeadersColumns() {
+    const auto kernelData = indexed(8, 12);
+    auto biasData = std::make_shared<Matrix>(Matrix::Random(1, 12));
+    QWidget window;
+    window.resize(600, 500);
+    auto* kernel = new MatrixView(&window);
+    auto* bias = new MatrixView(&window);
+    kernel->setGeometry(0, 0, 600, 400);
+    bias->setGeometry(0, 400, 600, 100);
+    kernel->setMatrix(MatrixData::of(kernelData, *kernelData));
+    bias->setMatrix(MatrixData::of(biasData, *biasData));
+    bias->setTitle("bias (12,)");
+    bias->setColumnLeader(kernel);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const auto linedUp = [&] {
+        for (int col : {0, 5, 11}) {
+            const QRectF k = kernel->cellRect(0, col).translated(
+                kernel->viewport()->mapTo(&window, QPoint(0, 0)));
+            const QRectF b =
+                bias->cellRect(0, col).translated(bias->viewport()->mapTo(&window, QPoint(0, 0)));
+            if (std::abs(k.left() - b.left()) > 1e-9 || std::abs(k.width() - b.width()) > 1e-9)
+                return false;
+        }
+        return true;
+    };
+    QVERIFY(linedUp());
+    QCOMPARE(bias->layout().title.left(), bias->cellRect(0, 0).left());  // over its columns
+    QCOMPARE(bias->heightForSquareCells(), 0.0);
+    kernel->setZoom(3.0, kernel->cellRect(4, 9).center());
+    QVERIFY(kernel->horizontalScrollBar()->value() > 0);
+    QVERIFY(linedUp());
+    kernel->horizontalScrollBar()->setValue(kernel->horizontalScrollBar()->value() / 2);
+    QVERIFY(linedUp());
+    QCOMPARE(bias->horizontalScrollBar()->maximum(), 0);
+    QVERIFY(bias->heightForSquareCells() > 0);  // 100 px is too short for cells this wide
+    // Ending following: the bias fits its own area again.
+    bias->setColumnLeader(nullptr);
+    QVERIFY(!linedUp());
+}
+
+void TestMatrixView::hoverTextNamesCellValueAndGroup() {
+    QCOMPARE(hoverText("kernel", 3, 7, -0.5f, 1), QString("kernel[3, 7] = -0.5  \u00b7  group 1"));
+    QCOMPARE(hoverText("bias", -1, 7, 2.0f, -1), QString("bias[7] = 2"));
+    QCOMPARE(hoverText("x", 0, 1, 0.25f, 2, "rows [4:8)"),
+             QString("x[0, 1] = 0.25  \u00b7  group 2 \u00b7 rows [4:8)"));
+    // The tooltip is the same text, named after the title.
+    const auto m = indexed(2, 4);
+    MatrixView view;
+    view.setMatrix(MatrixData::of(m, *m));
+    view.setTitle("kernel (2, 4)");
+    view.setGroups(equalGroups(4, 2), Qt::Horizontal);
+    QCOMPARE(view.cellDescription(1, 3), hoverText("kernel", 1, 3, (*m)(1, 3), 1, "columns [2:4)"));
 }
 
 // A partial output (N, chunk) of group 2 is indexed from 0, but names the output columns it fills.
@@ -434,10 +517,10 @@ void TestMatrixView::labelRangesNameTheWholeLayersColumns() {
     view.setTitle("partial (2, 4)");
     view.setGroups({IndexRange{0, 4}}, Qt::Horizontal, {2});
     QCOMPARE(view.cellDescription(1, 2),
-             QString("partial[1, 2] = 102\ngroup 2 \u00b7 columns [0:4)"));
+             QString("partial[1, 2] = 102  \u00b7  group 2 \u00b7 columns [0:4)"));
     view.setGroupLabelRanges({IndexRange{8, 12}});
     QCOMPARE(view.cellDescription(1, 2),
-             QString("partial[1, 2] = 102\ngroup 2 \u00b7 columns [8:12)"));
+             QString("partial[1, 2] = 102  \u00b7  group 2 \u00b7 columns [8:12)"));
 }
 
 // Values much smaller than the cell's room for digits (-0.0123) still print, in a shorter form,

@@ -1,0 +1,83 @@
+#pragma once
+
+// Where a MatrixView draws its title, group band and cells: pure geometry, no widget.
+
+#include "eigen_types.h"
+
+#include <QPoint>
+#include <QRectF>
+#include <QSize>
+
+#include <optional>
+
+namespace tp {
+
+/// Where the group band sits: none, above the cells (column groups) or left of them (row groups).
+enum class BandSide { None, Above, Left };
+
+/// The columns of a leading view, in the follower's viewport coordinates: every column is
+/// `cellWidth` wide and column 0 starts at `originX`.
+struct LeaderColumns {
+    qreal cellWidth = 0;
+    qreal originX = 0;
+};
+
+/// What the geometry depends on. Sizes are logical pixels.
+struct MatrixLayoutInput {
+    QSizeF viewport = {};  ///< the viewport's size
+    Index rows = 0;        ///< the matrix's shape; 0 x 0 is an empty view
+    Index cols = 0;
+    qreal titleHeight = 0;  ///< height of the title row; 0 means no title
+    BandSide band = BandSide::None;
+    qreal bandExtent = 0;  ///< the band's height (Above) or width (Left)
+    double zoom = 1.0;     ///< 1: the matrix fits the area
+    QPoint scroll = {};    ///< scroll bar values (pixels scrolled right and down)
+    std::optional<LeaderColumns> leader = {};  ///< follow these columns instead of fitting
+};
+
+/// The geometry of one MatrixView. At zoom 1 the cells fit the area: square when square cells of
+/// at least kMinSquareCell fit, else stretched to fill it, never larger than kMaxFitCell. Zooming
+/// in grows the smaller side of a stretched cell first (cells turn square before they grow),
+/// zooming out shrinks both. A matrix smaller than the area is centred in it, a larger one is
+/// scrolled. Following a leader, the cells are the leader's width (and as tall, when the area
+/// allows) and column j lies under the leader's column j; the area (the clip) and the title span
+/// the leader's columns inside the viewport.
+struct MatrixLayout {
+    static constexpr qreal kMargin = 6;         ///< around everything, in the viewport
+    static constexpr qreal kMaxFitCell = 80;    ///< a 2 x 4 matrix should not fill a monitor
+    static constexpr qreal kMinSquareCell = 4;  ///< below this, fitting stretches cells
+    static constexpr qreal kMaxCell = 400;      ///< the largest zoomed cell side
+    static constexpr double kMinZoom = 0.25;
+
+    MatrixLayout() = default;
+    explicit MatrixLayout(const MatrixLayoutInput& input);
+
+    QRectF title;    ///< the title row (empty without a title)
+    QRectF band;     ///< group labels: above the cells (Above) or left of them (Left)
+    QRectF area;     ///< where cells may be drawn (clip)
+    QSizeF base;     ///< cell size at zoom 1
+    QSizeF cell;     ///< cell size at the current zoom
+    QSizeF content;  ///< the whole matrix at the current zoom
+    QPointF origin;  ///< viewport position of the matrix's top-left corner
+    Index rows = 0;
+    Index cols = 0;
+
+    /// The cell under `pos` (viewport coordinates) as (row, col), or (-1, -1) outside the cells or
+    /// the area.
+    QPoint cellAt(QPointF pos) const;
+    /// Where cell (row, col) is drawn: origin + (col * cell.width, row * cell.height), one cell
+    /// in size; may lie outside the area.
+    QRectF cellRect(Index row, Index col) const;
+    /// The rows and columns with at least one pixel inside the area (at least one of each when the
+    /// matrix is not empty).
+    IndexRange visibleRows() const;
+    IndexRange visibleCols() const;
+    /// The size in device pixels of the visible cells: round(count * cell * dpr), at least 1.
+    QSize visibleDeviceSize(qreal devicePixelRatio) const;
+    /// How far the content can scroll: ceil(max(0, content - area)) on each axis.
+    QSize scrollRange() const;
+    /// `zoom` limited to [kMinZoom, the zoom where the smaller base side reaches kMaxCell].
+    double clampZoom(double zoom) const;
+};
+
+}  // namespace tp

@@ -22,16 +22,18 @@ namespace {
 //   (std::memcpy) gave 1.07e10 bytes/s, which stands for the link between two devices that are
 //   processes on one host. Figures from a busy machine are lower than from an idle one.
 constexpr std::array<HardwarePreset, 5> kPresets{{
-    {"h100-nvlink", "8x H100 SXM node, NVLink 4 (TF32 494.7 TFLOP/s, 450 GB/s per direction)",
-     494.7e12, 450e9},
-    {"a100-pcie", "A100 PCIe GPUs over PCIe 4.0 x16 (TF32 156 TFLOP/s, 31.5 GB/s per direction)",
+    {"h100-nvlink",
+     "8x H100 SXM node over NVLink 4; TF32 tensor cores, one direction of a GPU's NVLink", 494.7e12,
+     450e9},
+    {"a100-pcie", "A100 PCIe GPUs over PCIe 4.0 x16; TF32 tensor cores, one direction of the slot",
      156e12, 31.5e9},
-    {"tpu-v4", "TPU v4 ICI ring (bf16 275 TFLOP/s, 45 GB/s per link per direction)", 275e12, 45e9},
-    {"tpu-v5e", "TPU v5e ICI ring (bf16 197 TFLOP/s, 50 GB/s per link per direction)", 197e12,
-     50e9},
+    {"tpu-v4", "TPU v4 chips on an ICI ring; bf16 MXU peak, one ICI link in one direction", 275e12,
+     45e9},
+    {"tpu-v5e", "TPU v5e chips on an ICI ring; bf16 MXU peak, one ICI link in one direction",
+     197e12, 50e9},
     {"this-machine",
-     "this machine, measured: Eigen float32 18.4 GFLOP/s, memory copy 10.7 GB/s as the link",
-     1.84e10, 1.07e10},
+     "this machine, measured once: Eigen float32 product, and a memory copy as the link", 1.84e10,
+     1.07e10},
 }};
 
 }  // namespace

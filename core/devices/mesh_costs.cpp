@@ -88,6 +88,14 @@ std::int64_t totalBytes(const DeviceHoldings& h) {
     return h.kernelBytes + h.biasBytes + h.xBytes + h.partialBytes + h.outputBytes;
 }
 
+PartitionSpecs partitionSpecs(const LayerConfig& config) {
+    const std::string output =
+        config.outputLayout() == OutputLayout::Sharded ? "P('data', 'model')" : "P('data', None)";
+    if (config.mode == ParallelMode::Column)
+        return {"P(None, 'model')", "P('model')", "P('data', None)", "", output};
+    return {"P('model', None)", "P(None)", "P('data', 'model')", "P('data', None)", output};
+}
+
 IndexRange batchRows(const LayerConfig& config, std::int64_t d) {
     const std::int64_t nd = config.batch / config.dataSize;
     return {d * nd, (d + 1) * nd};

@@ -18,6 +18,7 @@
 #include "sharding_plan.h"
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace tp {
@@ -67,6 +68,21 @@ MeshCosts meshCosts(const LayerConfig& config);
 
 /// Sum of a device's holdings in bytes (kernel, bias, x, partial, output).
 std::int64_t totalBytes(const DeviceHoldings& holdings);
+
+/// Each array's layout on the mesh as JAX writes a PartitionSpec, axes "data" and "model".
+/// Column: kernel P(None, 'model'), bias P('model'), x P('data', None); row: kernel
+/// P('model', None), bias P(None) (replicated), x P('data', 'model'), the partial sum
+/// P('data', None) before its reduction. Output: P('data', 'model') sharded, P('data', None)
+/// replicated. `partial` is empty in column mode.
+struct PartitionSpecs {
+    std::string kernel;
+    std::string bias;
+    std::string x;
+    std::string partial;
+    std::string output;
+};
+
+PartitionSpecs partitionSpecs(const LayerConfig& config);
 
 /// The batch rows device (d, m) holds: [d*Nd, (d+1)*Nd), Nd = N / D (the same for every m).
 IndexRange batchRows(const LayerConfig& config, std::int64_t d);

@@ -128,7 +128,7 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
         out << "collective: none, the output stays where it was computed\n";
     } else {
         out << "collective: " << toString(k.kind) << " over the model axis, a ring of "
-            << mesh.model << ": " << bytesText(k.bytesSentPerDevice) << " bytes sent per device in "
+            << mesh.model << ": " << bytesText(k.bytesSentPerDevice) << " sent per device in "
             << k.ringSteps << " steps\n";
         const RingRun& ring = costs.ring;
         if (!ring.simulated) {

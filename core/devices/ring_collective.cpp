@@ -43,7 +43,7 @@ CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expec
 
 class Ring {
 public:
-    Ring(RingRun& run) : m_run(run) {}
+    explicit Ring(RingRun& run) : m_run(run) {}
 
     // One step on every data row at once: device m sends chunk chunkOf(m) to m + 1, which either
     // overwrites (gather) or adds into (reduce) its copy of that chunk.

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
                   << tp::sceneOptionsHelp();
         return 0;
     }
+    if (options.listHardware) {
+        std::cout << tp::hardwareListText();
+        return 0;
+    }
     if (!parse.errors.empty()) {
         for (const std::string& error : parse.errors)
             std::cerr << "tpviz-cli: " << error << '\n';
@@ -33,7 +38,12 @@ int main(int argc, char** argv) {
         return 0;
     }
     const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
-    std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
-                               : tp::textReport(*scene, options.summary));
-    return scene->verification.allclose ? 0 : 1;
+    std::optional<tp::SceneCosts> costs;
+    if (options.costs)
+        costs = tp::computeSceneCosts(*scene, *options.hardware, options.tolerance);
+    const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
+    std::cout << (options.json ? tp::jsonReport(*scene, options.summary, shownCosts)
+                               : tp::textReport(*scene, options.summary, shownCosts));
+    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed;
+    return scene->verification.allclose && collectiveOk ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 
 namespace tp {
 namespace {
@@ -33,6 +34,26 @@ std::string joinNumbers(const std::vector<std::int64_t>& values) {
     return text;
 }
 
+// " Valid tp sizes: 1, 2, 4." for the divisors of n; `one` names a single value ("tp_size"),
+// `many` the list ("tp sizes").
+std::string validValuesText(std::int64_t n, const char* one, const char* many) {
+    // Listing divisors takes sqrt(n) steps: past 10^12 (10^6 steps) the list is not worth a
+    // pause, and such a layer is refused for its memory anyway.
+    constexpr std::int64_t kListable = 1'000'000'000'000;
+    const auto valid = n <= kListable ? divisors(n) : std::vector<std::int64_t>{};
+    std::string text;
+    if (valid.empty()) {
+        text = std::string(" Choose a ") + one + " that divides it";
+    } else if (valid.size() <= 24) {
+        text = std::string(" Valid ") + many + ": " + joinNumbers(valid);
+    } else {
+        text = ' ' + std::to_string(valid.size()) + ' ' + many + " divide it, from " +
+               joinNumbers({valid.begin(), valid.begin() + 12}) + " to " +
+               std::to_string(valid.back());
+    }
+    return text + '.';
+}
+
 }  // namespace
 
 std::vector<ConfigProblem> LayerConfig::validate() const {
@@ -55,26 +76,31 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
         std::string message = std::string(dim) + " (" + std::to_string(splitDim()) +
                               ") is not divisible by tp_size (" + std::to_string(tpSize) +
                               "): each group needs the same number of kernel " + what + ".";
-        // Listing divisors takes sqrt(n) steps: past 10^12 (10^6 steps) the list is not worth a
-        // pause, and such a layer is refused for its memory anyway.
-        constexpr std::int64_t kListableSplit = 1'000'000'000'000;
-        const auto valid =
-            splitDim() <= kListableSplit ? divisors(splitDim()) : std::vector<std::int64_t>{};
-        if (valid.empty()) {
-            message += " Choose a tp_size that divides it";
-        } else if (valid.size() <= 24) {
-            message += " Valid tp sizes: ";
-            message += joinNumbers(valid);
-        } else {
-            message += ' ';
-            message += std::to_string(valid.size());
-            message += " tp sizes divide it, from ";
-            message += joinNumbers({valid.begin(), valid.begin() + 12});
-            message += " to ";
-            message += std::to_string(valid.back());
-        }
-        message += '.';
+        message += validValuesText(splitDim(), "tp_size", "tp sizes");
         problems.push_back({ConfigField::TpSize, message});
+    }
+
+    const bool dataOk = requirePositive(dataSize, "data D", ConfigField::Data);
+    if (dataOk && batch > 0 && batch % dataSize != 0)
+        problems.push_back({ConfigField::Data,
+                            "batch N (" + std::to_string(batch) + ") is not divisible by data (" +
+                                std::to_string(dataSize) +
+                                "): each row of devices on the data axis needs the same number of "
+                                "batch rows." +
+                                validValuesText(batch, "data size", "data sizes")});
+
+    // Row mode with a sharded output reduce-scatters the partial sums over features: each device
+    // on the model axis keeps features / tp_size output columns.
+    if (!column && outputLayout() == OutputLayout::Sharded && tpOk && featuresOk && inOk &&
+        features % tpSize != 0) {
+        std::string message = "features (" + std::to_string(features) +
+                              ") is not divisible by tp_size (" + std::to_string(tpSize) +
+                              "): a sharded row-parallel output is a reduce-scatter over "
+                              "features, and each device keeps the same number of output columns.";
+        message += validValuesText(std::gcd(inDim, features), "tp_size",
+                                   "tp sizes (dividing both in_dim and features)");
+        message += " Or use the replicated output (an all-reduce).";
+        problems.push_back({ConfigField::Output, message});
     }
 
     if (bias.kind == BiasInit::Kind::Normal && !(std::isfinite(bias.stddev) && bias.stddev > 0))
@@ -129,6 +155,18 @@ std::string_view toString(PrngLayout layout) {
 
 std::string toString(const BiasInit& bias) {
     return bias.kind == BiasInit::Kind::Zeros ? "zeros" : "normal:" + formatFloat(bias.stddev);
+}
+
+std::string_view toString(OutputLayout layout) {
+    return layout == OutputLayout::Sharded ? "sharded" : "replicated";
+}
+
+std::optional<OutputLayout> parseOutputLayout(std::string_view text) {
+    if (text == "sharded")
+        return OutputLayout::Sharded;
+    if (text == "replicated")
+        return OutputLayout::Replicated;
+    return std::nullopt;
 }
 
 std::optional<ParallelMode> parseParallelMode(std::string_view text) {

@@ -26,8 +26,14 @@ struct BiasInit {
     bool operator==(const BiasInit&) const = default;
 };
 
+/// Where the layer's output lives after the forward pass, across the model axis of the mesh.
+/// Sharded: device m keeps its own output block (column: its columns; row: a reduce-scatter leaves
+/// it features block m). Replicated: every device holds all of y (column: an all-gather; row: an
+/// all-reduce).
+enum class OutputLayout { Sharded, Replicated };
+
 /// The setting a validation problem belongs to, so a UI can show it next to that input.
-enum class ConfigField { Batch, InDim, Features, TpSize, Seed, Bias, Memory };
+enum class ConfigField { Batch, InDim, Features, TpSize, Seed, Bias, Memory, Data, Output };
 
 /// One thing wrong with a LayerConfig, in words a user understands.
 struct ConfigProblem {
@@ -48,12 +54,21 @@ struct LayerConfig {
     bool x64 = false;  ///< jax_enable_x64: changes seed -> key for negative seeds and seeds >= 2^32
     BiasInit bias{};
     std::int64_t memoryBudgetBytes = std::int64_t(2) << 30;  ///< refuse scenes needing more
+    std::int64_t dataSize = 1;  ///< D, devices on the mesh's data axis; each holds N / D batch rows
+    /// The output layout; nullopt means the mode's default (column: sharded, row: replicated).
+    std::optional<OutputLayout> output{};
 
     /// The dimension that tp splits: features in column mode, inDim in row mode.
     std::int64_t splitDim() const { return mode == ParallelMode::Column ? features : inDim; }
 
     /// chunk = splitDim / tpSize (features / tpSize in column mode). Valid configs only.
     std::int64_t chunk() const { return splitDim() / tpSize; }
+
+    /// The output layout in effect: `output`, or the mode's default when it is not set.
+    OutputLayout outputLayout() const {
+        return output.value_or(mode == ParallelMode::Column ? OutputLayout::Sharded
+                                                            : OutputLayout::Replicated);
+    }
 
     /// Every problem with this config; empty when it is valid.
     std::vector<ConfigProblem> validate() const;
@@ -73,11 +88,14 @@ std::vector<std::int64_t> divisors(std::int64_t n);
 /// "column" / "row", and "partitionable" / "legacy", as the CLI and JSON spell them.
 std::string_view toString(ParallelMode mode);
 std::string_view toString(PrngLayout layout);
+/// "sharded" / "replicated".
+std::string_view toString(OutputLayout layout);
 /// "zeros" or "normal:STDDEV" (shortest float32 form).
 std::string toString(const BiasInit& bias);
 
 std::optional<ParallelMode> parseParallelMode(std::string_view text);
 std::optional<PrngLayout> parsePrngLayout(std::string_view text);
+std::optional<OutputLayout> parseOutputLayout(std::string_view text);
 /// Accepts "zeros" and "normal:STDDEV" with a finite STDDEV > 0.
 std::optional<BiasInit> parseBiasInit(std::string_view text);
 /// The one wording of a bad bias stddev, for every input that sets it (validate, the command line,

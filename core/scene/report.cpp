@@ -81,9 +81,98 @@ std::string verificationText(const Verification& v) {
            ")";
 }
 
+std::string bytesText(std::int64_t bytes) {
+    return bytes < 1024 ? std::to_string(bytes) + " bytes"
+                        : std::to_string(bytes) + " bytes (" + formatBytes(bytes) + ")";
+}
+
+std::string padded(std::string text, std::size_t width) {
+    if (text.size() < width)
+        text.resize(width, ' ');
+    return text;
+}
+
+void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCosts& costs) {
+    const MeshCosts& mesh = costs.mesh;
+    const DeviceHoldings& h = mesh.perDevice;
+    const PartitionSpecs specs = partitionSpecs(c);
+    out << "\ndevices: mesh data " << mesh.data << " x model " << mesh.model << " = "
+        << mesh.devices << " devices; device (d, m) holds batch rows block d ("
+        << mesh.rowsPerDevice << " rows) and model shard m; output " << toString(mesh.layout)
+        << '\n';
+    const std::pair<const char*, std::pair<std::int64_t, std::string>> rows[] = {
+        {"kernel", {h.kernelBytes, specs.kernel}},
+        {"bias", {h.biasBytes, specs.bias}},
+        {"x", {h.xBytes, specs.x}},
+        {"partial", {h.partialBytes, specs.partial.empty() ? "-" : specs.partial + ", unreduced"}},
+        {"output", {h.outputBytes, specs.output}},
+    };
+    for (const auto& [name, row] : rows)
+        out << "  " << padded(name, 9) << padded(bytesText(row.first), 30) << row.second << '\n';
+    out << "  " << padded("total", 9) << padded(bytesText(totalBytes(h)), 30)
+        << "per device; the unsharded layer: " << bytesText(mesh.unshardedBytes) << '\n'
+        << "  " << padded("flops", 9) << padded(std::to_string(h.flops), 30)
+        << "per device, 2 * rows * in_dim * features / tp_size\n";
+
+    const CollectiveCost& k = mesh.collective;
+    if (k.kind == CollectiveKind::None) {
+        out << "collective: none, the output stays where it was computed\n";
+    } else {
+        out << "collective: " << toString(k.kind) << " over the model axis, a ring of "
+            << mesh.model << ": " << bytesText(k.bytesSentPerDevice) << " sent per device in "
+            << k.ringSteps << " steps\n";
+        const RingRun& ring = costs.ring;
+        if (!ring.simulated) {
+            out << "  " << ring.note << '\n';
+        } else {
+            const CollectiveCheck& check = ring.check;
+            out << "  run on the devices' buffers: " << check.bitIdentical << " of "
+                << check.elements << " elements bit-identical to the single-process output";
+            if (check.exactRequired)
+                out << (check.passed ? " (all, as a gather only moves values)"
+                                     : " (a gather only moves values: MISMATCH)");
+            else
+                out << " (the ring adds in another order); "
+                    << verificationText(check.verification);
+            out << '\n';
+            if (!ring.stepBuffersKept)
+                out << "  " << ring.note << '\n';
+        }
+    }
+
+    const TimeEstimate& e = costs.estimate;
+    out << "estimate on " << e.hardware << ": compute " << threeDigits(e.computeSeconds)
+        << " s + communication " << threeDigits(e.communicationSeconds)
+        << " s = " << threeDigits(e.totalSeconds) << " s (no overlap), " << toString(e.bound)
+        << "-bound; ";
+    if (e.flopsPerLinkByte)
+        out << threeDigits(*e.flopsPerLinkByte) << " FLOPs per byte sent against the hardware's "
+            << threeDigits(e.machineBalance) << '\n';
+    else
+        out << "nothing sent\n";
+}
+
+void writeCostsJson(std::ostringstream& out, const SceneCosts& costs) {
+    const MeshCosts& mesh = costs.mesh;
+    const DeviceHoldings& h = mesh.perDevice;
+    const CollectiveCost& k = mesh.collective;
+    const TimeEstimate& e = costs.estimate;
+    out << "  \"costs\": {\"mesh\": {\"data\": " << mesh.data << ", \"model\": " << mesh.model
+        << "}, \"devices\": " << mesh.devices << ", \"output_layout\": \"" << toString(mesh.layout)
+        << "\",\n    \"per_device\": {\"kernel_bytes\": " << h.kernelBytes
+        << ", \"bias_bytes\": " << h.biasBytes << ", \"x_bytes\": " << h.xBytes
+        << ", \"partial_bytes\": " << h.partialBytes << ", \"output_bytes\": " << h.outputBytes
+        << ", \"flops\": " << h.flops << "},\n    \"collective\": {\"name\": \"" << toString(k.kind)
+        << "\", \"axis\": \"model\", \"bytes_sent_per_device\": " << k.bytesSentPerDevice
+        << ", \"ring_steps\": " << k.ringSteps << "},\n    \"estimate\": {\"hardware\": \""
+        << e.hardware << "\", \"compute_s\": " << formatDouble(e.computeSeconds)
+        << ", \"communication_s\": " << formatDouble(e.communicationSeconds) << ", \"bound\": \""
+        << toString(e.bound) << "\"}}";
+}
+
 }  // namespace
 
-std::string textReport(const Scene& scene, bool summary) {
+std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs) {
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
     const bool column = c.mode == ParallelMode::Column;
@@ -126,10 +215,12 @@ std::string textReport(const Scene& scene, bool summary) {
         writeMatrix(out, scene.reference, "  ");
     }
     out << "\nverification: " << verificationText(scene.verification) << '\n';
+    if (costs)
+        writeCostsText(out, c, *costs);
     return out.str();
 }
 
-std::string jsonReport(const Scene& scene, bool summary) {
+std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs) {
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
     const bool column = c.mode == ParallelMode::Column;
@@ -178,7 +269,12 @@ std::string jsonReport(const Scene& scene, bool summary) {
         << ", \"max_rel_error\": " << formatDouble(v.maxRelError)
         << ", \"allclose\": " << (v.allclose ? "true" : "false") << ", \"worst\": [" << v.worstRow
         << ", " << v.worstCol << "], \"rtol\": " << formatDouble(v.tolerance.rtol)
-        << ", \"atol\": " << formatDouble(v.tolerance.atol) << "}\n}\n";
+        << ", \"atol\": " << formatDouble(v.tolerance.atol) << '}';
+    if (costs) {
+        out << ",\n";
+        writeCostsJson(out, *costs);
+    }
+    out << "\n}\n";
     return out.str();
 }
 

@@ -10,14 +10,22 @@ namespace tp {
 
 /// Readable text: the config, each group with its range, equation and partial, the concatenated (or
 /// summed) output, the reference and the verification. Arrays with more than 1000 values show
-/// their first and last 3 rows and columns, as numpy prints them. With summary: no arrays.
-std::string textReport(const Scene& scene, bool summary = false);
+/// their first and last 3 rows and columns, as numpy prints them. With summary: no arrays. With
+/// costs: a table of what each device holds, the collective (and its run on the devices) and the
+/// time estimate, after the verification.
+std::string textReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
 
 /// One JSON document with the keys config, kernel, bias, x, groups (index, columns or rows as
 /// [start, stop], partial; row mode adds running_sum), output, reference and verification
 /// (max_abs_error, max_rel_error, allclose, worst, rtol, atol). Arrays are nested lists, row-major;
 /// float32 values in the shortest form that reads back to the same bits. With summary: config,
-/// groups without arrays, and verification.
-std::string jsonReport(const Scene& scene, bool summary = false);
+/// groups without arrays, and verification. With costs, a last key:
+///   "costs": {"mesh": {"data": D, "model": P}, "devices": D*P, "output_layout": "sharded",
+///             "per_device": {"kernel_bytes", "bias_bytes", "x_bytes", "partial_bytes",
+///                            "output_bytes", "flops"},
+///             "collective": {"name": "none|all-gather|all-reduce|reduce-scatter", "axis": "model",
+///                            "bytes_sent_per_device", "ring_steps"},
+///             "estimate": {"hardware", "compute_s", "communication_s", "bound"}}
+std::string jsonReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
 
 }  // namespace tp

@@ -52,4 +52,13 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
     return scene;
 }
 
+SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
+                             Tolerance tolerance) {
+    SceneCosts costs;
+    costs.mesh = meshCosts(scene.config);
+    costs.estimate = estimateTime(costs.mesh, hardware);
+    costs.ring = simulateRing(scene.config, scene.result, scene.params.bias, tolerance);
+    return costs;
+}
+
 }  // namespace tp

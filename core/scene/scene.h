@@ -4,9 +4,11 @@
 // The desktop app and tpviz-cli both compute through here.
 
 #include "forward.h"
+#include "hardware.h"
 #include "layer_config.h"
 #include "nnx_init.h"
 #include "progress.h"
+#include "ring_collective.h"
 #include "verification.h"
 
 #include <memory>
@@ -31,6 +33,18 @@ struct Scene {
 
 /// A computed scene, shared read-only between every view that shows it (no view copies arrays).
 using ScenePtr = std::shared_ptr<const Scene>;
+
+/// A scene on its device mesh: what each device holds and sends, the time estimate on one
+/// hardware preset, and the output collective run on the devices' buffers.
+struct SceneCosts {
+    MeshCosts mesh;
+    TimeEstimate estimate;
+    RingRun ring;  ///< checked against scene.result.output with the given tolerance
+};
+
+/// The costs of a computed scene on `hardware`.
+SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
+                             Tolerance tolerance = {});
 
 /// The brief's example as a config (batch 1, inDim 2, features 4, tp 2, column) and its arrays.
 /// `mode` and `tpSize` of a config may be changed afterwards (e.g. row mode, tp 1).

@@ -65,6 +65,20 @@ const SharedOption kSharedOptions[] = {
     {.name = "--example",
      .valueName = "brief",
      .help = "use the brief's worked example instead of an NNX layer"},
+    {.name = "--data",
+     .valueName = "D",
+     .help = "devices on the mesh's data axis, each with N / D batch rows",
+     .defaultText = [] { return defaultNumber(&LayerConfig::dataSize); }},
+    {.name = "--output",
+     .valueName = "sharded|replicated",
+     .help = "output layout over the model axis (default sharded in column mode, replicated in row "
+             "mode)"},
+    {.name = "--costs",
+     .help = "add each device's bytes and FLOPs, the collective and a time estimate",
+     .cliOnly = true},
+    {.name = "--hardware",
+     .valueName = "NAME|list",
+     .help = "hardware of the --costs estimate; list shows the presets"},
     {.name = "--rtol",
      .valueName = "R",
      .help = "relative tolerance of the check",
@@ -94,6 +108,40 @@ const SharedOption* findShared(std::string_view name) {
 
 std::string quoted(std::string_view text) {
     return "'" + std::string(text) + "'";
+}
+
+// The mesh options: --data, --output, --costs, --hardware. Returns false for any other option.
+bool parseMeshOption(const std::string& name, const std::string& value, SceneOptions& options,
+                     std::vector<std::string>& errors) {
+    if (name == "--data") {
+        if (const auto data = parseInt64(value))
+            options.config.dataSize = *data;
+        else
+            errors.push_back("--data: " + quoted(value) +
+                             " is not a whole number in the int64 range");
+    } else if (name == "--output") {
+        if (const auto layout = parseOutputLayout(value))
+            options.config.output = *layout;
+        else
+            errors.push_back("--output: " + quoted(value) + " is not sharded or replicated");
+    } else if (name == "--costs") {
+        options.costs = true;
+    } else if (name == "--hardware") {
+        if (value == "list") {
+            options.listHardware = true;
+        } else if (const HardwarePreset* preset = findHardware(value)) {
+            options.hardware = preset;
+        } else {
+            std::string names;
+            for (const HardwarePreset& p : hardwarePresets())
+                names += (names.empty() ? "" : ", ") + std::string(p.name);
+            errors.push_back("--hardware: " + quoted(value) + " is not a preset; choose one of " +
+                             names + " (--hardware list shows their figures)");
+        }
+    } else {
+        return false;
+    }
+    return true;
 }
 
 }  // namespace
@@ -147,6 +195,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         given.push_back(name);
         if (shared->cliOnly)
             options.cliOnlyGiven.push_back(name);
+        if (parseMeshOption(name, value, options, errors))
+            continue;
 
         auto integer = [&](std::int64_t& field) {
             if (const auto parsed = parseInt64(value))
@@ -206,7 +256,7 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         else if (name == "--help")
             options.help = true;
     }
-    if (options.help)
+    if (options.help || options.listHardware)
         return parse;
 
     auto wasGiven = [&](std::string_view name) {
@@ -230,9 +280,26 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back(
             "--python prints a script; it cannot be combined with --json or --summary");
 
+    if (wasGiven("--hardware") && !options.costs)
+        errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
+    if (options.costs && options.python)
+        errors.push_back("--costs adds to a report; it cannot be combined with --python");
+
     for (const ConfigProblem& problem : config.validate())
         errors.push_back(problem.message);
     return parse;
+}
+
+std::string hardwareListText() {
+    std::string text;
+    for (const HardwarePreset& p : hardwarePresets()) {
+        char figures[96];
+        std::snprintf(figures, sizeof figures, "%.4g TFLOP/s, %.4g GB/s", p.peakFlops / 1e12,
+                      p.linkBytesPerSecond / 1e9);
+        text += std::string(p.name) + (&p == &defaultHardware() ? " (default)" : "") + ": " +
+                figures + ". " + std::string(p.description) + "\n";
+    }
+    return text;
 }
 
 std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras, OptionsFor program) {

@@ -2,6 +2,7 @@
 
 // The command-line options that describe a scene, shared by tpviz-cli and tpviz --screenshot.
 
+#include "hardware.h"
 #include "layer_config.h"
 #include "scene.h"
 
@@ -30,6 +31,9 @@ struct SceneOptions {
     bool python = false;                    ///< --python
     Tolerance tolerance;                    ///< --rtol, --atol
     bool help = false;                      ///< --help or -h
+    bool costs = false;                     ///< --costs: the devices' costs and the estimate
+    const HardwarePreset* hardware = &defaultHardware();  ///< --hardware NAME
+    bool listHardware = false;                            ///< --hardware list
     std::map<std::string, std::string>
         extras;                             ///< given ExtraOptions: name -> value ("" for flags)
     std::vector<std::string> cliOnlyGiven;  ///< the given options only tpviz-cli takes, in order
@@ -43,11 +47,16 @@ struct SceneOptionsParse {
 /// Parses arguments (without the program name):
 ///   --batch N --in-dim D --features F --tp T --seed S --mode column|row
 ///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
-///   --rtol R --atol A --json --summary --python --help, and the given extras. "--name=value" also
-///   works.
-/// Validates the resulting config (unless --help) and reports each problem in words.
+///   --rtol R --atol A --json --summary --python --help, the mesh options --data D
+///   --output sharded|replicated --costs --hardware NAME|list, and the given extras. "--name=value"
+///   also works.
+/// Validates the resulting config (unless --help or --hardware list) and reports each problem in
+/// words.
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});
+
+/// --hardware list: one line per preset with its figures, the default marked.
+std::string hardwareListText();
 
 /// The options' help text, one line each, extras included; for OptionsFor::App without the options
 /// only tpviz-cli takes. Defaults are read from LayerConfig{} and Tolerance{}.

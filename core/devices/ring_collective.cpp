@@ -1,0 +1,186 @@
+#include "ring_collective.h"
+
+#include <cassert>
+#include <cstring>
+#include <limits>
+
+namespace tp {
+namespace {
+
+// P near-equal column blocks of `features`, the first features % P one wider (numpy.array_split).
+std::vector<IndexRange> featureChunks(Index features, Index p) {
+    std::vector<IndexRange> chunks;
+    Index start = 0;
+    for (Index c = 0; c < p; ++c) {
+        const Index width = features / p + (c < features % p ? 1 : 0);
+        chunks.push_back({start, start + width});
+        start += width;
+    }
+    return chunks;
+}
+
+int ringIndex(std::int64_t i, std::int64_t p) {
+    return int(((i % p) + p) % p);
+}
+
+// The one place a simulated collective is compared with the single-process output.
+CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expected,
+                               bool exactRequired, Tolerance tolerance) {
+    CollectiveCheck check;
+    check.verification = verify(actual, expected, tolerance);
+    check.elements = actual.size();
+    for (Index r = 0; r < actual.rows(); ++r)
+        for (Index c = 0; c < actual.cols(); ++c) {
+            const float a = actual(r, c);
+            const float b = expected(r, c);
+            check.bitIdentical += std::memcmp(&a, &b, sizeof a) == 0 ? 1 : 0;
+        }
+    check.exactRequired = exactRequired;
+    check.passed =
+        exactRequired ? check.bitIdentical == check.elements : check.verification.allclose;
+    return check;
+}
+
+class Ring {
+public:
+    explicit Ring(RingRun& run) : m_run(run) {}
+
+    // One step on every data row at once: device m sends chunk chunkOf(m) to m + 1, which either
+    // overwrites (gather) or adds into (reduce) its copy of that chunk.
+    template <typename ChunkOf>
+    void step(RingPhase phase, ChunkOf&& chunkOf) {
+        const std::int64_t p = m_run.model;
+        RingStep record;
+        record.phase = phase;
+        Matrix& buffers = m_run.final;
+        // All sends of a step happen at once: read every sent chunk before any receiver writes.
+        std::vector<Matrix> sent;
+        for (std::int64_t d = 0; d < m_run.data; ++d)
+            for (std::int64_t m = 0; m < p; ++m) {
+                const IndexRange cols = m_run.chunks[std::size_t(chunkOf(m))];
+                sent.push_back(m_run.device(buffers, d, m).middleCols(cols.start, cols.size()));
+            }
+        for (std::int64_t m = 0; m < p; ++m)
+            record.transfers.push_back({int(m), ringIndex(m + 1, p), chunkOf(m)});
+        for (std::int64_t d = 0; d < m_run.data; ++d)
+            for (std::int64_t m = 0; m < p; ++m) {
+                const IndexRange cols = m_run.chunks[std::size_t(chunkOf(m))];
+                auto target = m_run.device(buffers, d, ringIndex(m + 1, p))
+                                  .middleCols(cols.start, cols.size());
+                const Matrix& incoming = sent[std::size_t(d * p + m)];
+                if (phase == RingPhase::ReduceScatter)
+                    target = incoming + target;  // the running sum arrives, the own part is added
+                else
+                    target = incoming;
+            }
+        keep(std::move(record));
+    }
+
+    void addBias(const RowVectorCRef& bias) {
+        RingStep record;
+        record.phase = RingPhase::AddBias;
+        for (std::int64_t d = 0; d < m_run.data; ++d)
+            for (std::int64_t m = 0; m < m_run.model; ++m) {
+                const IndexRange cols = m_run.chunks[std::size_t(m)];
+                m_run.device(m_run.final, d, m).middleCols(cols.start, cols.size()).rowwise() +=
+                    bias.segment(cols.start, cols.size());
+            }
+        keep(std::move(record));
+    }
+
+private:
+    void keep(RingStep record) {
+        if (m_run.stepBuffersKept)
+            record.buffers = m_run.final;
+        m_run.steps.push_back(std::move(record));
+    }
+
+    RingRun& m_run;
+};
+
+}  // namespace
+
+RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
+                     const RowVectorCRef& bias, Tolerance tolerance) {
+    assert(config.validate().empty());
+    const bool column = config.mode == ParallelMode::Column;
+    RingRun run;
+    run.kind = collectiveFor(config.mode, config.outputLayout(), config.tpSize);
+    run.data = config.dataSize;
+    run.model = config.tpSize;
+    run.rowsPerDevice = config.batch / config.dataSize;
+    run.chunks = featureChunks(config.features, config.tpSize);
+    if (run.kind == CollectiveKind::None) {
+        run.note = "no collective: the output stays where it was computed";
+        return run;
+    }
+
+    const std::int64_t p = run.model;
+    const std::int64_t stackFloats = config.batch * p * config.features;  // D*P*Nd*F
+    const std::int64_t stackBytes = stackFloats * std::int64_t(sizeof(float));
+    // The initial and final stacks and the stacked reference for the check.
+    if (stackBytes > config.memoryBudgetBytes / 3) {
+        run.note = "not simulated: the devices' buffers (" + formatBytes(stackBytes) +
+                   ") would take more than a third of the memory budget (" +
+                   formatBytes(config.memoryBudgetBytes) + ")";
+        return run;
+    }
+    run.simulated = true;
+    const std::int64_t ringSteps = meshCosts(config).collective.ringSteps;
+    const std::int64_t recordedSteps = ringSteps + (column ? 0 : 1);
+    run.stepBufferBytes = recordedSteps * stackBytes;
+    run.stepBuffersKept = run.stepBufferBytes <= kStepBufferCapBytes;
+    if (!run.stepBuffersKept)
+        run.note = "step buffers not kept: all " + std::to_string(recordedSteps) + " would take " +
+                   formatBytes(run.stepBufferBytes) + ", more than " +
+                   formatBytes(kStepBufferCapBytes) + "; each step's chunks are kept";
+
+    const Index nd = run.rowsPerDevice;
+    run.initial = Matrix::Constant(Index(stackFloats / config.features), config.features,
+                                   std::numeric_limits<float>::quiet_NaN());
+    for (std::int64_t d = 0; d < run.data; ++d)
+        for (std::int64_t m = 0; m < p; ++m) {
+            const Matrix& partial = forward.partials[std::size_t(m)];
+            auto rows = partial.middleRows(d * nd, nd);
+            if (column)
+                run.device(run.initial, d, m)
+                    .middleCols(run.chunks[std::size_t(m)].start, rows.cols()) = rows;
+            else
+                run.device(run.initial, d, m) = rows;
+        }
+    run.final = run.initial;
+
+    Ring ring(run);
+    if (!column) {
+        for (std::int64_t s = 0; s + 1 < p; ++s)
+            ring.step(RingPhase::ReduceScatter,
+                      [&](std::int64_t m) { return ringIndex(m - s - 1, p); });
+        ring.addBias(bias);
+    }
+    if (run.kind != CollectiveKind::ReduceScatter)
+        for (std::int64_t s = 0; s + 1 < p; ++s)
+            ring.step(RingPhase::AllGather, [&](std::int64_t m) { return ringIndex(m - s, p); });
+
+    if (run.kind == CollectiveKind::ReduceScatter) {
+        // Each device's result is its own chunk: assemble y from them, each element once.
+        Matrix assembled(config.batch, config.features);
+        for (std::int64_t d = 0; d < run.data; ++d)
+            for (std::int64_t m = 0; m < p; ++m) {
+                const IndexRange cols = run.chunks[std::size_t(m)];
+                assembled.block(d * nd, cols.start, nd, cols.size()) =
+                    run.device(run.final, d, m).middleCols(cols.start, cols.size());
+            }
+        run.check = compareOutputs(assembled, forward.output, false, tolerance);
+    } else {
+        // Replicated: every device's buffer against its batch rows of y.
+        Matrix expected(run.final.rows(), run.final.cols());
+        for (std::int64_t d = 0; d < run.data; ++d)
+            for (std::int64_t m = 0; m < p; ++m)
+                run.device(expected, d, m) = forward.output.middleRows(d * nd, nd);
+        run.check =
+            compareOutputs(run.final, expected, run.kind == CollectiveKind::AllGather, tolerance);
+    }
+    return run;
+}
+
+}  // namespace tp

@@ -1,0 +1,103 @@
+// tpviz-cli --costs end to end: the JSON costs object, the text table, --hardware list, refusals.
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runCli(const QStringList& args) {
+    QProcess process;
+    process.start(QStringLiteral(TPVIZ_CLI_PATH), args);
+    if (!process.waitForFinished(120000))
+        return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+// Column mode, tp 8, data 2, replicated: Nd = 2 rows per device.
+const QStringList kScene{"--batch",  "4",          "--in-dim", "64",         "--features",
+                         "96",       "--tp",       "8",        "--data",     "2",
+                         "--output", "replicated", "--costs",  "--hardware", "a100-pcie"};
+
+}  // namespace
+
+class TestCliCosts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void jsonCostsObject() {
+        const Run run = runCli(kScene + QStringList{"--json", "--summary"});
+        QCOMPARE(run.exitCode, 0);
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        // kernel 64*12*4, bias 12*4, x 2*64*4, output 2*96*4 after the gather, flops 2*2*64*12;
+        // all-gather: 7/8 * 768 bytes in 7 steps; compute 3072 / 156e12 s, communication
+        // 672 / 31.5e9 s.
+        const QJsonObject expected = QJsonDocument::fromJson(R"({
+            "mesh": {"data": 2, "model": 8}, "devices": 16, "output_layout": "replicated",
+            "per_device": {"kernel_bytes": 3072, "bias_bytes": 48, "x_bytes": 512,
+                           "partial_bytes": 0, "output_bytes": 768, "flops": 3072},
+            "collective": {"name": "all-gather", "axis": "model", "bytes_sent_per_device": 672,
+                           "ring_steps": 7},
+            "estimate": {"hardware": "a100-pcie", "compute_s": 1.9692307692307693e-11,
+                         "communication_s": 2.1333333333333334e-08,
+                         "bound": "communication"}})")
+                                         .object();
+        QCOMPARE(doc["costs"].toObject(), expected);
+        QCOMPARE(doc.object().keys(), (QStringList{"config", "costs", "groups", "verification"}));
+    }
+
+    void textTable() {
+        const Run run = runCli(kScene + QStringList{"--summary"});
+        QCOMPARE(run.exitCode, 0);
+        const QString text = QString::fromUtf8(run.out);
+        QVERIFY2(text.contains("devices: mesh data 2 x model 8 = 16 devices"), qPrintable(text));
+        QVERIFY(text.contains(
+            QRegularExpression(R"(\n  kernel +3072 bytes \(3\.0 KiB\) +P\(None, 'model'\)\n)")));
+        QVERIFY(
+            text.contains("collective: all-gather over the model axis, a ring of 8: 672 bytes "
+                          "sent per device in 7 steps"));
+        // 2 data rows x 8 devices x 2 rows x 96 features, every bit moved intact.
+        QVERIFY(text.contains("run on the devices' buffers: 3072 of 3072 elements bit-identical"));
+        QVERIFY(
+            text.contains("estimate on a100-pcie: compute 1.97e-11 s + communication 2.13e-08 "
+                          "s = 2.14e-08 s (no overlap), communication-bound"));
+    }
+
+    void withoutCostsNothingChanges() {
+        const Run run = runCli({"--json", "--summary"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(!QJsonDocument::fromJson(run.out).object().contains("costs"));
+    }
+
+    void hardwareList() {
+        const Run run = runCli({"--hardware", "list"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith("h100-nvlink (default): 494.7 TFLOP/s, 450 GB/s."));
+        QCOMPARE(run.out.count('\n'), 5);
+    }
+
+    void refusals() {
+        const Run run = runCli({"--batch", "6", "--data", "4", "--costs"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.err.contains("batch N (6) is not divisible by data (4)"));
+        QVERIFY(run.out.isEmpty());
+        const Run sharded = runCli(
+            {"--mode", "row", "--tp", "4", "--features", "10", "--output", "sharded", "--costs"});
+        QCOMPARE(sharded.exitCode, 2);
+        QVERIFY(sharded.err.contains("a sharded row-parallel output is a reduce-scatter"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCosts)
+#include "tst_cli_costs.moc"

@@ -1,0 +1,145 @@
+// The mesh options of the shared scene options, and the costs object of the JSON report.
+
+#include "report.h"
+#include "scene_options.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+QStringList errorsOf(const SceneOptionsParse& parse) {
+    QStringList errors;
+    for (const std::string& e : parse.errors)
+        errors << QString::fromStdString(e);
+    return errors;
+}
+
+}  // namespace
+
+class TestDevicesOptions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void meshOptions() {
+        const SceneOptionsParse parse =
+            parseSceneOptions({"--batch", "4", "--tp", "4", "--mode", "row", "--data=2", "--output",
+                               "sharded", "--costs", "--hardware", "tpu-v5e"});
+        QVERIFY2(parse.errors.empty(), qPrintable(errorsOf(parse).join('\n')));
+        const SceneOptions& o = parse.options;
+        QCOMPARE(o.config.dataSize, std::int64_t(2));
+        QVERIFY(o.config.output == OutputLayout::Sharded);
+        QVERIFY(o.costs);
+        QCOMPARE(o.hardware, findHardware("tpu-v5e"));
+        QVERIFY(!o.listHardware);
+    }
+
+    void defaults() {
+        const SceneOptions o = parseSceneOptions({}).options;
+        QCOMPARE(o.config.dataSize, std::int64_t(1));
+        QVERIFY(!o.config.output);
+        QVERIFY(!o.costs);
+        QCOMPARE(o.hardware, &defaultHardware());
+    }
+
+    void hardwareList() {
+        const SceneOptionsParse parse = parseSceneOptions({"--hardware", "list", "--data", "5"});
+        QVERIFY(parse.options.listHardware);
+        QVERIFY(parse.errors.empty());  // like --help, nothing else is validated
+        const QString list = QString::fromStdString(hardwareListText());
+        const QStringList lines = list.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), qsizetype(hardwarePresets().size()));
+        for (std::size_t i = 0; i < hardwarePresets().size(); ++i) {
+            const std::string_view name = hardwarePresets()[i].name;
+            QVERIFY(lines[qsizetype(i)].startsWith(
+                QString::fromUtf8(name.data(), qsizetype(name.size()))));
+        }
+        QVERIFY(list.contains("h100-nvlink (default): 494.7 TFLOP/s, 450 GB/s."));
+        QVERIFY(list.contains("this-machine: 0.0184 TFLOP/s, 10.7 GB/s."));
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("data word") << QStringList{"--data", "two"}
+                                   << "--data: 'two' is not a whole number in the int64 range";
+        QTest::newRow("output word") << QStringList{"--output", "gathered"}
+                                     << "--output: 'gathered' is not sharded or replicated";
+        QTest::newRow("unknown hardware")
+            << QStringList{"--costs", "--hardware", "h100"}
+            << "--hardware: 'h100' is not a preset; choose one of h100-nvlink, a100-pcie, tpu-v4, "
+               "tpu-v5e, this-machine (--hardware list shows their figures)";
+        QTest::newRow("hardware without costs")
+            << QStringList{"--hardware", "tpu-v4"}
+            << "--hardware sets the hardware of the --costs estimate; add --costs";
+        QTest::newRow("costs with python")
+            << QStringList{"--costs", "--python"}
+            << "--costs adds to a report; it cannot be combined with --python";
+        QTest::newRow("batch not divisible by data")
+            << QStringList{"--batch", "6", "--data", "4"}
+            << "batch N (6) is not divisible by data (4): each row of devices on the data axis "
+               "needs the same number of batch rows. Valid data sizes: 1, 2, 3, 6.";
+    }
+
+    void refusals() {
+        QFETCH(QStringList, args);
+        std::vector<std::string> list;
+        for (const QString& a : args)
+            list.push_back(a.toStdString());
+        QTEST(errorsOf(parseSceneOptions(list)).join('\n'), "error");
+    }
+
+    void helpListsTheMeshOptions() {
+        const QString help = QString::fromStdString(sceneOptionsHelp());
+        for (const char* name :
+             {"--data D", "--output sharded|replicated", "--costs", "--hardware NAME|list"})
+            QVERIFY2(help.contains(name), name);
+    }
+
+    // The costs object, in process: row mode, tp 4, data 2, all-reduce, on tpu-v4.
+    void jsonCosts() {
+        const LayerConfig config{.batch = 4,
+                                 .inDim = 8,
+                                 .features = 12,
+                                 .tpSize = 4,
+                                 .mode = ParallelMode::Row,
+                                 .dataSize = 2};
+        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const SceneCosts costs = computeSceneCosts(scene, *findHardware("tpu-v4"));
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(
+            QByteArray::fromStdString(jsonReport(scene, true, &costs)), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        const QJsonObject c = doc["costs"].toObject();
+        // Nd = 2: kernel 2*12*4, bias 12*4, x 2*2*4, partial and output 2*12*4, flops 2*2*2*12;
+        // all-reduce: 2 * 3/4 * 96 bytes in 6 steps.
+        const QJsonObject expected = QJsonDocument::fromJson(R"({
+            "mesh": {"data": 2, "model": 4}, "devices": 8, "output_layout": "replicated",
+            "per_device": {"kernel_bytes": 96, "bias_bytes": 48, "x_bytes": 16,
+                           "partial_bytes": 96, "output_bytes": 96, "flops": 96},
+            "collective": {"name": "all-reduce", "axis": "model", "bytes_sent_per_device": 144,
+                           "ring_steps": 6},
+            "estimate": {"hardware": "tpu-v4", "compute_s": 0, "communication_s": 0,
+                         "bound": "communication"}})")
+                                         .object();
+        QJsonObject actual = c;
+        QJsonObject estimate = actual["estimate"].toObject();
+        QCOMPARE(estimate["compute_s"].toDouble(), 96 / 275e12);
+        QCOMPARE(estimate["communication_s"].toDouble(), 144 / 45e9);
+        estimate["compute_s"] = 0;
+        estimate["communication_s"] = 0;
+        actual["estimate"] = estimate;
+        QCOMPARE(actual, expected);
+        QVERIFY(costs.ring.check.passed);
+
+        QVERIFY(!QJsonDocument::fromJson(QByteArray::fromStdString(jsonReport(scene, true)))
+                     .object()
+                     .contains("costs"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDevicesOptions)
+#include "tst_devices_options.moc"

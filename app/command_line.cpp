@@ -1,5 +1,6 @@
 #include "command_line.h"
 
+#include "jax_random.h"
 #include "scene_options.h"
 #include "step_plan.h"
 
@@ -14,6 +15,7 @@ const std::vector<ExtraOption>& extraOptions() {
         {"--step", "K",
          "with --screenshot: the step to show, 0 (start) to the last (default: the last, where "
          "the output is complete)"},
+        {"--version", "", "print the version and the SIMD path in use, then exit"},
     };
     return extras;
 }
@@ -27,7 +29,8 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     line.config = parse.options.config;
     line.source = parse.options.source;
     line.errors = parse.errors;
-    if (line.help)
+    line.version = parse.options.extras.contains("--version");
+    if (line.help || line.version)
         return line;
     for (const std::string& name : parse.options.cliOnlyGiven)
         line.errors.push_back(name + " is an option of tpviz-cli; tpviz does not take it");
@@ -73,6 +76,10 @@ std::string appHelp() {
            "\nExamples:\n"
            "  tpviz --features 16 --tp 4\n"
            "  tpviz --screenshot shot.png --example brief --step 1\n";
+}
+
+std::string appVersion() {
+    return std::string("tpviz ") + TPVIZ_VERSION + "\nSIMD path: " + simdPathName() + "\n";
 }
 
 }  // namespace tp

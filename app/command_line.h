@@ -13,6 +13,7 @@ namespace tp {
 
 struct AppCommandLine {
     bool help = false;
+    bool version = false;     ///< --version: print appVersion() and exit
     bool sceneGiven = false;  ///< some scene option was given: it overrides the saved settings
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
@@ -28,5 +29,8 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args);
 
 /// The --help text: usage, the shared options and the extras.
 std::string appHelp();
+
+/// The --version text: "tpviz VERSION" and the SIMD path the PRNG runs (tp::simdPathName).
+std::string appVersion();
 
 }  // namespace tp

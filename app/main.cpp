@@ -17,6 +17,10 @@ int main(int argc, char* argv[]) {
         std::fputs(tp::appHelp().c_str(), stdout);
         return 0;
     }
+    if (line.version) {
+        std::fputs(tp::appVersion().c_str(), stdout);
+        return 0;
+    }
     if (!line.errors.empty()) {
         for (const std::string& error : line.errors)
             std::fprintf(stderr, "tpviz: %s\n", error.c_str());

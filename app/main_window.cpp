@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "app_settings.h"
+#include "jax_random.h"
 #include "matrix_view.h"
 #include "panels/group_table_model.h"
 #include "panels/parameter_panel.h"
@@ -312,14 +313,15 @@ void MainWindow::showAbout() {
     QMessageBox about(this);
     about.setWindowTitle(tr("About tpviz"));
     about.setIconPixmap(windowIcon().pixmap(96, 96));
-    about.setText(tr("<h3>tpviz %1</h3><p>Shows how tensor parallelism splits one linear layer "
+    about.setText(tr("<h3>tpviz %1</h3><p>SIMD path: %2</p><p>Shows how tensor parallelism splits "
+                     "one linear layer "
                      "<code>y = x @ kernel + bias</code>: column-parallel groups compute different "
                      "output columns that are concatenated; row-parallel groups compute partial "
                      "sums of the same outputs that are added, with the bias added once.</p>"
                      "<p>The parameters are those of <code>nnx.Linear(in_dim, features, "
                      "rngs=nnx.Rngs(seed))</code>, bit for bit. The groups are simulated by a loop "
                      "over array slices: no devices, no communication.</p>")
-                      .arg(QApplication::applicationVersion()));
+                      .arg(QApplication::applicationVersion(), simdPathName()));
     about.exec();
 }
 

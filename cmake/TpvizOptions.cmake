@@ -36,3 +36,11 @@ function(tpviz_exact_float_sources)
   set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
                               PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math")
 endfunction()
+
+# tpviz_instruction_set_sources(<source> <flags...>): compile one source for an instruction set
+# beyond the baseline (e.g. -mavx2 -mfma). Its code runs only after a run-time check of the CPU,
+# so the flags go on that file alone. Call it after tpviz_exact_float_sources, from the directory
+# that defines the target.
+function(tpviz_instruction_set_sources source)
+  set_property(SOURCE ${source} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} APPEND PROPERTY COMPILE_OPTIONS ${ARGN})
+endfunction()

@@ -1,10 +1,12 @@
 // tpviz-cli: the command-line face of the core, for scripting and for checking the app's numbers.
 
+#include "jax_random.h"
 #include "python_snippet.h"
 #include "report.h"
 #include "scene.h"
 #include "scene_options.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -13,6 +15,10 @@
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--version") != args.end()) {
+        std::cout << "tpviz-cli " << TPVIZ_VERSION << "\nSIMD path: " << tp::simdPathName() << '\n';
+        return 0;
+    }
     const tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
     const tp::SceneOptions& options = parse.options;
 
@@ -20,7 +26,9 @@ int main(int argc, char** argv) {
         std::cout << "Usage: tpviz-cli [options]\n"
                      "Splits nnx.Linear(in_dim, features) across tp_size groups, computes each "
                      "group's part and checks the result against x @ kernel + bias.\n\n"
-                  << tp::sceneOptionsHelp();
+                  << tp::sceneOptionsHelp()
+                  << "  --version                    print the version and the SIMD path in use, "
+                     "then exit\n";
         return 0;
     }
     if (options.listHardware) {

@@ -1,51 +1,30 @@
 #include "jax_random.h"
 
+#include "jax_random_simd.h"
+
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
-
-#if defined(__AVX2__) && defined(__FMA__)
-#define TPVIZ_JAX_RANDOM_AVX2 1
-#include <immintrin.h>
-#else
-#define TPVIZ_JAX_RANDOM_AVX2 0
-#endif
 
 namespace tp {
 
+using simd::GaussianDraw;
+using simd::kErfInvGe5;
+using simd::kErfInvLt5;
+using simd::kLog1pDen;
+using simd::kLog1pNum;
+using simd::kLog1pThreshold;
+using simd::kNormalLower;
+using simd::kSqrt2;
+using simd::kTruncClampHi;
+using simd::kTruncClampLo;
+
 namespace {
-
-constexpr float kSqrt2 = 1.41421354f;  // f32(sqrt 2) = 0x3FB504F3
-
-// Giles' coefficients as StableHLO's erfInv32 writes them (float literals).
-constexpr float kErfInvLt5[9] = {2.81022636e-08f,  3.43273939e-07f, -3.5233877e-06f,
-                                 -4.39150654e-06f, 0.00021858087f,  -0.00125372503f,
-                                 -0.00417768164f,  0.246640727f,    1.50140941f};
-constexpr float kErfInvGe5[9] = {-0.000200214257f, 0.000100950558f, 0.00134934322f,
-                                 -0.00367342844f,  0.00573950773f,  -0.0076224613f,
-                                 0.00943887047f,   1.00167406f,     2.83297682f};
-
-// Cephes log1p rational of XLA:CPU; XLA writes them as doubles and rounds each to f32.
-constexpr float kLog1pNum[7] = {
-    float(4.5270000862445199635215E-5), float(4.9854102823193375972212E-1),
-    float(6.5787325942061044846969E0),  float(2.9911919328553073277375E1),
-    float(6.0949667980987787057556E1),  float(5.7112963590585538103336E1),
-    float(2.0039553499201281259648E1)};
-constexpr float kLog1pDen[7] = {1.0f,
-                                float(1.5062909083469192043167E1),
-                                float(8.3047565967967209469434E1),
-                                float(2.2176239823732856465394E2),
-                                float(3.0909872225312059774938E2),
-                                float(2.1642788614495947685003E2),
-                                float(6.0118660497603843919306E1)};
-constexpr float kLog1pThreshold = float(0.41421356237309504880);
-
-// The largest f32 below 2 and its negative: the clamp of truncated_normal(-2, 2).
-constexpr float kTruncClampHi = 1.99999988f;  // 0x3FFFFFFF
-constexpr float kTruncClampLo = -1.99999988f;
-// jax.random.normal's lower uniform bound nextafter(-1, 0) = -0.99999994 (0xBF7FFFFF).
-constexpr float kNormalLower = -0.99999994f;
 
 // A correctly rounded float32 log (the model of XLA's f32 log, spec §7).
 float logCorrectlyRounded(float x) {
@@ -68,24 +47,6 @@ LegacyCounter legacyCounter(std::uint64_t n, std::uint64_t i) {
     return {std::uint32_t(i - h), std::uint32_t(i), true};
 }
 
-std::uint32_t bitsAt(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t i) {
-    if (layout == PrngLayout::Partitionable) {
-        const Threefry2x32Block b = threefry2x32(key, std::uint32_t(i >> 32), std::uint32_t(i));
-        return b.y0 ^ b.y1;
-    }
-    const LegacyCounter c = legacyCounter(n, i);
-    const Threefry2x32Block b = threefry2x32(key, c.x0, c.x1);
-    return c.second ? b.y1 : b.y0;
-}
-
-// The float pipeline of jax.random.normal and truncated_normal after the bits (spec §5, §7, §8).
-struct GaussianDraw {
-    float lower;  // uniform minval
-    float span;   // maxval - minval, in f32
-    bool clamp;   // truncated_normal(-2, 2): clamp to [-L, L]
-    float scale;  // the initializer's stddev; 1 for plain draws
-};
-
 GaussianDraw truncatedDraw(float scale) {
     return {kTruncatedLower, kTruncatedSpan, true, scale};
 }
@@ -94,14 +55,71 @@ GaussianDraw normalDraw(float scale) {
     return {kNormalLower, 1.0f - kNormalLower, false, scale};
 }
 
+const char* pathName(SimdPath path) {
+    switch (path) {
+        case SimdPath::Avx512:
+            return "avx512";
+        case SimdPath::Avx2:
+            return "avx2";
+        case SimdPath::Scalar:
+            return "scalar";
+        default:
+            return "best";
+    }
+}
+
+// The fastest path this CPU runs.
+SimdPath fastestSupportedPath() {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return SimdPath::Avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return SimdPath::Avx2;
+    return SimdPath::Scalar;
+}
+
+// The cap TPVIZ_SIMD puts on the path (Avx512, i.e. none, when unset). A value that names no
+// path is reported on stderr and ignored.
+SimdPath environmentCap() {
+    const char* value = std::getenv("TPVIZ_SIMD");
+    if (value == nullptr || *value == '\0')
+        return SimdPath::Avx512;
+    for (const SimdPath path : {SimdPath::Scalar, SimdPath::Avx2, SimdPath::Avx512}) {
+        if (std::strcmp(value, pathName(path)) == 0)
+            return path;
+    }
+    std::fprintf(stderr,
+                 "TPVIZ_SIMD=%s is not one of scalar, avx2, avx512: using the fastest path the "
+                 "CPU runs\n",
+                 value);
+    return SimdPath::Avx512;
+}
+
+// Best resolved once: the fastest supported path, capped by TPVIZ_SIMD.
+SimdPath pathInUse() {
+    static const SimdPath path = std::min(fastestSupportedPath(), environmentCap());
+    return path;
+}
+
+// The path a call runs: Best is the path in use, and no call runs a path above it.
+SimdPath resolve(SimdPath path) {
+    return path == SimdPath::Best ? pathInUse() : std::min(path, pathInUse());
+}
+
 }  // namespace
 
-const char* simdPathName() {
-#if TPVIZ_JAX_RANDOM_AVX2
-    return "avx2";
-#else
-    return "scalar";
-#endif
+const char* simdPathName(SimdPath path) {
+    return pathName(resolve(path));
+}
+
+std::vector<SimdPath> availableSimdPaths() {
+    std::vector<SimdPath> paths;
+    for (const SimdPath path : {SimdPath::Scalar, SimdPath::Avx2, SimdPath::Avx512}) {
+        if (path <= pathInUse())
+            paths.push_back(path);
+    }
+    return paths;
 }
 
 Key seedToKey(std::int64_t seed, bool x64) {
@@ -135,7 +153,7 @@ void randomBits32(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t sta
     assert(start + count <= n);
     assert(layout == PrngLayout::Partitionable || n < 0xFFFFFFFFull);
     for (std::uint64_t k = 0; k < count; ++k)
-        out[k] = bitsAt(key, layout, n, start + k);
+        out[k] = simd::bitsAt(key, layout, n, start + k);
 }
 
 float unitFloat(std::uint32_t bits) {
@@ -169,7 +187,17 @@ float erfInv(float x) {
     return p * x;
 }
 
-namespace {
+namespace simd {
+
+std::uint32_t bitsAt(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t i) {
+    if (layout == PrngLayout::Partitionable) {
+        const Threefry2x32Block b = threefry2x32(key, std::uint32_t(i >> 32), std::uint32_t(i));
+        return b.y0 ^ b.y1;
+    }
+    const LegacyCounter c = legacyCounter(n, i);
+    const Threefry2x32Block b = threefry2x32(key, c.x0, c.x1);
+    return c.second ? b.y1 : b.y0;
+}
 
 float gaussianFromBits(std::uint32_t bits, const GaussianDraw& draw) {
     const float u = std::max(draw.lower, std::fma(unitFloat(bits), draw.span, draw.lower));
@@ -185,377 +213,39 @@ void drawGaussianScalar(Key key, PrngLayout layout, std::uint64_t n, std::uint64
         out[k] = gaussianFromBits(bitsAt(key, layout, n, start + k), draw);
 }
 
-#if TPVIZ_JAX_RANDOM_AVX2
-// Eight lanes of the same pipeline with AVX2 + FMA. Every step is the IEEE-754 operation of the
-// scalar code (add, multiply, fused multiply-add, divide, sqrt, compare, select), rounded the same
-// way, so each lane has the scalar bits. The one exception is log: XLA's model of it is a correctly
-// rounded float32 log, computed here in double precision (error below 2^-40 relative) and
-// rounded to float32; a lane whose double result lies too close to a float32 rounding boundary for
-// that error bound to decide is flagged and recomputed by the scalar path.
-namespace avx2 {
+}  // namespace simd
 
-// Two independent vectors of eight lanes go through every step together: one vector alone is
-// bound by the latency of its long dependency chain (20 threefry rounds, divisions, Horner
-// chains); two let the out-of-order core overlap them (four spill registers and are slower).
-constexpr int kVectors = 2;
-constexpr int kBlock = 8 * kVectors;
-
-using Floats = __m256[kVectors];
-using Ints = __m256i[kVectors];
-using Doubles = __m256d[kVectors];
-
-// Everything here is force-inlined: the per-vector arrays must live in registers, which they
-// cannot across a call (GCC then keeps them in memory, and each step loads and stores them).
-#define TPVIZ_INLINE inline __attribute__((always_inline))
-#define TPVIZ_EACH _Pragma("GCC unroll 8") for (int v = 0; v < kVectors; ++v)
-
-struct Schedule {
-    // Key words and the per-injection constants ks[(j+1)%3], ks[(j+2)%3] + j + 1.
-    __m256i ks[3];
-    __m256i inject0[5];
-    __m256i inject1[5];
-
-    explicit Schedule(Key key) {
-        const std::uint32_t words[3] = {key.k0, key.k1, key.k0 ^ key.k1 ^ 0x1BD11BDAu};
-        for (int j = 0; j < 3; ++j)
-            ks[j] = _mm256_set1_epi32(int(words[j]));
-        for (int j = 0; j < 5; ++j) {
-            inject0[j] = _mm256_set1_epi32(int(words[(j + 1) % 3]));
-            inject1[j] = _mm256_set1_epi32(int(words[(j + 2) % 3] + std::uint32_t(j + 1)));
-        }
-    }
-};
-
-template <int R>
-TPVIZ_INLINE void round(Ints& x0, Ints& x1) {
-    TPVIZ_EACH {
-        x0[v] = _mm256_add_epi32(x0[v], x1[v]);
-        // Rotations by whole bytes are one byte shuffle instead of two shifts and an or.
-        if constexpr (R == 16) {
-            x1[v] = _mm256_shuffle_epi8(
-                x1[v], _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3,
-                                        0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13));
-        } else if constexpr (R == 24) {
-            x1[v] = _mm256_shuffle_epi8(
-                x1[v], _mm256_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2,
-                                        3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12));
-        } else {
-            x1[v] = _mm256_or_si256(_mm256_slli_epi32(x1[v], R), _mm256_srli_epi32(x1[v], 32 - R));
-        }
-        x1[v] = _mm256_xor_si256(x1[v], x0[v]);
-    }
-}
-
-template <int R0, int R1, int R2, int R3>
-TPVIZ_INLINE void fourRounds(const Schedule& s, int j, Ints& x0, Ints& x1) {
-    round<R0>(x0, x1);
-    round<R1>(x0, x1);
-    round<R2>(x0, x1);
-    round<R3>(x0, x1);
-    TPVIZ_EACH {
-        x0[v] = _mm256_add_epi32(x0[v], s.inject0[j]);
-        x1[v] = _mm256_add_epi32(x1[v], s.inject1[j]);
-    }
-}
-
-TPVIZ_INLINE void threefry(const Schedule& s, Ints& x0, Ints& x1) {
-    TPVIZ_EACH {
-        x0[v] = _mm256_add_epi32(x0[v], s.ks[0]);
-        x1[v] = _mm256_add_epi32(x1[v], s.ks[1]);
-    }
-    fourRounds<13, 15, 26, 6>(s, 0, x0, x1);
-    fourRounds<17, 29, 16, 24>(s, 1, x0, x1);
-    fourRounds<13, 15, 26, 6>(s, 2, x0, x1);
-    fourRounds<17, 29, 16, 24>(s, 3, x0, x1);
-    fourRounds<13, 15, 26, 6>(s, 4, x0, x1);
-}
-
-// Counters base + 0, 1, ..., kBlock - 1 (u32, wrapping), eight per vector.
-TPVIZ_INLINE void iota(std::uint64_t base, Ints& x) {
-    TPVIZ_EACH {
-        x[v] = _mm256_add_epi32(_mm256_set1_epi32(int(std::uint32_t(base) + 8u * unsigned(v))),
-                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    }
-}
-
-// The bits of elements i .. i + kBlock - 1 of an n-element array (h = legacy half length).
-// Returns false for the rare blocks the lanes cannot express uniformly (a partitionable block
-// whose low counter word wraps, a legacy block straddling the halves): the caller uses the scalar
-// path for those.
-TPVIZ_INLINE bool bitsBlock(const Schedule& s, PrngLayout layout, std::uint64_t n, std::uint64_t h,
-                            std::uint64_t i, Ints& bits) {
-    Ints x0;
-    Ints x1;
-    if (layout == PrngLayout::Partitionable) {
-        if ((i & 0xFFFFFFFFu) > 0xFFFFFFFFu - (kBlock - 1))
-            return false;
-        TPVIZ_EACH x0[v] = _mm256_set1_epi32(int(std::uint32_t(i >> 32)));
-        iota(i, x1);
-        threefry(s, x0, x1);
-        TPVIZ_EACH bits[v] = _mm256_xor_si256(x0[v], x1[v]);
-        return true;
-    }
-    if (i + kBlock <= h) {
-        iota(i, x0);
-        iota(i + h, x1);
-        // The padding counter: the partner index n (odd n) is 0.
-        const __m256i padded = _mm256_set1_epi32(int(std::uint32_t(n)));
-        TPVIZ_EACH x1[v] = _mm256_andnot_si256(_mm256_cmpeq_epi32(x1[v], padded), x1[v]);
-        threefry(s, x0, x1);
-        TPVIZ_EACH bits[v] = x0[v];
-        return true;
-    }
-    if (i >= h) {
-        iota(i - h, x0);
-        iota(i, x1);
-        threefry(s, x0, x1);
-        TPVIZ_EACH bits[v] = x1[v];
-        return true;
-    }
-    return false;
-}
-
-TPVIZ_INLINE __m256 splat(float value) {
-    return _mm256_set1_ps(value);
-}
-
-TPVIZ_INLINE __m256 signMask() {
-    return _mm256_castsi256_ps(_mm256_set1_epi32(int(0x80000000u)));
-}
-
-// log of positive normal doubles x <= 0.586 (the large branch of log1p): x = 2^e m with m in
-// [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, z = s^2 < 0.0295,
-// by its series to s^13. The truncated tail is below z^7 / 15 / (1 - z) < 1.4e-12 of log m, and
-// |log m| < 0.35 while |log x| > 0.53, so the result is within 2^-40 relative (2^13 double ulps).
-TPVIZ_INLINE void logDouble(Doubles& x) {
-    const __m256i mantissaBits = _mm256_set1_epi64x(0x000FFFFFFFFFFFFFll);
-    const __m256i oneBits = _mm256_set1_epi64x(0x3FF0000000000000ll);
-    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);
-    const __m256d one = _mm256_set1_pd(1.0);
-    // ln 2 = ln2Hi + ln2Lo with ln2Hi exact in 32 bits, so e * ln2Hi is exact for |e| < 2^20.
-    const __m256d ln2Hi = _mm256_set1_pd(0x1.62e42fefa0000p-1);
-    const __m256d ln2Lo = _mm256_set1_pd(0x1.cf79abc9e3b3ap-40);
-    Doubles m, e, s, z, p;
-    TPVIZ_EACH {
-        const __m256i bits = _mm256_castpd_si256(x[v]);
-        m[v] = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, mantissaBits), oneBits));
-        const __m256d big = _mm256_cmp_pd(m[v], _mm256_set1_pd(1.4142135623730951), _CMP_GT_OQ);
-        m[v] = _mm256_blendv_pd(m[v], _mm256_mul_pd(m[v], _mm256_set1_pd(0.5)), big);
-        // The biased exponent as a double by the 2^52 trick, unbiased, +1 when m was halved.
-        const __m256d biased =
-            _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(bits, 52), magic)),
-                          _mm256_castsi256_pd(magic));
-        e[v] =
-            _mm256_add_pd(_mm256_sub_pd(biased, _mm256_set1_pd(1023.0)), _mm256_and_pd(big, one));
-        s[v] = _mm256_div_pd(_mm256_sub_pd(m[v], one), _mm256_add_pd(m[v], one));
-        z[v] = _mm256_mul_pd(s[v], s[v]);
-        p[v] = _mm256_set1_pd(1.0 / 13.0);
-    }
-    for (int k = 11; k >= 3; k -= 2)
-        TPVIZ_EACH p[v] = _mm256_fmadd_pd(p[v], z[v], _mm256_set1_pd(1.0 / k));
-    TPVIZ_EACH {
-        const __m256d twoS = _mm256_add_pd(s[v], s[v]);
-        const __m256d logM = _mm256_fmadd_pd(_mm256_mul_pd(twoS, z[v]), p[v], twoS);
-        x[v] = _mm256_add_pd(_mm256_mul_pd(e[v], ln2Hi), _mm256_fmadd_pd(e[v], ln2Lo, logM));
-    }
-}
-
-// Lanes whose double result is within 2^16 double ulps of a float32 rounding midpoint, where the
-// error bound of logDouble (2^13 ulps) cannot decide the rounding: about 1 in 4096 lanes.
-TPVIZ_INLINE int nearMidpoint(__m256d r) {
-    const __m256i low = _mm256_and_si256(_mm256_castpd_si256(r), _mm256_set1_epi64x(0x1FFFFFFF));
-    const __m256i d = _mm256_sub_epi64(low, _mm256_set1_epi64x(0x10000000 - 65536));
-    const __m256i inside =
-        _mm256_and_si256(_mm256_cmpgt_epi64(d, _mm256_set1_epi64x(-1)),
-                         _mm256_cmpgt_epi64(_mm256_set1_epi64x(2 * 65536 + 1), d));
-    return _mm256_movemask_pd(_mm256_castsi256_pd(inside));
-}
-
-// Correctly rounded float32 log of positive normal floats; `hard` flags lanes left undecided.
-TPVIZ_INLINE void logFloat(Floats& x, int (&hard)[kVectors]) {
-    Doubles lo, hi;
-    TPVIZ_EACH {
-        lo[v] = _mm256_cvtps_pd(_mm256_castps256_ps128(x[v]));
-        hi[v] = _mm256_cvtps_pd(_mm256_extractf128_ps(x[v], 1));
-    }
-    logDouble(lo);
-    logDouble(hi);
-    TPVIZ_EACH {
-        hard[v] = nearMidpoint(lo[v]) | (nearMidpoint(hi[v]) << 4);
-        x[v] = _mm256_set_m128(_mm256_cvtpd_ps(hi[v]), _mm256_cvtpd_ps(lo[v]));
-    }
-}
-
-// w = -log1p(y) with XLA:CPU's log1p.
-TPVIZ_INLINE void minusLog1p(const Floats& y, Floats& w, int (&hard)[kVectors]) {
-    Floats num, den, small;
-    int anyLarge = 0;
-    TPVIZ_EACH {
-        num[v] = splat(kLog1pNum[0]);
-        den[v] = splat(kLog1pDen[0]);
-    }
-    for (int k = 1; k < 7; ++k) {
-        TPVIZ_EACH {
-            num[v] = _mm256_fmadd_ps(num[v], y[v], splat(kLog1pNum[k]));
-            den[v] = _mm256_fmadd_ps(den[v], y[v], splat(kLog1pDen[k]));
-        }
-    }
-    TPVIZ_EACH {
-        const __m256 y2 = _mm256_mul_ps(y[v], y[v]);
-        const __m256 cubicTerm =
-            _mm256_mul_ps(_mm256_mul_ps(y[v], y2), _mm256_div_ps(num[v], den[v]));
-        w[v] = _mm256_add_ps(y[v], _mm256_fmadd_ps(splat(-0.5f), y2, cubicTerm));
-        small[v] =
-            _mm256_cmp_ps(_mm256_andnot_ps(signMask(), y[v]), splat(kLog1pThreshold), _CMP_LT_OQ);
-        anyLarge |= _mm256_movemask_ps(small[v]) ^ 0xFF;
-    }
-    if (anyLarge) {
-        Floats large;
-        int undecided[kVectors];
-        TPVIZ_EACH large[v] = _mm256_add_ps(y[v], splat(1.0f));
-        logFloat(large, undecided);
-        TPVIZ_EACH {
-            hard[v] |= undecided[v] & ~_mm256_movemask_ps(small[v]);
-            w[v] = _mm256_blendv_ps(large[v], w[v], small[v]);
-        }
-    }
-    TPVIZ_EACH w[v] = _mm256_xor_ps(w[v], signMask());
-}
-
-TPVIZ_INLINE void erfInv(Floats& x, int (&hard)[kVectors]) {
-    Floats y, w, central, vCentral, p;
-    TPVIZ_EACH y[v] = _mm256_mul_ps(x[v], _mm256_xor_ps(x[v], signMask()));
-    minusLog1p(y, w, hard);
-    int allCentral = 0xFF;
-    TPVIZ_EACH {
-        central[v] = _mm256_cmp_ps(w[v], splat(5.0f), _CMP_LT_OQ);
-        vCentral[v] = _mm256_sub_ps(w[v], splat(2.5f));
-        allCentral &= _mm256_movemask_ps(central[v]);
-    }
-    if (allCentral == 0xFF) {
-        TPVIZ_EACH p[v] = splat(kErfInvLt5[0]);
-        for (int k = 1; k < 9; ++k)
-            TPVIZ_EACH p[v] = _mm256_fmadd_ps(p[v], vCentral[v], splat(kErfInvLt5[k]));
-    } else {
-        Floats t;
-        TPVIZ_EACH {
-            t[v] = _mm256_blendv_ps(_mm256_sub_ps(_mm256_sqrt_ps(w[v]), splat(3.0f)), vCentral[v],
-                                    central[v]);
-            p[v] = _mm256_blendv_ps(splat(kErfInvGe5[0]), splat(kErfInvLt5[0]), central[v]);
-        }
-        for (int k = 1; k < 9; ++k) {
-            TPVIZ_EACH {
-                const __m256 c =
-                    _mm256_blendv_ps(splat(kErfInvGe5[k]), splat(kErfInvLt5[k]), central[v]);
-                p[v] = _mm256_fmadd_ps(p[v], t[v], c);
-            }
-        }
-    }
-    TPVIZ_EACH {
-        const __m256 result = _mm256_mul_ps(p[v], x[v]);
-        const __m256 unit =
-            _mm256_cmp_ps(_mm256_andnot_ps(signMask(), x[v]), splat(1.0f), _CMP_EQ_OQ);
-        const __m256 infinite = _mm256_mul_ps(x[v], splat(std::numeric_limits<float>::infinity()));
-        x[v] = _mm256_blendv_ps(result, infinite, unit);
-    }
-}
-
-// The float pipeline of gaussianFromBits on kBlock lanes; `hard` flags lanes to redo in scalar.
-TPVIZ_INLINE void gaussian(const Ints& bits, const GaussianDraw& draw, Floats& out,
-                           int (&hard)[kVectors]) {
-    const __m256 lower = splat(draw.lower);
-    TPVIZ_EACH {
-        const __m256i floatBits =
-            _mm256_or_si256(_mm256_srli_epi32(bits[v], 9), _mm256_set1_epi32(0x3F800000));
-        const __m256 f = _mm256_sub_ps(_mm256_castsi256_ps(floatBits), splat(1.0f));
-        out[v] = _mm256_max_ps(lower, _mm256_fmadd_ps(f, splat(draw.span), lower));
-        hard[v] = 0;
-    }
-    erfInv(out, hard);
-    TPVIZ_EACH {
-        __m256 t = _mm256_mul_ps(splat(kSqrt2), out[v]);
-        if (draw.clamp)
-            t = _mm256_min_ps(_mm256_max_ps(t, splat(kTruncClampLo)), splat(kTruncClampHi));
-        out[v] = _mm256_mul_ps(t, splat(draw.scale));
-    }
-}
-
-template <typename BitsAt>
-TPVIZ_INLINE void storeBlock(const Ints& bits, const GaussianDraw& draw, float* out,
-                             BitsAt bitsAt) {
-    Floats values;
-    int hard[kVectors];
-    gaussian(bits, draw, values, hard);
-    TPVIZ_EACH {
-        _mm256_storeu_ps(out + 8 * v, values[v]);
-        for (int lanes = hard[v]; lanes != 0; lanes &= lanes - 1) {
-            const int k = 8 * v + std::countr_zero(unsigned(lanes));
-            out[k] = gaussianFromBits(bitsAt(k), draw);
-        }
-    }
-}
-
-void drawGaussian(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t start,
-                  std::uint64_t count, float* out, const GaussianDraw& draw) {
-    const Schedule schedule(key);
-    const std::uint64_t h = (n + 1) / 2;
-    std::uint64_t k = 0;
-    for (; k + kBlock <= count; k += kBlock) {
-        const std::uint64_t i = start + k;
-        Ints bits;
-        if (!bitsBlock(schedule, layout, n, h, i, bits)) {
-            drawGaussianScalar(key, layout, n, i, kBlock, out + k, draw);
-            continue;
-        }
-        storeBlock(bits, draw, out + k, [&](int lane) { return bitsAt(key, layout, n, i + lane); });
-    }
-    drawGaussianScalar(key, layout, n, start + k, count - k, out + k, draw);
-}
-
-void gaussianOfBits(const std::uint32_t* bits, std::uint64_t count, float* out,
-                    const GaussianDraw& draw) {
-    std::uint64_t k = 0;
-    for (; k + kBlock <= count; k += kBlock) {
-        Ints block;
-        TPVIZ_EACH block[v] =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits + k + 8 * v));
-        storeBlock(block, draw, out + k, [&](int lane) { return bits[k + lane]; });
-    }
-    for (; k < count; ++k)
-        out[k] = gaussianFromBits(bits[k], draw);
-}
-
-#undef TPVIZ_EACH
-#undef TPVIZ_INLINE
-
-}  // namespace avx2
-#endif
+namespace {
 
 void drawGaussian(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t start,
                   std::uint64_t count, float* out, const GaussianDraw& draw, SimdPath path) {
     assert(start + count <= n);
     assert(layout == PrngLayout::Partitionable || n < 0xFFFFFFFFull);
-#if TPVIZ_JAX_RANDOM_AVX2
-    if (path == SimdPath::Best) {
-        avx2::drawGaussian(key, layout, n, start, count, out, draw);
-        return;
+    switch (resolve(path)) {
+        case SimdPath::Avx512:
+            simd::avx512::drawGaussian(key, layout, n, start, count, out, draw);
+            return;
+        case SimdPath::Avx2:
+            simd::avx2::drawGaussian(key, layout, n, start, count, out, draw);
+            return;
+        default:
+            simd::drawGaussianScalar(key, layout, n, start, count, out, draw);
     }
-#endif
-    (void)path;
-    drawGaussianScalar(key, layout, n, start, count, out, draw);
 }
 
 void gaussianOfBits(const std::uint32_t* bits, std::uint64_t count, float* out,
                     const GaussianDraw& draw, SimdPath path) {
-#if TPVIZ_JAX_RANDOM_AVX2
-    if (path == SimdPath::Best) {
-        avx2::gaussianOfBits(bits, count, out, draw);
-        return;
+    switch (resolve(path)) {
+        case SimdPath::Avx512:
+            simd::avx512::gaussianOfBits(bits, count, out, draw);
+            return;
+        case SimdPath::Avx2:
+            simd::avx2::gaussianOfBits(bits, count, out, draw);
+            return;
+        default:
+            for (std::uint64_t k = 0; k < count; ++k)
+                out[k] = simd::gaussianFromBits(bits[k], draw);
     }
-#endif
-    (void)path;
-    for (std::uint64_t k = 0; k < count; ++k)
-        out[k] = gaussianFromBits(bits[k], draw);
 }
 
 }  // namespace
@@ -564,7 +254,7 @@ void uniform(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t start, s
              float minval, float maxval, float* out) {
     const float span = maxval - minval;
     for (std::uint64_t k = 0; k < count; ++k) {
-        const float f = unitFloat(bitsAt(key, layout, n, start + k));
+        const float f = unitFloat(simd::bitsAt(key, layout, n, start + k));
         out[k] = std::max(minval, std::fma(f, span, minval));
     }
 }

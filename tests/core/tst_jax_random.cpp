@@ -15,6 +15,7 @@
 using namespace tp;
 
 Q_DECLARE_METATYPE(tp::PrngLayout)
+Q_DECLARE_METATYPE(tp::SimdPath)
 
 namespace {
 
@@ -24,6 +25,23 @@ QString hex(std::uint32_t word) {
 
 QString floatHex(float value) {
     return QString::fromStdString(floatBitsHex(value));
+}
+
+// Adds a row `<path> <name>` for every vectorised path this process can run (all those the CPU
+// supports, up to TPVIZ_SIMD), or one row with the scalar path, which the test skips, when there
+// is none. `columns` streams the row's other columns.
+template <typename Columns>
+void addRowPerSimdPath(const char* name, Columns columns) {
+    bool any = false;
+    for (const SimdPath path : availableSimdPaths()) {
+        if (path == SimdPath::Scalar)
+            continue;
+        any = true;
+        columns(QTest::newRow(qPrintable(QString("%1 %2").arg(simdPathName(path), name))) << path);
+    }
+    if (!any)
+        columns(QTest::newRow(qPrintable(QString("scalar only, %1").arg(name)))
+                << SimdPath::Scalar);
 }
 
 }  // namespace
@@ -276,20 +294,48 @@ private slots:
             QVERIFY(v > -2.0f && v < 2.0f);
     }
 
+    // TPVIZ_SIMD caps the path in use (ctest runs the core tests once per cap): the path in use is
+    // the cap when the CPU runs it, and never above it.
+    void simdPathFollowsTheCap() {
+        const QByteArray cap = qgetenv("TPVIZ_SIMD");
+        const std::vector<SimdPath> paths = availableSimdPaths();
+        QVERIFY(!paths.empty());
+        QCOMPARE(paths.front(), SimdPath::Scalar);
+        QCOMPARE(QByteArray(simdPathName()), QByteArray(simdPathName(paths.back())));
+        if (cap.isEmpty())
+            QSKIP("TPVIZ_SIMD is not set");
+        const QList<QByteArray> order = {"scalar", "avx2", "avx512"};
+        QVERIFY2(order.contains(cap), cap.constData());
+        QVERIFY(order.indexOf(QByteArray(simdPathName())) <= order.indexOf(cap));
+        if (cap == "scalar")
+            QCOMPARE(QByteArray(simdPathName()), QByteArray("scalar"));
+        // A path above the one in use runs the one in use.
+        QCOMPARE(QByteArray(simdPathName(SimdPath::Avx512)), QByteArray(simdPathName()));
+    }
+
     // The vectorised path and the scalar reference give the same bits, over a few million values,
     // for ranges that start and end at unaligned positions.
     void simdEqualsScalar_data() {
+        QTest::addColumn<SimdPath>("path");
         QTest::addColumn<PrngLayout>("layout");
         QTest::addColumn<bool>("truncated");
-        QTest::newRow("truncated partitionable") << PrngLayout::Partitionable << true;
-        QTest::newRow("truncated legacy") << PrngLayout::Legacy << true;
-        QTest::newRow("normal partitionable") << PrngLayout::Partitionable << false;
-        QTest::newRow("normal legacy") << PrngLayout::Legacy << false;
+        for (const PrngLayout layout : {PrngLayout::Partitionable, PrngLayout::Legacy}) {
+            for (const bool truncated : {true, false}) {
+                const QString name =
+                    QString("%1 %2").arg(truncated ? "truncated" : "normal",
+                                         layout == PrngLayout::Legacy ? "legacy" : "partitionable");
+                addRowPerSimdPath(qPrintable(name),
+                                  [&](QTestData& row) { row << layout << truncated; });
+            }
+        }
     }
 
     void simdEqualsScalar() {
+        QFETCH(SimdPath, path);
         QFETCH(PrngLayout, layout);
         QFETCH(bool, truncated);
+        if (path == SimdPath::Scalar)
+            QSKIP("this process runs no vectorised path");
         const std::uint64_t n = 3'000'017;  // odd: exercises the legacy padding counter
         const std::uint64_t start = 5;
         const std::uint64_t count = n - start - 2;
@@ -297,10 +343,10 @@ private slots:
         const float scale = truncated ? 0.03125f : 0.7f;
         std::vector<float> best(count), scalar(count);
         if (truncated) {
-            truncatedNormal(key, layout, n, start, count, best.data(), scale, SimdPath::Best);
+            truncatedNormal(key, layout, n, start, count, best.data(), scale, path);
             truncatedNormal(key, layout, n, start, count, scalar.data(), scale, SimdPath::Scalar);
         } else {
-            normal(key, layout, n, start, count, best.data(), scale, SimdPath::Best);
+            normal(key, layout, n, start, count, best.data(), scale, path);
             normal(key, layout, n, start, count, scalar.data(), scale, SimdPath::Scalar);
         }
         std::uint64_t mismatches = 0;
@@ -314,7 +360,7 @@ private slots:
         QVERIFY2(mismatches == 0,
                  qPrintable(QString("%1 mismatches (%2), first at %3: %4 vs %5")
                                 .arg(mismatches)
-                                .arg(simdPathName())
+                                .arg(simdPathName(path))
                                 .arg(first)
                                 .arg(first < count ? floatHex(best[first]) : QString())
                                 .arg(first < count ? floatHex(scalar[first]) : QString())));
@@ -325,29 +371,36 @@ private slots:
     // double-precision log and the lanes it hands back to the scalar log) equals the scalar path
     // on all of them.
     void simdEqualsScalarExhaustively_data() {
+        QTest::addColumn<SimdPath>("path");
         QTest::addColumn<bool>("truncated");
-        QTest::newRow("truncated normal") << true;
-        QTest::newRow("normal") << false;
+        addRowPerSimdPath("truncated normal", [](QTestData& row) { row << true; });
+        addRowPerSimdPath("normal", [](QTestData& row) { row << false; });
     }
 
     void simdEqualsScalarExhaustively() {
+        QFETCH(SimdPath, path);
         QFETCH(bool, truncated);
+        if (path == SimdPath::Scalar)
+            QSKIP("this process runs no vectorised path");
         const std::size_t count = std::size_t(1) << 23;
         std::vector<std::uint32_t> words(count);
         for (std::size_t m = 0; m < count; ++m)
             words[m] = std::uint32_t(m << 9) | std::uint32_t(m & 0x1FF);  // low bits are ignored
         std::vector<float> best(count), scalar(count);
         if (truncated) {
-            truncatedNormalOfBits(words.data(), count, best.data(), 1.0f, SimdPath::Best);
+            truncatedNormalOfBits(words.data(), count, best.data(), 1.0f, path);
             truncatedNormalOfBits(words.data(), count, scalar.data(), 1.0f, SimdPath::Scalar);
         } else {
-            normalOfBits(words.data(), count, best.data(), 1.0f, SimdPath::Best);
+            normalOfBits(words.data(), count, best.data(), 1.0f, path);
             normalOfBits(words.data(), count, scalar.data(), 1.0f, SimdPath::Scalar);
         }
         std::size_t mismatches = 0;
         for (std::size_t m = 0; m < count; ++m)
             mismatches += bitsOfFloat(best[m]) != bitsOfFloat(scalar[m]);
-        QCOMPARE(mismatches, std::size_t(0));
+        QVERIFY2(
+            mismatches == 0,
+            qPrintable(
+                QString("%1 mismatches on the %2 path").arg(mismatches).arg(simdPathName(path))));
         // Both ends: u = lower bound (f = 0) and the largest f.
         QCOMPARE(scalar[0],
                  truncated ? -2.0f * 0.99999994f : std::sqrt(2.0f) * erfInv(-0.99999994f));

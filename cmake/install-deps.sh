@@ -4,7 +4,7 @@
 set -eu
 
 packages="g++ cmake ninja-build pkg-config libeigen3-dev qt6-base-dev qt6-qpa-plugins libqt6svg6
-fonts-dejavu-core libbenchmark-dev libopenblas-dev"
+fonts-dejavu-core libbenchmark-dev libopenblas-dev nlohmann-json3-dev python3-numpy"
 
 missing=""
 for package in $packages; do

@@ -3,6 +3,7 @@
 #include "python_snippet.h"
 #include "report.h"
 #include "scene.h"
+#include "scene_arrays.h"
 #include "scene_options.h"
 
 #include <cstdio>
@@ -32,7 +33,19 @@ int main(int argc, char** argv) {
         std::cout << tp::pythonSnippet(options.config);
         return 0;
     }
-    const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    for (const std::string& notice : options.arrays.notices)
+        std::cerr << "tpviz-cli: note: " << notice << '\n';
+    const auto scene =
+        options.source == tp::SceneSource::Files
+            ? tp::computeSceneFromArrays(options.config, options.arrays, nullptr, options.tolerance)
+            : tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    if (!options.saveNpyDir.empty()) {
+        if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
+            !error.empty()) {
+            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
+            return 2;
+        }
+    }
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
                                : tp::textReport(*scene, options.summary));
     return scene->verification.allclose ? 0 : 1;

@@ -1,5 +1,7 @@
 #include "scene_options.h"
 
+#include "scene_file.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -25,10 +27,18 @@ constexpr SharedOption kSharedOptions[] = {
     {"--mode", "column|row", "split output columns or input rows (default column)"},
     {"--prng", "partitionable|legacy", "JAX threefry bit layout (default partitionable)"},
     {"--x64", nullptr, "seed -> key as with jax_enable_x64"},
-    {"--bias", "zeros|normal:STDDEV", "bias init (default zeros)"},
+    {"--bias", "zeros|normal:STDDEV|FILE", "bias init (default zeros), or the bias from a file"},
     {"--example", "brief", "use the brief's worked example instead of an NNX layer"},
     {"--rtol", "R", "relative tolerance of the check (default 1e-05)"},
     {"--atol", "A", "absolute tolerance of the check (default 1e-06)"},
+    {"--kernel", "FILE[:TENSOR]",
+     "the kernel (in_dim, features) from FILE.npy or FILE.safetensors:TENSOR; its shape sets "
+     "in_dim and features"},
+    {"--transpose", nullptr,
+     "the --kernel tensor is stored (features, in_dim), as PyTorch's Linear weight"},
+    {"--x", "FILE", "x (batch, in_dim) from a file (default: drawn from the seed)"},
+    {"--scene", "FILE.tpviz", "start from a saved scene; other options override it"},
+    {"--save-npy", "DIR", "also write every array of the scene as .npy files into DIR"},
     {"--json", nullptr, "print one JSON document"},
     {"--summary", nullptr, "print only the config, the groups and the verification"},
     {"--python", nullptr, "print a runnable JAX/Flax script that builds the same scene"},
@@ -46,6 +56,83 @@ std::string quoted(std::string_view text) {
     return "'" + std::string(text) + "'";
 }
 
+// --- Arrays from files: --scene, --kernel, --transpose, --x, --bias FILE, --save-npy ---------
+
+// A --bias value that names an array file rather than an init.
+bool namesArrayFile(const std::string& value) {
+    return value.ends_with(".npy") || splitArraySpec(value).tensor.has_value();
+}
+
+// The scene file, applied before every other option so that those override it.
+void applySceneFile(const std::vector<std::string>& args, SceneOptions& options,
+                    std::vector<std::string>& errors) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--scene" && i + 1 < args.size())
+            options.sceneFile = args[i + 1];
+        else if (args[i].starts_with("--scene="))
+            options.sceneFile = args[i].substr(8);
+    }
+    if (options.sceneFile.empty())
+        return;
+    const SceneFileRead read = readSceneFile(options.sceneFile);
+    for (const std::string& error : read.errors)
+        errors.push_back("--scene: " + error);
+    if (!read.scene)
+        return;
+    options.config = read.scene->config;
+    options.source = read.scene->source;
+    options.files = read.scene->arrays;
+}
+
+// Handles the options of this block; false for any other option.
+bool parseFileOption(const std::string& name, const std::string& value, SceneOptions& options) {
+    if (name == "--kernel")
+        options.files.kernel = value;
+    else if (name == "--transpose")
+        options.files.transpose = true;
+    else if (name == "--x")
+        options.files.x = value;
+    else if (name == "--bias" && namesArrayFile(value))
+        options.files.bias = value;
+    else if (name == "--save-npy")
+        options.saveNpyDir = value;
+    else if (name != "--scene")  // applied by applySceneFile
+        return false;
+    return true;
+}
+
+// Reads the array files once every option is known; true when they could all be used.
+bool loadFiles(SceneOptions& options, const std::vector<std::string>& given,
+               std::vector<std::string>& errors) {
+    auto wasGiven = [&](std::string_view name) {
+        return std::find(given.begin(), given.end(), name) != given.end();
+    };
+    if (!options.saveNpyDir.empty() && options.python)
+        errors.push_back(
+            "--save-npy writes the scene's arrays; it cannot be combined with --python");
+    if (!options.files.any()) {
+        if (options.files.transpose)
+            errors.push_back("--transpose applies to --kernel FILE.safetensors:TENSOR");
+        return true;
+    }
+    if (options.source == SceneSource::Brief && wasGiven("--example")) {
+        errors.push_back(
+            "--example brief has its own arrays; it cannot be combined with "
+            "--kernel, --bias FILE or --x");
+        return false;
+    }
+    if (options.python)
+        errors.push_back("--python builds the layer from the seed; it cannot use array files");
+    options.source = SceneSource::Files;
+    LoadedArraysRead read = loadArrayFiles(options.files, options.config,
+                                           {.batch = wasGiven("--batch"),
+                                            .inDim = wasGiven("--in-dim"),
+                                            .features = wasGiven("--features")});
+    errors.insert(errors.end(), read.errors.begin(), read.errors.end());
+    options.arrays = std::move(read.arrays);
+    return read.errors.empty();
+}
+
 }  // namespace
 
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
@@ -55,6 +142,7 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     LayerConfig& config = options.config;
     std::vector<std::string>& errors = parse.errors;
     std::vector<std::string> given;  // shared option names seen, to check combinations
+    applySceneFile(args, options, errors);
 
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string name = args[i];
@@ -103,6 +191,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 errors.push_back(name + ": " + quoted(value) +
                                  " is not a whole number in the int64 range");
         };
+        if (parseFileOption(name, value, options))
+            continue;
         if (name == "--batch")
             integer(config.batch);
         else if (name == "--in-dim")
@@ -130,7 +220,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 config.bias = *bias;
             else
                 errors.push_back("--bias: " + quoted(value) +
-                                 " is not zeros or normal:STDDEV with a finite STDDEV above 0");
+                                 " is not zeros or normal:STDDEV with a finite STDDEV above 0 (nor "
+                                 "an array file, FILE.npy or FILE.safetensors:TENSOR)");
         } else if (name == "--example") {
             if (value == "brief")
                 options.source = SceneSource::Brief;
@@ -176,6 +267,9 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back(
             "--python prints a script; it cannot be combined with --json or --summary");
 
+    // Sizes from files that could not be read are unknown: judging the config would mislead.
+    if (!loadFiles(options, given, errors))
+        return parse;
     for (const ConfigProblem& problem : config.validate())
         errors.push_back(problem.message);
     return parse;

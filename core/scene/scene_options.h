@@ -2,6 +2,7 @@
 
 // The command-line options that describe a scene, shared by tpviz-cli and tpviz --screenshot.
 
+#include "array_source.h"
 #include "layer_config.h"
 #include "scene.h"
 
@@ -28,6 +29,13 @@ struct SceneOptions {
     bool help = false;                      ///< --help or -h
     std::map<std::string, std::string>
         extras;  ///< given ExtraOptions: name -> value ("" for flags)
+
+    // Arrays from files and out. With any array file, source is Files and `arrays` holds what
+    // was read (completed from the seed by computeSceneFromArrays).
+    ArrayFiles files;        ///< --kernel, --transpose, --bias FILE, --x (and the scene's arrays)
+    std::string sceneFile;   ///< --scene FILE.tpviz, read first; explicit options override it
+    std::string saveNpyDir;  ///< --save-npy DIR
+    LoadedArrays arrays;     ///< the arrays read from `files`
 };
 
 struct SceneOptionsParse {
@@ -39,7 +47,9 @@ struct SceneOptionsParse {
 ///   --batch N --in-dim D --features F --tp T --seed S --mode column|row
 ///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
 ///   --rtol R --atol A --json --summary --python --help, and the given extras. "--name=value" also
-///   works.
+///   works. Arrays from files: --kernel FILE.npy|FILE.safetensors:TENSOR [--transpose],
+///   --bias FILE, --x FILE (read here, their shapes set the sizes), --scene FILE.tpviz (applied
+///   before every other option), --save-npy DIR.
 /// Validates the resulting config (unless --help) and reports each problem in words.
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});

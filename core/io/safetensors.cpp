@@ -129,11 +129,13 @@ std::vector<std::string> SafetensorsIndex::twoDimensionalNames() const {
     return names;
 }
 
-SafetensorsIndexRead readSafetensorsIndex(const std::string& path) {
+namespace {
+
+// The header of an open file, checked against its length.
+SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
     auto failure = [&](const std::string& reason) {
         return SafetensorsIndexRead{std::nullopt, path + ": " + reason};
     };
-    InputFile file(path);
     if (!file.isOpen())
         return {std::nullopt, file.error()};
     unsigned char lengthBytes[8];
@@ -213,9 +215,17 @@ SafetensorsIndexRead readSafetensorsIndex(const std::string& path) {
     return {std::move(index), ""};
 }
 
+}  // namespace
+
+SafetensorsIndexRead readSafetensorsIndex(const std::string& path) {
+    InputFile file(path);
+    return readIndex(file, path);
+}
+
 FloatArrayRead readSafetensor(const std::string& path, const std::string& name, bool transpose,
                               std::int64_t maxBytes) {
-    const SafetensorsIndexRead read = readSafetensorsIndex(path);
+    InputFile file(path);
+    const SafetensorsIndexRead read = readIndex(file, path);
     if (!read.index)
         return {std::nullopt, read.error};
     auto failure = [&](const std::string& reason) {
@@ -252,14 +262,13 @@ FloatArrayRead readSafetensor(const std::string& path, const std::string& name, 
     array.shape = tensor->shape;
     const Index rows = tensor->shape.size() == 2 ? Index(tensor->shape[0]) : 1;
     array.values.resize(rows, Index(tensor->shape.back()));
-    InputFile file(path);
     const std::int64_t at = read.index->bufferStart + tensor->begin;
     if (converts) {
         std::vector<unsigned char> raw(std::size_t(tensor->end - tensor->begin));
-        if (!file.isOpen() || !file.readAt(at, raw.data(), std::int64_t(raw.size())))
+        if (!file.readAt(at, raw.data(), std::int64_t(raw.size())))
             return {std::nullopt, file.error()};
         decodeFloats(raw.data(), count, *type, false, array.values.data());
-    } else if (!file.isOpen() || !file.readAt(at, array.values.data(), count * 4)) {
+    } else if (!file.readAt(at, array.values.data(), count * 4)) {
         return {std::nullopt, file.error()};
     }
     array.notice = conversionNotice(*type);

@@ -13,8 +13,8 @@
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
-    const tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
-    const tp::SceneOptions& options = parse.options;
+    tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
+    tp::SceneOptions& options = parse.options;
 
     if (options.help) {
         std::cout << "Usage: tpviz-cli [options]\n"
@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
         std::cerr << "tpviz-cli: note: " << notice << '\n';
     const auto scene =
         options.source == tp::SceneSource::Files
-            ? tp::computeSceneFromArrays(options.config, options.arrays, nullptr, options.tolerance)
+            ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
+                                         options.tolerance)
             : tp::computeScene(options.config, options.source, nullptr, options.tolerance);
     if (!options.saveNpyDir.empty()) {
         if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);

@@ -4,6 +4,7 @@
 #include "safetensors.h"
 
 #include <cassert>
+#include <utility>
 
 namespace tp {
 
@@ -111,14 +112,16 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
     return read;
 }
 
-LayerParams completeLayerParams(const LayerConfig& config, const LoadedArrays& loaded) {
+LayerParams completeLayerParams(const LayerConfig& config, LoadedArrays loaded) {
     assert(config.validate().empty());
     const IndexRange inRows{0, Index(config.inDim)};
     const IndexRange featureCols{0, Index(config.features)};
     LayerParams params;
-    params.kernel = loaded.kernel ? *loaded.kernel : kernelBlock(config, inRows, featureCols);
-    params.bias = loaded.bias ? *loaded.bias : biasSlice(config, featureCols);
-    params.x = loaded.x ? *loaded.x : inputBlock(config, {0, Index(config.batch)}, inRows);
+    params.kernel =
+        loaded.kernel ? std::move(*loaded.kernel) : kernelBlock(config, inRows, featureCols);
+    params.bias = loaded.bias ? std::move(*loaded.bias) : biasSlice(config, featureCols);
+    params.x =
+        loaded.x ? std::move(*loaded.x) : inputBlock(config, {0, Index(config.batch)}, inRows);
     assert(params.kernel.rows() == config.inDim && params.kernel.cols() == config.features);
     assert(params.bias.size() == config.features);
     assert(params.x.rows() == config.batch && params.x.cols() == config.inDim);

@@ -67,7 +67,7 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
 
 /// The full arrays of a scene: the loaded ones, and the others drawn exactly as initLayer draws
 /// them (kernel lecun_normal, bias config.bias, x standard normal, each from its own key).
-/// config must be valid and agree with the loaded shapes.
-LayerParams completeLayerParams(const LayerConfig& config, const LoadedArrays& loaded);
+/// config must be valid and agree with the loaded shapes. Takes the loaded arrays over (no copy).
+LayerParams completeLayerParams(const LayerConfig& config, LoadedArrays loaded);
 
 }  // namespace tp

@@ -2,6 +2,7 @@
 
 #include "binary_file.h"
 #include "layer_config.h"
+#include "nnx_init.h"
 
 #include <bit>
 #include <cassert>
@@ -295,7 +296,7 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
         columns.resize(rows, cols);
         out = columns.data();
     } else {
-        array.values.resize(rows, cols);
+        array.values = uninitializedMatrix(rows, cols);
         out = array.values.data();
     }
     if (converts) {

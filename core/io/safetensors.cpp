@@ -2,6 +2,7 @@
 
 #include "binary_file.h"
 #include "layer_config.h"
+#include "nnx_init.h"
 
 #include <nlohmann/json.hpp>
 
@@ -110,6 +111,19 @@ std::optional<SafetensorsTensor> parseEntry(const std::string& name, const json&
         return std::nullopt;
     }
     return tensor;
+}
+
+// (rows, cols) -> (cols, rows), copied in 64 x 64 tiles so that reads and writes stay in cache.
+Matrix transposed(const Matrix& m) {
+    Matrix t = uninitializedMatrix(m.cols(), m.rows());
+    constexpr Index kTile = 64;
+    for (Index i = 0; i < m.rows(); i += kTile)
+        for (Index j = 0; j < m.cols(); j += kTile) {
+            const Index h = std::min(kTile, m.rows() - i);
+            const Index w = std::min(kTile, m.cols() - j);
+            t.block(j, i, w, h) = m.block(i, j, h, w).transpose();
+        }
+    return t;
 }
 
 }  // namespace
@@ -261,7 +275,7 @@ FloatArrayRead readSafetensor(const std::string& path, const std::string& name, 
     FloatArray array;
     array.shape = tensor->shape;
     const Index rows = tensor->shape.size() == 2 ? Index(tensor->shape[0]) : 1;
-    array.values.resize(rows, Index(tensor->shape.back()));
+    array.values = uninitializedMatrix(rows, Index(tensor->shape.back()));
     const std::int64_t at = read.index->bufferStart + tensor->begin;
     if (converts) {
         std::vector<unsigned char> raw(std::size_t(tensor->end - tensor->begin));
@@ -273,7 +287,7 @@ FloatArrayRead readSafetensor(const std::string& path, const std::string& name, 
     }
     array.notice = conversionNotice(*type);
     if (transpose) {
-        array.values = array.values.transpose().eval();
+        array.values = transposed(array.values);
         std::swap(array.shape[0], array.shape[1]);
         array.notice += std::string(array.notice.empty() ? "" : "; ") + "transposed from " +
                         shapeText(tensor->shape) + " (out, in) to " + shapeText(array.shape) +

@@ -62,7 +62,7 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
     return computeOverParams(std::move(scene), progress, tolerance);
 }
 
-std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, const LoadedArrays& loaded,
+std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
                                             Progress* progress, Tolerance tolerance) {
     assert(config.validate().empty());
     if (progress)
@@ -70,7 +70,7 @@ std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, const Loa
     Scene scene;
     scene.config = config;
     scene.source = SceneSource::Files;
-    scene.params = completeLayerParams(config, loaded);
+    scene.params = completeLayerParams(config, std::move(loaded));
     return computeOverParams(std::move(scene), progress, tolerance);
 }
 

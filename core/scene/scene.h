@@ -45,8 +45,9 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
                                   Progress* progress = nullptr, Tolerance tolerance = {});
 
 /// Computes a scene (source Files) over arrays read from files, the others drawn from the seed
-/// (completeLayerParams). config must be valid and agree with the loaded shapes.
-std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, const LoadedArrays& loaded,
+/// (completeLayerParams, which takes the arrays over). config must be valid and agree with the
+/// loaded shapes.
+std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
                                             Progress* progress = nullptr, Tolerance tolerance = {});
 
 }  // namespace tp

@@ -129,6 +129,17 @@ private slots:
         QVERIFY(sameBits(b.array->values, Matrix(bias)));
     }
 
+    void transposeOfALargeTensor() {
+        // Not a multiple of the copy's tiles in either direction.
+        const Matrix weight = Matrix::Random(130, 70);
+        const std::string file = path("large.safetensors");
+        QCOMPARE(writeSafetensors(file, {{"w", {130, 70}, weight}}), std::string());
+        const FloatArrayRead read = readSafetensor(file, "w", true, kBudget);
+        QVERIFY2(read.array, read.error.c_str());
+        QCOMPARE(read.array->shape, (std::vector<std::int64_t>{70, 130}));
+        QVERIFY(read.array->values == weight.transpose());
+    }
+
     void badInputsSayWhy_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("tensor");

@@ -25,9 +25,18 @@ FloatArrayRead readArrayFile(const std::string& text, bool transpose, std::int64
     const ArraySpec spec = splitArraySpec(text);
     if (spec.tensor)
         return readSafetensor(spec.file, *spec.tensor, transpose, maxBytes);
-    if (spec.file.ends_with(".safetensors"))
-        return {std::nullopt,
-                spec.file + ": name the tensor to read as FILE.safetensors:TENSOR_NAME"};
+    if (spec.file.ends_with(".safetensors")) {
+        const SafetensorsIndexRead index = readSafetensorsIndex(spec.file);
+        if (!index.index)
+            return {std::nullopt, index.error};
+        std::string names;
+        for (const std::string& name : index.index->twoDimensionalNames())
+            names += (names.empty() ? "" : ", ") + name;
+        return {std::nullopt, spec.file +
+                                  ": name the tensor to read as FILE.safetensors:TENSOR_NAME "
+                                  "(its 2-D tensors: " +
+                                  (names.empty() ? "none" : names) + ")"};
+    }
     if (transpose)
         return {std::nullopt,
                 spec.file + ": transposing applies to a kernel from a .safetensors file"};

@@ -221,7 +221,8 @@ private slots:
             << "--transpose applies to --kernel FILE.safetensors:TENSOR";
         QTest::newRow("safetensors without a name")
             << QStringList{"--kernel", path("m.safetensors")}
-            << "name the tensor to read as FILE.safetensors:TENSOR_NAME";
+            << "name the tensor to read as FILE.safetensors:TENSOR_NAME (its 2-D tensors: "
+               "fc.weight)";
         QTest::newRow("no such tensor")
             << QStringList{"--kernel", path("m.safetensors") + ":fc.wieght"}
             << "no tensor named 'fc.wieght' (its 2-D tensors: fc.weight)";

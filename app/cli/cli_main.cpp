@@ -4,6 +4,7 @@
 #include "python_snippet.h"
 #include "report.h"
 #include "scene.h"
+#include "scene_arrays.h"
 #include "scene_options.h"
 
 #include <algorithm>
@@ -19,8 +20,8 @@ int main(int argc, char** argv) {
         std::cout << "tpviz-cli " << TPVIZ_VERSION << "\nSIMD path: " << tp::simdPathName() << '\n';
         return 0;
     }
-    const tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
-    const tp::SceneOptions& options = parse.options;
+    tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
+    tp::SceneOptions& options = parse.options;
 
     if (options.help) {
         std::cout << "Usage: tpviz-cli [options]\n"
@@ -45,7 +46,20 @@ int main(int argc, char** argv) {
         std::cout << tp::pythonSnippet(options.config, options.tolerance);
         return 0;
     }
-    const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    for (const std::string& notice : options.arrays.notices)
+        std::cerr << "tpviz-cli: note: " << notice << '\n';
+    const auto scene =
+        options.source == tp::SceneSource::Files
+            ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
+                                         options.tolerance)
+            : tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    if (!options.saveNpyDir.empty()) {
+        if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
+            !error.empty()) {
+            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
+            return 2;
+        }
+    }
     std::optional<tp::SceneCosts> costs;
     if (options.costs)
         costs = tp::computeSceneCosts(*scene, *options.hardware, options.tolerance);

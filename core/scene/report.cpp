@@ -14,6 +14,9 @@ namespace {
 std::string layerText(const LayerConfig& c, SceneSource source) {
     if (source == SceneSource::Brief)
         return "the brief's worked example";
+    if (source == SceneSource::Files)
+        return "a layer from files (in_dim " + std::to_string(c.inDim) + ", features " +
+               std::to_string(c.features) + ")";
     return "nnx.Linear(" + std::to_string(c.inDim) + ", " + std::to_string(c.features) +
            ", rngs=nnx.Rngs(" + std::to_string(c.seed) + "))";
 }
@@ -231,7 +234,10 @@ std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs
         << toString(c.mode) << "\", \"prng\": \"" << toString(c.prng)
         << "\", \"x64\": " << (c.x64 ? "true" : "false") << ", \"bias_init\": \""
         << toString(c.bias) << "\", \"source\": \""
-        << (scene.source == SceneSource::Brief ? "brief" : "nnx") << "\"},\n";
+        << (scene.source == SceneSource::Brief   ? "brief"
+            : scene.source == SceneSource::Files ? "files"
+                                                 : "nnx")
+        << "\"},\n";
     if (!summary) {
         out << "  \"kernel\": ";
         writeJsonMatrix(out, scene.params.kernel);

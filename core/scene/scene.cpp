@@ -25,9 +25,26 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
     return (source == SceneSource::Nnx ? parameterCount(config) : 0) + config.tpSize;
 }
 
+namespace {
+
+// The split forward pass, the reference and the check over scene.params.
+std::optional<Scene> computeOverParams(Scene scene, Progress* progress, Tolerance tolerance) {
+    const LayerParams& p = scene.params;
+    scene.result =
+        forwardParallel(p.x, p.kernel, p.bias, ShardingPlan::make(scene.config), progress);
+    if (isCancelled(progress))
+        return std::nullopt;
+    scene.reference = forwardReference(p.x, p.kernel, p.bias);
+    scene.verification = verify(scene.result.output, scene.reference, tolerance);
+    return scene;
+}
+
+}  // namespace
+
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source, Progress* progress,
                                   Tolerance tolerance) {
     assert(config.validate().empty());
+    assert(source != SceneSource::Files);  // computeSceneFromArrays
     if (progress)
         progress->setTotal(sceneWorkUnits(config, source));
 
@@ -42,14 +59,19 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
     }
     if (isCancelled(progress))
         return std::nullopt;
+    return computeOverParams(std::move(scene), progress, tolerance);
+}
 
-    const LayerParams& p = scene.params;
-    scene.result = forwardParallel(p.x, p.kernel, p.bias, ShardingPlan::make(config), progress);
-    if (isCancelled(progress))
-        return std::nullopt;
-    scene.reference = forwardReference(p.x, p.kernel, p.bias);
-    scene.verification = verify(scene.result.output, scene.reference, tolerance);
-    return scene;
+std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
+                                            Progress* progress, Tolerance tolerance) {
+    assert(config.validate().empty());
+    if (progress)
+        progress->setTotal(sceneWorkUnits(config, SceneSource::Files));
+    Scene scene;
+    scene.config = config;
+    scene.source = SceneSource::Files;
+    scene.params = completeLayerParams(config, std::move(loaded));
+    return computeOverParams(std::move(scene), progress, tolerance);
 }
 
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,

@@ -3,6 +3,7 @@
 // One scene, computed end to end: parameters, the split forward pass, the reference and the check.
 // The desktop app and tpviz-cli both compute through here.
 
+#include "array_source.h"
 #include "forward.h"
 #include "hardware.h"
 #include "layer_config.h"
@@ -20,6 +21,7 @@ namespace tp {
 enum class SceneSource {
     Nnx,    ///< nnx.Linear(inDim, features, rngs=nnx.Rngs(seed)) and x from the same Rngs
     Brief,  ///< the brief's worked example (x [[1, 2]], a 2x4 kernel, bias [0.5, -0.5, 1, 2], tp 2)
+    Files,  ///< arrays read from files (see array_source.h); the others drawn as for Nnx
 };
 
 struct Scene {
@@ -51,7 +53,7 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
 LayerConfig briefExampleConfig();
 LayerParams briefExampleParams();
 
-/// Work units computeScene reports: parameterCount (or 0 for the brief) plus tpSize.
+/// Work units computeScene reports: parameterCount (or 0 for the brief and files) plus tpSize.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 
 /// Computes a scene from a valid config (assert config.validate().empty()). With progress: sets the
@@ -59,5 +61,11 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 /// cancelled.
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
                                   Progress* progress = nullptr, Tolerance tolerance = {});
+
+/// Computes a scene (source Files) over arrays read from files, the others drawn from the seed
+/// (completeLayerParams, which takes the arrays over). config must be valid and agree with the
+/// loaded shapes.
+std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
+                                            Progress* progress = nullptr, Tolerance tolerance = {});
 
 }  // namespace tp

@@ -1,6 +1,7 @@
 #include "scene_options.h"
 
 #include "float_format.h"
+#include "scene_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -59,9 +60,10 @@ const SharedOption kSharedOptions[] = {
      .defaultText = [] { return std::string(toString(LayerConfig{}.prng)); }},
     {.name = "--x64", .help = "seed -> key as with jax_enable_x64"},
     {.name = "--bias",
-     .valueName = "zeros|normal:STDDEV",
+     .valueName = "zeros|normal:STDDEV|FILE",
      .help = "bias init",
-     .defaultText = [] { return toString(LayerConfig{}.bias); }},
+     .defaultText = [] { return toString(LayerConfig{}.bias); },
+     .helpTail = ", or the bias from FILE.npy or FILE.safetensors:TENSOR"},
     {.name = "--example",
      .valueName = "brief",
      .help = "use the brief's worked example instead of an NNX layer"},
@@ -79,6 +81,22 @@ const SharedOption kSharedOptions[] = {
     {.name = "--hardware",
      .valueName = "NAME|list",
      .help = "hardware of the --costs estimate; list shows the presets"},
+    {.name = "--kernel",
+     .valueName = "FILE[:TENSOR]",
+     .help = "the kernel (in_dim, features) from FILE.npy or FILE.safetensors:TENSOR; its shape "
+             "sets in_dim and features"},
+    {.name = "--transpose",
+     .help = "the --kernel tensor is stored (features, in_dim), as PyTorch's Linear weight"},
+    {.name = "--x",
+     .valueName = "FILE",
+     .help = "x (batch, in_dim) from a file (default: drawn from the seed)"},
+    {.name = "--scene",
+     .valueName = "FILE.tpviz",
+     .help = "start from a saved scene; other options override it"},
+    {.name = "--save-npy",
+     .valueName = "DIR",
+     .help = "also write every array of the scene as .npy files into DIR",
+     .cliOnly = true},
     {.name = "--rtol",
      .valueName = "R",
      .help = "relative tolerance of the check",
@@ -144,6 +162,83 @@ bool parseMeshOption(const std::string& name, const std::string& value, SceneOpt
     return true;
 }
 
+// --- Arrays from files: --scene, --kernel, --transpose, --x, --bias FILE, --save-npy ---------
+
+// A --bias value that names an array file rather than an init.
+bool namesArrayFile(const std::string& value) {
+    return value.ends_with(".npy") || splitArraySpec(value).tensor.has_value();
+}
+
+// The scene file, applied before every other option so that those override it.
+void applySceneFile(const std::vector<std::string>& args, SceneOptions& options,
+                    std::vector<std::string>& errors) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--scene" && i + 1 < args.size())
+            options.sceneFile = args[i + 1];
+        else if (args[i].starts_with("--scene="))
+            options.sceneFile = args[i].substr(8);
+    }
+    if (options.sceneFile.empty())
+        return;
+    const SceneFileRead read = readSceneFile(options.sceneFile);
+    for (const std::string& error : read.errors)
+        errors.push_back("--scene: " + error);
+    if (!read.scene)
+        return;
+    options.config = read.scene->config;
+    options.source = read.scene->source;
+    options.files = read.scene->arrays;
+}
+
+// Handles the options of this block; false for any other option.
+bool parseFileOption(const std::string& name, const std::string& value, SceneOptions& options) {
+    if (name == "--kernel")
+        options.files.kernel = value;
+    else if (name == "--transpose")
+        options.files.transpose = true;
+    else if (name == "--x")
+        options.files.x = value;
+    else if (name == "--bias" && namesArrayFile(value))
+        options.files.bias = value;
+    else if (name == "--save-npy")
+        options.saveNpyDir = value;
+    else if (name != "--scene")  // applied by applySceneFile
+        return false;
+    return true;
+}
+
+// Reads the array files once every option is known; true when they could all be used.
+bool loadFiles(SceneOptions& options, const std::vector<std::string>& given,
+               std::vector<std::string>& errors) {
+    auto wasGiven = [&](std::string_view name) {
+        return std::find(given.begin(), given.end(), name) != given.end();
+    };
+    if (!options.saveNpyDir.empty() && options.python)
+        errors.push_back(
+            "--save-npy writes the scene's arrays; it cannot be combined with --python");
+    if (!options.files.any()) {
+        if (options.files.transpose)
+            errors.push_back("--transpose applies to --kernel FILE.safetensors:TENSOR");
+        return true;
+    }
+    if (options.source == SceneSource::Brief && wasGiven("--example")) {
+        errors.push_back(
+            "--example brief has its own arrays; it cannot be combined with "
+            "--kernel, --bias FILE or --x");
+        return false;
+    }
+    if (options.python)
+        errors.push_back("--python builds the layer from the seed; it cannot use array files");
+    options.source = SceneSource::Files;
+    LoadedArraysRead read = loadArrayFiles(options.files, options.config,
+                                           {.batch = wasGiven("--batch"),
+                                            .inDim = wasGiven("--in-dim"),
+                                            .features = wasGiven("--features")});
+    errors.insert(errors.end(), read.errors.begin(), read.errors.end());
+    options.arrays = std::move(read.arrays);
+    return read.errors.empty();
+}
+
 }  // namespace
 
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
@@ -153,6 +248,7 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     LayerConfig& config = options.config;
     std::vector<std::string>& errors = parse.errors;
     std::vector<std::string> given;  // shared option names seen, to check combinations
+    applySceneFile(args, options, errors);
 
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string name = args[i];
@@ -205,6 +301,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 errors.push_back(name + ": " + quoted(value) +
                                  " is not a whole number in the int64 range");
         };
+        if (parseFileOption(name, value, options))
+            continue;
         if (name == "--batch")
             integer(config.batch);
         else if (name == "--in-dim")
@@ -234,7 +332,9 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
             else if (value.starts_with(normal))
                 errors.push_back("--bias: " + biasStddevProblem(value.substr(normal.size())));
             else
-                errors.push_back("--bias: " + quoted(value) + " is not zeros or normal:STDDEV");
+                errors.push_back("--bias: " + quoted(value) +
+                                 " is not zeros or normal:STDDEV, nor an array file (FILE.npy or "
+                                 "FILE.safetensors:TENSOR)");
         } else if (name == "--example") {
             if (value == "brief")
                 options.source = SceneSource::Brief;
@@ -285,6 +385,9 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     if (options.costs && options.python)
         errors.push_back("--costs adds to a report; it cannot be combined with --python");
 
+    // Sizes from files that could not be read are unknown: judging the config would mislead.
+    if (!loadFiles(options, given, errors))
+        return parse;
     for (const ConfigProblem& problem : config.validate())
         errors.push_back(problem.message);
     return parse;

@@ -2,6 +2,7 @@
 
 // The command-line options that describe a scene, shared by tpviz-cli and tpviz --screenshot.
 
+#include "array_source.h"
 #include "hardware.h"
 #include "layer_config.h"
 #include "scene.h"
@@ -37,6 +38,13 @@ struct SceneOptions {
     std::map<std::string, std::string>
         extras;                             ///< given ExtraOptions: name -> value ("" for flags)
     std::vector<std::string> cliOnlyGiven;  ///< the given options only tpviz-cli takes, in order
+
+    // Arrays from files and out. With any array file, source is Files and `arrays` holds what
+    // was read (completed from the seed by computeSceneFromArrays).
+    ArrayFiles files;        ///< --kernel, --transpose, --bias FILE, --x (and the scene's arrays)
+    std::string sceneFile;   ///< --scene FILE.tpviz, read first; explicit options override it
+    std::string saveNpyDir;  ///< --save-npy DIR
+    LoadedArrays arrays;     ///< the arrays read from `files`
 };
 
 struct SceneOptionsParse {
@@ -49,7 +57,9 @@ struct SceneOptionsParse {
 ///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
 ///   --rtol R --atol A --json --summary --python --help, the mesh options --data D
 ///   --output sharded|replicated --costs --hardware NAME|list, and the given extras. "--name=value"
-///   also works.
+///   also works. Arrays from files: --kernel FILE.npy|FILE.safetensors:TENSOR [--transpose],
+///   --bias FILE, --x FILE (read here, their shapes set the sizes), --scene FILE.tpviz (applied
+///   before every other option), --save-npy DIR.
 /// Validates the resulting config (unless --help or --hardware list) and reports each problem in
 /// words.
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,

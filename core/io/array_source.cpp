@@ -1,0 +1,140 @@
+#include "array_source.h"
+
+#include "npy.h"
+#include "safetensors.h"
+
+#include <cassert>
+#include <utility>
+
+namespace tp {
+
+ArraySpec splitArraySpec(const std::string& text) {
+    constexpr std::string_view kSuffix = ".safetensors:";
+    const auto at = text.find(kSuffix);
+    if (at == std::string::npos)
+        return {text, std::nullopt};
+    const auto colon = at + kSuffix.size() - 1;
+    return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+std::string joinArraySpec(const ArraySpec& spec) {
+    return spec.tensor ? spec.file + ":" + *spec.tensor : spec.file;
+}
+
+FloatArrayRead readArrayFile(const std::string& text, bool transpose, std::int64_t maxBytes) {
+    const ArraySpec spec = splitArraySpec(text);
+    if (spec.tensor)
+        return readSafetensor(spec.file, *spec.tensor, transpose, maxBytes);
+    if (spec.file.ends_with(".safetensors")) {
+        const SafetensorsIndexRead index = readSafetensorsIndex(spec.file);
+        if (!index.index)
+            return {std::nullopt, index.error};
+        std::string names;
+        for (const std::string& name : index.index->twoDimensionalNames())
+            names += (names.empty() ? "" : ", ") + name;
+        return {std::nullopt, spec.file +
+                                  ": name the tensor to read as FILE.safetensors:TENSOR_NAME "
+                                  "(its 2-D tensors: " +
+                                  (names.empty() ? "none" : names) + ")"};
+    }
+    if (transpose)
+        return {std::nullopt,
+                spec.file + ": transposing applies to a kernel from a .safetensors file"};
+    return readNpy(spec.file, maxBytes);
+}
+
+namespace {
+
+// Reads one file, tagging its error and notice with the array's name.
+std::optional<FloatArray> readTagged(const char* what, const std::string& spec, bool transpose,
+                                     std::int64_t maxBytes, LoadedArraysRead& read) {
+    FloatArrayRead result = readArrayFile(spec, transpose, maxBytes);
+    if (!result.array) {
+        read.errors.push_back(std::string(what) + ": " + result.error);
+        return std::nullopt;
+    }
+    if (!result.array->notice.empty())
+        read.arrays.notices.push_back(std::string(what) + ": " + splitArraySpec(spec).file + ": " +
+                                      result.array->notice);
+    return std::move(result.array);
+}
+
+// Sets a size from a file's dimension, or checks it against the size the caller fixed.
+void takeSize(std::int64_t& size, bool fixed, std::int64_t fromFile, const std::string& sizeName,
+              const std::string& what, LoadedArraysRead& read) {
+    if (!fixed)
+        size = fromFile;
+    else if (size != fromFile)
+        read.errors.push_back(sizeName + " (" + std::to_string(size) + ") does not match " + what);
+}
+
+}  // namespace
+
+LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, FixedSizes fixed) {
+    LoadedArraysRead read;
+    const std::int64_t budget = config.memoryBudgetBytes;
+    if (!files.kernel.empty()) {
+        if (auto kernel = readTagged("kernel", files.kernel, files.transpose, budget, read)) {
+            if (kernel->shape.size() != 2) {
+                read.errors.push_back("kernel: " + files.kernel + " has shape " +
+                                      shapeText(kernel->shape) +
+                                      "; a kernel is 2-D, (in_dim, features)");
+            } else {
+                const std::string what =
+                    "the kernel's shape " + shapeText(kernel->shape) + ", (in_dim, features)";
+                takeSize(config.inDim, fixed.inDim, kernel->shape[0], "in_dim", what, read);
+                takeSize(config.features, fixed.features, kernel->shape[1], "features", what, read);
+                read.arrays.kernel = std::move(kernel->values);
+            }
+        }
+    } else if (files.transpose) {
+        read.errors.push_back("transposing applies to a kernel from a .safetensors file");
+    }
+    if (!files.x.empty()) {
+        if (auto x = readTagged("x", files.x, false, budget, read)) {
+            if (x->shape.size() != 2) {
+                read.errors.push_back("x: " + files.x + " has shape " + shapeText(x->shape) +
+                                      "; x is 2-D, (batch, in_dim)");
+            } else {
+                const std::string what = "x's shape " + shapeText(x->shape) + ", (batch, in_dim)";
+                takeSize(config.batch, fixed.batch, x->shape[0], "batch", what, read);
+                // The kernel (or --in-dim) fixes in_dim first; x must then agree with it.
+                takeSize(config.inDim, fixed.inDim || read.arrays.kernel.has_value(), x->shape[1],
+                         "in_dim", what, read);
+                read.arrays.x = std::move(x->values);
+            }
+        }
+    }
+    if (!files.bias.empty()) {
+        if (auto bias = readTagged("bias", files.bias, false, budget, read)) {
+            if (bias->shape.size() != 1) {
+                read.errors.push_back("bias: " + files.bias + " has shape " +
+                                      shapeText(bias->shape) + "; a bias is 1-D, (features,)");
+            } else {
+                takeSize(config.features, fixed.features || read.arrays.kernel.has_value(),
+                         bias->shape[0], "features",
+                         "the bias's shape " + shapeText(bias->shape) + ", (features,)", read);
+                read.arrays.bias = RowVector(bias->values.row(0));
+            }
+        }
+    }
+    return read;
+}
+
+LayerParams completeLayerParams(const LayerConfig& config, LoadedArrays loaded) {
+    assert(config.validate().empty());
+    const IndexRange inRows{0, Index(config.inDim)};
+    const IndexRange featureCols{0, Index(config.features)};
+    LayerParams params;
+    params.kernel =
+        loaded.kernel ? std::move(*loaded.kernel) : kernelBlock(config, inRows, featureCols);
+    params.bias = loaded.bias ? std::move(*loaded.bias) : biasSlice(config, featureCols);
+    params.x =
+        loaded.x ? std::move(*loaded.x) : inputBlock(config, {0, Index(config.batch)}, inRows);
+    assert(params.kernel.rows() == config.inDim && params.kernel.cols() == config.features);
+    assert(params.bias.size() == config.features);
+    assert(params.x.rows() == config.batch && params.x.cols() == config.inDim);
+    return params;
+}
+
+}  // namespace tp

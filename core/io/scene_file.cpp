@@ -1,0 +1,254 @@
+#include "scene_file.h"
+
+#include "binary_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace tp {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kFormat = "tpviz-scene";
+constexpr int kVersion = 1;
+
+// One key of the file: how to read its value into a SceneFile. Returns the reason it cannot, or
+// "". New keys are new rows of kSceneKeys.
+using KeyReader = std::string (*)(const json& value, SceneFile& scene, const fs::path& baseDir);
+
+std::string readInt(const json& value, std::int64_t& field) {
+    if (!value.is_number_integer())
+        return "is not a whole number";
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
+        return "is out of the int64 range";
+    field = value.get<std::int64_t>();
+    return "";
+}
+
+std::string readString(const json& value, std::string& text) {
+    if (!value.is_string())
+        return "is not a string";
+    text = value.get<std::string>();
+    return "";
+}
+
+std::string resolved(const std::string& spec, const fs::path& baseDir) {
+    ArraySpec split = splitArraySpec(spec);
+    const fs::path file(split.file);
+    if (file.is_relative() && !baseDir.empty())
+        split.file = (baseDir / file).lexically_normal().string();
+    return joinArraySpec(split);
+}
+
+std::string readArrays(const json& value, SceneFile& scene, const fs::path& baseDir) {
+    if (!value.is_object())
+        return "is not an object like {\"kernel\": \"w.npy\"}";
+    ArrayFiles& arrays = scene.arrays;
+    for (const auto& [key, item] : value.items()) {
+        std::string* path = key == "kernel" ? &arrays.kernel
+                            : key == "bias" ? &arrays.bias
+                            : key == "x"    ? &arrays.x
+                                            : nullptr;
+        if (key == "transpose") {
+            if (!item.is_boolean())
+                return "has 'transpose' that is not true or false";
+            arrays.transpose = item.get<bool>();
+        } else if (!path) {
+            return "has the unknown key '" + key + "' (known: kernel, transpose, bias, x)";
+        } else if (!item.is_string() || item.get<std::string>().empty()) {
+            return "has '" + key + "' that is not a file path";
+        } else {
+            *path = resolved(item.get<std::string>(), baseDir);
+        }
+    }
+    if (!arrays.any())
+        return "names no array file";
+    scene.source = SceneSource::Files;
+    return "";
+}
+
+struct SceneKey {
+    const char* name;
+    KeyReader read;
+};
+
+const SceneKey kSceneKeys[] = {
+    {"format",
+     [](const json& v, SceneFile&, const fs::path&) -> std::string {
+         return v == kFormat ? "" : "is not \"tpviz-scene\"";
+     }},
+    {"version",
+     [](const json& v, SceneFile&, const fs::path&) -> std::string {
+         return v.is_number_integer() && v.get<std::int64_t>() == kVersion
+                    ? ""
+                    : "is not 1, the version this program reads";
+     }},
+    {"batch",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.batch); }},
+    {"in_dim",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.inDim); }},
+    {"features",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.features); }},
+    {"tp_size",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.tpSize); }},
+    {"seed",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.seed); }},
+    {"mode",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto mode = parseParallelMode(text);
+         if (!mode)
+             return "'" + text + "' is not column or row";
+         s.config.mode = *mode;
+         return "";
+     }},
+    {"prng",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto layout = parsePrngLayout(text);
+         if (!layout)
+             return "'" + text + "' is not partitionable or legacy";
+         s.config.prng = *layout;
+         return "";
+     }},
+    {"x64",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         if (!v.is_boolean())
+             return "is not true or false";
+         s.config.x64 = v.get<bool>();
+         return "";
+     }},
+    {"bias",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto bias = parseBiasInit(text);
+         if (!bias)
+             return "'" + text + "' is not zeros or normal:STDDEV with a finite STDDEV above 0";
+         s.config.bias = *bias;
+         return "";
+     }},
+    {"step",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         if (auto reason = readInt(v, s.step); !reason.empty())
+             return reason;
+         return s.step < 0 ? "is negative" : "";
+     }},
+    {"example",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         if (v != "brief")
+             return "is not \"brief\"";
+         s.source = SceneSource::Brief;
+         return "";
+     }},
+    {"arrays", readArrays},
+};
+
+std::string knownKeys() {
+    std::string names;
+    for (const SceneKey& key : kSceneKeys)
+        names += (names.empty() ? "" : ", ") + std::string(key.name);
+    return names;
+}
+
+}  // namespace
+
+SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir,
+                             const std::string& name) {
+    SceneFileRead read;
+    json document;
+    try {
+        document = json::parse(text);
+    } catch (const json::parse_error& error) {
+        read.errors.push_back(name + ": not valid JSON: " + error.what());
+        return read;
+    }
+    if (!document.is_object()) {
+        read.errors.push_back(name + ": not a JSON object");
+        return read;
+    }
+    for (const char* required : {"format", "version"})
+        if (!document.contains(required))
+            read.errors.push_back(name + ": the key '" + required +
+                                  "' is missing; a scene file starts with {\"format\": "
+                                  "\"tpviz-scene\", \"version\": 1");
+    SceneFile scene;
+    for (const auto& [key, value] : document.items()) {
+        const auto entry = std::find_if(std::begin(kSceneKeys), std::end(kSceneKeys),
+                                        [&](const SceneKey& k) { return key == k.name; });
+        if (entry == std::end(kSceneKeys)) {
+            read.errors.push_back(name + ": unknown key '" + key + "' (known keys: " + knownKeys() +
+                                  ")");
+            continue;
+        }
+        if (const std::string reason = entry->read(value, scene, fs::path(baseDir));
+            !reason.empty())
+            read.errors.push_back(name + ": '" + key + "' " + reason);
+    }
+    if (scene.source == SceneSource::Brief && document.contains("arrays"))
+        read.errors.push_back(name + ": 'example' and 'arrays' cannot both be given");
+    if (read.errors.empty())
+        read.scene = scene;
+    return read;
+}
+
+SceneFileRead readSceneFile(const std::string& path) {
+    InputFile file(path);
+    if (!file.isOpen())
+        return {std::nullopt, {file.error()}};
+    constexpr std::int64_t kMaxSceneBytes = 16 << 20;  // a scene is a short JSON text
+    if (file.size() > kMaxSceneBytes)
+        return {std::nullopt,
+                {path + ": is " + formatBytes(file.size()) + ", too large for a scene file"}};
+    std::string text(std::size_t(file.size()), '\0');
+    if (!file.readAt(0, text.data(), file.size()))
+        return {std::nullopt, {file.error()}};
+    return parseSceneFile(text, fs::path(path).parent_path().string(), path);
+}
+
+std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {
+    const LayerConfig& c = scene.config;
+    json document = {{"format", kFormat}, {"version", kVersion},      {"batch", c.batch},
+                     {"in_dim", c.inDim}, {"features", c.features},   {"tp_size", c.tpSize},
+                     {"seed", c.seed},    {"mode", toString(c.mode)}, {"prng", toString(c.prng)},
+                     {"x64", c.x64},      {"bias", toString(c.bias)}, {"step", scene.step}};
+    if (scene.source == SceneSource::Brief)
+        document["example"] = "brief";
+    if (scene.arrays.any()) {
+        auto relative = [&](const std::string& spec) {
+            ArraySpec split = splitArraySpec(spec);
+            const fs::path file = fs::absolute(split.file).lexically_normal();
+            const fs::path base = fs::absolute(baseDir.empty() ? "." : baseDir).lexically_normal();
+            const fs::path rel = file.lexically_relative(base);
+            split.file = rel.empty() ? file.string() : rel.string();
+            return joinArraySpec(split);
+        };
+        json arrays = json::object();
+        if (!scene.arrays.kernel.empty())
+            arrays["kernel"] = relative(scene.arrays.kernel);
+        if (scene.arrays.transpose)
+            arrays["transpose"] = true;
+        if (!scene.arrays.bias.empty())
+            arrays["bias"] = relative(scene.arrays.bias);
+        if (!scene.arrays.x.empty())
+            arrays["x"] = relative(scene.arrays.x);
+        document["arrays"] = arrays;
+    }
+    return document.dump(2) + "\n";
+}
+
+std::string writeSceneFile(const std::string& path, const SceneFile& scene) {
+    const std::string text = sceneFileText(scene, fs::path(path).parent_path().string());
+    return writeWholeFile(path, {text});
+}
+
+}  // namespace tp

@@ -1,0 +1,370 @@
+// The .npy reader and writer against the NumPy format specification (numpy.lib.format): files
+// written byte by byte here, round trips through our writer, every refused input, and numpy
+// itself reading our files and writing files we read.
+
+#include "npy.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+using namespace tp;
+
+namespace {
+
+constexpr std::int64_t kBudget = std::int64_t(1) << 30;
+
+// An .npy file as the specification lays it out: magic, version, header length (2 bytes LE for
+// 1.0, 4 for 2.0 and 3.0), the dict padded with spaces and ended by '\n' to a multiple of
+// `align`, then the data.
+std::string npyByHand(int major, const std::string& dict, const std::string& data, int align = 64) {
+    const std::size_t lengthBytes = major == 1 ? 2 : 4;
+    const std::size_t preamble = 6 + 2 + lengthBytes;
+    std::string header = dict;
+    while ((preamble + header.size() + 1) % std::size_t(align) != 0)
+        header += ' ';
+    header += '\n';
+    std::string bytes = "\x93NUMPY";
+    bytes += char(major);
+    bytes += char(0);
+    for (std::size_t i = 0; i < lengthBytes; ++i)
+        bytes += char((header.size() >> (8 * i)) & 0xff);
+    return bytes + header + data;
+}
+
+template <typename T>
+std::string rawBytes(std::initializer_list<T> values, bool bigEndian = false) {
+    std::string bytes;
+    for (const T value : values) {
+        char b[sizeof(T)];
+        std::memcpy(b, &value, sizeof(T));
+        if (bigEndian)
+            std::reverse(b, b + sizeof(T));
+        bytes.append(b, sizeof(T));
+    }
+    return bytes;
+}
+
+std::string rawHalf(std::initializer_list<std::uint16_t> bits) {
+    return rawBytes<std::uint16_t>(bits);
+}
+
+void writeFile(const QString& path, const std::string& bytes) {
+    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
+}
+
+bool sameBits(const Matrix& a, const Matrix& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * 4) == 0;
+}
+
+// The first python3 that imports numpy: the one on PATH, else the system's (a PATH python3 from a
+// version manager may lack the Debian package). Empty when none does.
+QString pythonWithNumpy() {
+    for (const QString& candidate :
+         {QStandardPaths::findExecutable("python3"), QStringLiteral("/usr/bin/python3")}) {
+        if (candidate.isEmpty())
+            continue;
+        QProcess probe;
+        probe.start(candidate, {"-c", "import numpy"});
+        if (probe.waitForFinished(60000) && probe.exitStatus() == QProcess::NormalExit &&
+            probe.exitCode() == 0)
+            return candidate;
+    }
+    return {};
+}
+
+bool pythonPresent() {
+    return !QStandardPaths::findExecutable("python3").isEmpty() ||
+           QFile::exists("/usr/bin/python3");
+}
+
+// Runs a python3 with numpy; returns its stdout.
+QString runNumpy(const QString& script, const QStringList& args) {
+    QProcess python;
+    python.start(pythonWithNumpy(), QStringList{"-c", script} + args);
+    if (!python.waitForStarted())
+        return {};
+    python.waitForFinished(60000);
+    if (python.exitCode() != 0)
+        qWarning() << python.readAllStandardError();
+    return QString::fromUtf8(python.readAllStandardOutput()).trimmed();
+}
+
+}  // namespace
+
+class TestNpy : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString path(const char* name) const { return m_dir.filePath(name); }
+
+private slots:
+    void handWrittenFilesRead_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<QString>("notice");
+        const Matrix expected{{1.f, -2.f, 0.5f}, {3.f, 65504.f, -0.f}};
+        auto add = [](const char* name, const std::string& bytes, int rows, int cols,
+                      const char* notice) {
+            QTest::newRow(name) << QByteArray::fromStdString(bytes) << rows << cols
+                                << QString(notice);
+        };
+        add("1.0 <f4 C (2, 3)",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                      rawBytes<float>({1, -2, 0.5f, 3, 65504, -0.f})),
+            2, 3, "");
+        add("2.0 <f8 (2, 3)",
+            npyByHand(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
+                      rawBytes<double>({1, -2, 0.5, 3, 65504, -0.0})),
+            2, 3, "converted from float64");
+        add("3.0 <f2 (2, 3)",
+            npyByHand(3, "{\"descr\": \"<f2\", \"fortran_order\": False, \"shape\": (2, 3)}",
+                      rawHalf({0x3c00, 0xc000, 0x3800, 0x4200, 0x7bff, 0x8000})),
+            2, 3, "converted from float16");
+        add(">f4 big-endian",
+            npyByHand(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }",
+                      rawBytes<float>({1, -2, 0.5f, 3, 65504, -0.f}, true)),
+            2, 3, "big-endian");
+        add(">f8 big-endian",
+            npyByHand(1, "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 3), }",
+                      rawBytes<double>({1, -2, 0.5, 3, 65504, -0.0}, true)),
+            2, 3, "big-endian");
+        add("fortran order (2, 3)",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
+                      rawBytes<float>({1, 3, -2, 65504, 0.5f, -0.f})),
+            2, 3, "Fortran order");
+        add("old 16-byte padding, 3L",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 3L)}",
+                      rawBytes<float>({1, -2, 0.5f, 3, 65504, -0.f}), 16),
+            2, 3, "");
+        add("1-D (6,)",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }",
+                      rawBytes<float>({1, -2, 0.5f, 3, 65504, -0.f})),
+            1, 6, "");
+    }
+    void handWrittenFilesRead() {
+        QFETCH(QByteArray, bytes);
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(QString, notice);
+        writeFile(path("hand.npy"), bytes.toStdString());
+        const FloatArrayRead read = readNpy(path("hand.npy").toStdString(), kBudget);
+        QCOMPARE(QString::fromStdString(read.error), QString());
+        const Matrix expected{{1.f, -2.f, 0.5f, 3.f, 65504.f, -0.f}};
+        QVERIFY(sameBits(read.array->values, expected.reshaped<Eigen::RowMajor>(rows, cols)));
+        QCOMPARE(read.array->shape.size(), std::size_t(rows == 1 ? 1 : 2));
+        if (notice.isEmpty())
+            QCOMPARE(QString::fromStdString(read.array->notice), QString());
+        else
+            QVERIFY2(QString::fromStdString(read.array->notice).contains(notice),
+                     read.array->notice.c_str());
+    }
+
+    void roundTripKeepsEveryBit() {
+        // Values whose bits matter: signed zero, subnormals, infinities, NaN payloads, extremes.
+        Matrix m(3, 5);
+        const std::uint32_t patterns[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff,
+                                          0x7f800000, 0xff800000, 0x7fc00001, 0xffbfffff,
+                                          0x7f7fffff, 0x3f800000, 0xbf9e0652, 0x33d6bf95,
+                                          0x4b7fffff, 0x00800000, 0x12345678};
+        for (Index i = 0; i < m.size(); ++i)
+            m.data()[i] = std::bit_cast<float>(patterns[i]);
+        const std::string file = path("round.npy").toStdString();
+        QCOMPARE(QString::fromStdString(writeNpy(file, m)), QString());
+        const FloatArrayRead read = readNpy(file, kBudget);
+        QVERIFY2(read.array, read.error.c_str());
+        QVERIFY(sameBits(read.array->values, m));
+        QCOMPARE(read.array->shape, (std::vector<std::int64_t>{3, 5}));
+
+        const RowVector v = m.row(1);
+        QCOMPARE(QString::fromStdString(writeNpy(file, v, true)), QString());
+        const FloatArrayRead vector = readNpy(file, kBudget);
+        QVERIFY2(vector.array, vector.error.c_str());
+        QCOMPARE(vector.array->shape, (std::vector<std::int64_t>{5}));
+        QVERIFY(sameBits(vector.array->values, Matrix(v)));
+    }
+
+    void writerFollowsTheSpecification() {
+        const std::string bytes = npyBytes(Matrix{{1.f, 2.f}}, false);
+        const std::string expected =
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }",
+                      rawBytes<float>({1.f, 2.f}));
+        QCOMPARE(QByteArray::fromStdString(bytes), QByteArray::fromStdString(expected));
+        QCOMPARE(bytes.size() % 64, std::size_t(8));  // the data starts at 64
+    }
+
+    void badInputsSayWhy_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("message");
+        const std::string ok = rawBytes<float>({1, 2, 3, 4, 5, 6});
+        auto add = [](const char* name, const std::string& bytes, const char* message) {
+            QTest::newRow(name) << QByteArray::fromStdString(bytes) << QString(message);
+        };
+        add("empty", "", "not an .npy file");
+        add("bad magic", "\x93NUMPZ\x01\x00\x00\x00", "not an .npy file");
+        add("version 4.0", npyByHand(1, "{}", "").replace(6, 1, "\x04"), "version 4.0");
+        add("header past the end", std::string("\x93NUMPY\x01\x00\xff\x00{", 11),
+            "runs past the end of the file");
+        add("not a dict", npyByHand(1, "['<f4']", ok),
+            "bad header: the header is not a Python dict");
+        add("lacks shape", npyByHand(1, "{'descr': '<f4', 'fortran_order': False}", ok),
+            "lacks the key 'shape'");
+        add("extra key",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), 'x': 1}", ok),
+            "has the key 'x'");
+        add("shape not ints",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2.5, 3)}", ok),
+            "'shape' is not a tuple");
+        add("negative dim",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 6)}", ok),
+            "'shape' is not a tuple");
+        add("fortran_order 1",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': 1, 'shape': (6,)}", ok),
+            "'fortran_order' is not True or False");
+        add("structured dtype",
+            npyByHand(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (6,)}", ok),
+            "structured arrays");
+        add("int32", npyByHand(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (6,)}", ok),
+            "dtype '<i4' is not a float type");
+        add("complex", npyByHand(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,)}", ok),
+            "dtype '<c8' is not a float type");
+        add("3-D", npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3)}", ok),
+            "3 dimensions; tpviz reads 1-D and 2-D");
+        add("0-D", npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': ()}", ok),
+            "0 dimensions");
+        add("truncated",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4)}", ok),
+            "truncated data: shape (2, 4) of float32 needs 32 bytes after the header, the file has "
+            "24");
+        add("extra data",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2)}", ok),
+            "8 bytes after the data its header describes");
+        add("shape overflows int64",
+            npyByHand(1,
+                      "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, "
+                      "4294967296)}",
+                      ok),
+            "too large to exist");
+        add("shape times itemsize overflows",
+            npyByHand(
+                1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,)}", ok),
+            "too large to exist");
+        add("huge but claimed",
+            npyByHand(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000)}",
+                      ok),
+            "truncated data");
+    }
+    void badInputsSayWhy() {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, message);
+        writeFile(path("bad.npy"), bytes.toStdString());
+        const FloatArrayRead read = readNpy(path("bad.npy").toStdString(), kBudget);
+        QVERIFY(!read.array);
+        const QString error = QString::fromStdString(read.error);
+        QVERIFY2(error.startsWith(path("bad.npy") + ": "), qPrintable(error));
+        QVERIFY2(error.contains(message), qPrintable(error));
+    }
+
+    void missingFileAndFolderAreRefused() {
+        const FloatArrayRead missing = readNpy(path("nope.npy").toStdString(), kBudget);
+        QCOMPARE(QString::fromStdString(missing.error),
+                 path("nope.npy") + ": cannot be opened: No such file or directory");
+        const FloatArrayRead folder = readNpy(m_dir.path().toStdString(), kBudget);
+        QCOMPARE(QString::fromStdString(folder.error), m_dir.path() + ": is a folder, not a file");
+    }
+
+    void overTheMemoryBudgetIsRefused() {
+        const std::string file = path("big.npy").toStdString();
+        writeNpy(file, Matrix::Zero(64, 64));
+        QVERIFY(readNpy(file, 64 * 64 * 4).array);
+        const FloatArrayRead read = readNpy(file, 64 * 64 * 4 - 1);
+        QVERIFY(!read.array);
+        QVERIFY2(QString::fromStdString(read.error).contains("over the memory budget"),
+                 read.error.c_str());
+    }
+
+    void everyFloat16ConvertsExactly() {
+#ifdef __FLT16_MAX__
+        for (std::uint32_t bits = 0; bits <= 0xffff; ++bits) {
+            const float expected = float(std::bit_cast<_Float16>(std::uint16_t(bits)));
+            const float got = float16ToFloat32(std::uint16_t(bits));
+            if (std::isnan(expected))
+                QVERIFY(std::isnan(got) && std::signbit(got) == std::signbit(expected));
+            else
+                QCOMPARE(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(expected));
+        }
+#else
+        QSKIP("this compiler has no _Float16 to compare with");
+#endif
+    }
+
+    void bfloat16IsTheUpperHalf() {
+        QCOMPARE(bfloat16ToFloat32(0x3f80), 1.0f);
+        QCOMPARE(bfloat16ToFloat32(0xc0a0), -5.0f);
+        QCOMPARE(std::bit_cast<std::uint32_t>(bfloat16ToFloat32(0x0001)), 0x00010000u);
+    }
+
+    void numpyReadsOurFiles() {
+        if (!pythonPresent())
+            QSKIP("python3 is not installed (cmake/install-deps.sh installs python3-numpy)");
+        QVERIFY2(!pythonWithNumpy().isEmpty(),
+                 "python3 cannot import numpy: install python3-numpy (cmake/install-deps.sh)");
+        const Matrix m{{1.5f, -0.f, std::numeric_limits<float>::denorm_min()},
+                       {3.25e-8f, -7.f, std::numeric_limits<float>::max()}};
+        const std::string file = path("ours.npy").toStdString();
+        QCOMPARE(QString::fromStdString(writeNpy(file, m)), QString());
+        const QString out = runNumpy(
+            "import sys, numpy as np\n"
+            "a = np.load(sys.argv[1])\n"
+            "print(a.dtype, a.shape, a.flags['C_CONTIGUOUS'], a.tobytes().hex())",
+            {QString::fromStdString(file)});
+        const QByteArray hex =
+            QByteArray(reinterpret_cast<const char*>(m.data()), int(m.size() * 4)).toHex();
+        QCOMPARE(out, "float32 (2, 3) True " + QString::fromLatin1(hex));
+    }
+
+    void weReadNumpysFiles() {
+        if (!pythonPresent())
+            QSKIP("python3 is not installed (cmake/install-deps.sh installs python3-numpy)");
+        QVERIFY2(!pythonWithNumpy().isEmpty(),
+                 "python3 cannot import numpy: install python3-numpy (cmake/install-deps.sh)");
+        // numpy writes each layout; it prints the float32 bits it expects us to read.
+        const QString out = runNumpy(
+            "import sys, os, numpy as np\n"
+            "a = np.arange(-6, 6, dtype=np.float64).reshape(3, 4) / 7\n"
+            "cases = {'f8': a, 'f2': a.astype(np.float16), 'f4be': a.astype('>f4'),\n"
+            "         'fortran': np.asfortranarray(a.astype(np.float32)), 'vec': "
+            "a[0].astype(np.float32)}\n"
+            "for name, arr in cases.items():\n"
+            "    np.save(os.path.join(sys.argv[1], name + '.npy'), arr)\n"
+            "    print(name, "
+            "np.ascontiguousarray(arr.astype(np.float32)).astype('<f4').tobytes().hex())",
+            {m_dir.path()});
+        const QStringList lines = out.split('\n');
+        QCOMPARE(lines.size(), 5);
+        for (const QString& line : lines) {
+            const QStringList parts = line.split(' ');
+            const FloatArrayRead read =
+                readNpy(path(qPrintable(parts[0] + ".npy")).toStdString(), kBudget);
+            QVERIFY2(read.array, read.error.c_str());
+            const Matrix& v = read.array->values;
+            QCOMPARE(
+                QString::fromLatin1(
+                    QByteArray(reinterpret_cast<const char*>(v.data()), int(v.size() * 4)).toHex()),
+                parts[1]);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestNpy)
+#include "tst_npy.moc"

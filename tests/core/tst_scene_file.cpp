@@ -1,0 +1,176 @@
+// The .tpviz scene file: a round trip, a file written by hand, array paths relative to the file,
+// and every malformed file naming the key and the reason.
+
+#include "scene_file.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace tp;
+
+namespace {
+
+QString errorsOf(const SceneFileRead& read) {
+    QStringList lines;
+    for (const std::string& e : read.errors)
+        lines << QString::fromStdString(e);
+    return lines.join('\n');
+}
+
+SceneFileRead parse(const std::string& text) {
+    return parseSceneFile(text, "/scenes", "s.tpviz");
+}
+
+}  // namespace
+
+class TestSceneFile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void handWrittenFileReads() {
+        const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1,
+            "batch": 5, "in_dim": 6, "features": 16, "tp_size": 4, "seed": -7, "mode": "row",
+            "prng": "legacy", "x64": true, "bias": "normal:0.25", "step": 3})");
+        QCOMPARE(errorsOf(read), QString());
+        const SceneFile& s = *read.scene;
+        const LayerConfig expected{.batch = 5,
+                                   .inDim = 6,
+                                   .features = 16,
+                                   .tpSize = 4,
+                                   .seed = -7,
+                                   .mode = ParallelMode::Row,
+                                   .prng = PrngLayout::Legacy,
+                                   .x64 = true,
+                                   .bias = {BiasInit::Kind::Normal, 0.25f}};
+        QVERIFY(s.config == expected);
+        QCOMPARE(s.step, std::int64_t(3));
+        QVERIFY(s.source == SceneSource::Nnx);
+        QVERIFY(!s.arrays.any());
+    }
+
+    void missingKeysKeepTheirDefaults() {
+        const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1})");
+        QCOMPARE(errorsOf(read), QString());
+        QVERIFY(read.scene->config == LayerConfig());
+        QCOMPARE(read.scene->step, std::int64_t(0));
+    }
+
+    void arrayPathsAreRelativeToTheFile() {
+        const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1,
+            "arrays": {"kernel": "../w/model.safetensors:fc.weight", "transpose": true,
+                       "bias": "b.npy", "x": "/data/x.npy"}})");
+        QCOMPARE(errorsOf(read), QString());
+        const ArrayFiles& a = read.scene->arrays;
+        QCOMPARE(a.kernel, std::string("/w/model.safetensors:fc.weight"));
+        QVERIFY(a.transpose);
+        QCOMPARE(a.bias, std::string("/scenes/b.npy"));
+        QCOMPARE(a.x, std::string("/data/x.npy"));
+        QVERIFY(read.scene->source == SceneSource::Files);
+    }
+
+    void roundTripThroughAFile() {
+        QTemporaryDir dir;
+        SceneFile scene;
+        scene.config = {.batch = 3,
+                        .inDim = 4,
+                        .features = 6,
+                        .tpSize = 2,
+                        .seed = 1234567890123,
+                        .mode = ParallelMode::Column,
+                        .prng = PrngLayout::Legacy,
+                        .x64 = true,
+                        .bias = {BiasInit::Kind::Normal, 0.1f}};
+        scene.step = 2;
+        scene.source = SceneSource::Files;
+        scene.arrays = {.kernel = dir.filePath("w/k.safetensors:layer.0").toStdString(),
+                        .transpose = true,
+                        .bias = dir.filePath("b.npy").toStdString(),
+                        .x = "/elsewhere/x.npy"};
+        const std::string file = dir.filePath("scene.tpviz").toStdString();
+        QCOMPARE(writeSceneFile(file, scene), std::string());
+        const SceneFileRead read = readSceneFile(file);
+        QCOMPARE(errorsOf(read), QString());
+        QVERIFY(*read.scene == scene);
+
+        // Written relative to the scene file, so the folder can move.
+        const std::string text = sceneFileText(scene, dir.path().toStdString());
+        QVERIFY(QString::fromStdString(text).contains(R"("kernel": "w/k.safetensors:layer.0")"));
+        QVERIFY(QString::fromStdString(text).contains(R"("bias": "b.npy")"));
+
+        SceneFile brief;
+        brief.source = SceneSource::Brief;
+        QCOMPARE(writeSceneFile(file, brief), std::string());
+        QVERIFY(*readSceneFile(file).scene == brief);
+    }
+
+    void malformedFilesNameTheKey_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        auto add = [](const char* name, const char* body, const char* message) {
+            QTest::newRow(name) << QString(body) << QString(message);
+        };
+        add("not JSON", R"({"format": )", "s.tpviz: not valid JSON");
+        add("not an object", "[1, 2]", "s.tpviz: not a JSON object");
+        add("no format", R"({"version": 1})", "s.tpviz: the key 'format' is missing");
+        add("wrong format", R"({"format": "png", "version": 1})",
+            "s.tpviz: 'format' is not \"tpviz-scene\"");
+        add("version 2", R"({"format": "tpviz-scene", "version": 2})",
+            "s.tpviz: 'version' is not 1, the version this program reads");
+        add("batch a string", R"({"format": "tpviz-scene", "version": 1, "batch": "4"})",
+            "s.tpviz: 'batch' is not a whole number");
+        add("in_dim a fraction", R"({"format": "tpviz-scene", "version": 1, "in_dim": 2.5})",
+            "s.tpviz: 'in_dim' is not a whole number");
+        add("seed past int64",
+            R"({"format": "tpviz-scene", "version": 1, "seed": 18446744073709551615})",
+            "s.tpviz: 'seed' is out of the int64 range");
+        add("mode unknown", R"({"format": "tpviz-scene", "version": 1, "mode": "diagonal"})",
+            "s.tpviz: 'mode' 'diagonal' is not column or row");
+        add("prng a number", R"({"format": "tpviz-scene", "version": 1, "prng": 1})",
+            "s.tpviz: 'prng' is not a string");
+        add("x64 a string", R"({"format": "tpviz-scene", "version": 1, "x64": "yes"})",
+            "s.tpviz: 'x64' is not true or false");
+        add("bias bad", R"({"format": "tpviz-scene", "version": 1, "bias": "normal:-1"})",
+            "s.tpviz: 'bias' 'normal:-1' is not zeros or normal:STDDEV");
+        add("step negative", R"({"format": "tpviz-scene", "version": 1, "step": -1})",
+            "s.tpviz: 'step' is negative");
+        add("unknown key", R"({"format": "tpviz-scene", "version": 1, "colour": "red"})",
+            "s.tpviz: unknown key 'colour' (known keys: format, version, batch");
+        add("arrays not object", R"({"format": "tpviz-scene", "version": 1, "arrays": "k.npy"})",
+            "s.tpviz: 'arrays' is not an object");
+        add("arrays unknown key",
+            R"({"format": "tpviz-scene", "version": 1, "arrays": {"weights": "k.npy"}})",
+            "s.tpviz: 'arrays' has the unknown key 'weights'");
+        add("arrays path a number",
+            R"({"format": "tpviz-scene", "version": 1, "arrays": {"kernel": 3}})",
+            "s.tpviz: 'arrays' has 'kernel' that is not a file path");
+        add("example and arrays",
+            R"({"format": "tpviz-scene", "version": 1, "example": "brief",
+                "arrays": {"kernel": "k.npy"}})",
+            "s.tpviz: 'example' and 'arrays' cannot both be given");
+    }
+    void malformedFilesNameTheKey() {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        const SceneFileRead read = parse(text.toStdString());
+        QVERIFY(!read.scene);
+        QVERIFY2(errorsOf(read).contains(message), qPrintable(errorsOf(read)));
+    }
+
+    void everyProblemIsReported() {
+        const SceneFileRead read =
+            parse(R"({"format": "tpviz-scene", "version": 1, "batch": "2", "tp": 3})");
+        QCOMPARE(read.errors.size(), std::size_t(2));
+    }
+
+    void missingFileIsRefused() {
+        const SceneFileRead read = readSceneFile("/nonexistent/s.tpviz");
+        QCOMPARE(errorsOf(read),
+                 QString("/nonexistent/s.tpviz: cannot be opened: No such file or directory"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSceneFile)
+#include "tst_scene_file.moc"

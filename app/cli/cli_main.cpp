@@ -32,8 +32,9 @@ int main(int argc, char** argv) {
         std::cout << tp::pythonSnippet(options.config);
         return 0;
     }
-    const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    const auto scene =
+        tp::computeScene(options.config, options.source, nullptr, tp::checkSettings(options));
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
                                : tp::textReport(*scene, options.summary));
-    return scene->verification.allclose ? 0 : 1;
+    return scene->verification.passed ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -82,12 +83,83 @@ std::string threeDigits(double value) {
     return buffer;
 }
 
+std::string ratioText(double ratio) {
+    return std::isnan(ratio) ? std::string("nan") : threeDigits(ratio);
+}
+
+std::string atText(Index row, Index col) {
+    return "row " + std::to_string(row) + ", column " + std::to_string(col);
+}
+
+std::string allcloseText(const Verification& v) {
+    return std::string("allclose ") + (v.allclose ? "yes" : "NO") + " (rtol " +
+           formatDouble(v.tolerance.rtol) + ", atol " + formatDouble(v.tolerance.atol) + ")";
+}
+
+// The verdict in words, then the formula and the figures, one line each.
 std::string verificationText(const Verification& v) {
-    return "max abs error " + threeDigits(v.maxAbsError) + ", max rel error " +
-           threeDigits(v.maxRelError) + " (worst at row " + std::to_string(v.worstRow) +
-           ", column " + std::to_string(v.worstCol) + "); allclose " + (v.allclose ? "yes" : "NO") +
-           " (rtol " + formatDouble(v.tolerance.rtol) + ", atol " + formatDouble(v.tolerance.atol) +
-           ")";
+    const bool byAllclose = v.rule == CheckRule::Allclose;
+    std::string text = std::string("verification: ") + (v.passed ? "passed" : "FAILED");
+    if (!v.shapeMismatch.empty())
+        return text + ": " + v.shapeMismatch + "; no element can be compared with the reference\n";
+    if (v.nanElements > 0)
+        text += ": " + std::to_string(v.nanElements) + " of " + std::to_string(v.elements) +
+                " elements are NaN, and NaN never passes";
+    else if (byAllclose)
+        text += std::string(" by allclose (rtol ") + formatDouble(v.tolerance.rtol) + ", atol " +
+                formatDouble(v.tolerance.atol) + ", given explicitly)";
+    else if (v.passed && v.bitIdentical == v.elements)
+        text += ": every element is bit-identical to the reference";
+    else if (v.passed)
+        text += ": every element is within the float32 rounding bound; the largest error is " +
+                ratioText(v.maxErrorOverBound) + " of its bound (" +
+                atText(v.worstBoundRow, v.worstBoundCol) + ")";
+    else
+        text += ": " + std::to_string(v.overBound) + " of " + std::to_string(v.elements) +
+                " elements exceed the float32 rounding bound, the worst " +
+                ratioText(v.maxErrorOverBound) + " times its bound (" +
+                atText(v.worstBoundRow, v.worstBoundCol) + "): more than rounding can explain";
+    text += '\n';
+    if (v.inDim > 0) {
+        text +=
+            "  rounding bound: |y - ref| <= 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), "
+            "gamma(n) = n*u / (1 - n*u), u = 2^-24, K = in_dim = " +
+            std::to_string(v.inDim) + "\n";
+        if (byAllclose)
+            text += "  largest error " + ratioText(v.maxErrorOverBound) +
+                    " of its rounding bound (" + atText(v.worstBoundRow, v.worstBoundCol) + "), " +
+                    std::to_string(v.overBound) + " elements over it\n";
+    }
+    text += "  bit-identical: " + std::to_string(v.bitIdentical) + " of " +
+            std::to_string(v.elements) + " elements; max ULP difference " +
+            (v.nanElements > 0 ? std::string("nan") : std::to_string(v.maxUlp)) + "\n";
+    text += "  max abs error " + threeDigits(v.maxAbsError) + ", max rel error " +
+            threeDigits(v.maxRelError) + " (worst at " + atText(v.worstRow, v.worstCol) + "); " +
+            allcloseText(v) + "\n";
+    return text;
+}
+
+// A JSON number, or null for NaN and infinities, which JSON cannot spell.
+std::string jsonNumber(double value) {
+    return std::isfinite(value) ? formatDouble(value) : std::string("null");
+}
+
+void writeJsonVerification(std::ostringstream& out, const Verification& v) {
+    const bool compared = v.shapeMismatch.empty();
+    out << "  \"verification\": {\"passed\": " << (v.passed ? "true" : "false") << ", \"rule\": \""
+        << toString(v.rule) << "\", \"shape_mismatch\": "
+        << (compared ? std::string("null") : "\"" + v.shapeMismatch + "\"")
+        << ", \"elements\": " << v.elements << ", \"bit_identical\": " << v.bitIdentical
+        << ", \"nan_elements\": " << v.nanElements << ", \"max_ulp\": "
+        << (compared && v.nanElements == 0 ? std::to_string(v.maxUlp) : std::string("null"))
+        << ",\n    \"max_abs_error\": " << jsonNumber(v.maxAbsError)
+        << ", \"max_rel_error\": " << jsonNumber(v.maxRelError) << ", \"worst\": [" << v.worstRow
+        << ", " << v.worstCol << "], \"allclose\": " << (v.allclose ? "true" : "false")
+        << ", \"rtol\": " << formatDouble(v.tolerance.rtol)
+        << ", \"atol\": " << formatDouble(v.tolerance.atol) << ",\n    \"in_dim\": " << v.inDim
+        << ", \"over_bound\": " << v.overBound
+        << ", \"max_error_over_bound\": " << jsonNumber(v.maxErrorOverBound)
+        << ", \"worst_over_bound\": [" << v.worstBoundRow << ", " << v.worstBoundCol << "]}\n";
 }
 
 }  // namespace
@@ -135,7 +207,7 @@ std::string textReport(const Scene& scene, bool summary) {
         out << "\nreference x @ kernel + bias:\n";
         writeMatrix(out, scene.reference, "  ");
     }
-    out << "\nverification: " << verificationText(scene.verification) << '\n';
+    out << '\n' << verificationText(scene.verification);
     return out.str();
 }
 
@@ -183,12 +255,8 @@ std::string jsonReport(const Scene& scene, bool summary) {
         writeJsonMatrix(out, scene.reference);
         out << ",\n";
     }
-    const Verification& v = scene.verification;
-    out << "  \"verification\": {\"max_abs_error\": " << formatDouble(v.maxAbsError)
-        << ", \"max_rel_error\": " << formatDouble(v.maxRelError)
-        << ", \"allclose\": " << (v.allclose ? "true" : "false") << ", \"worst\": [" << v.worstRow
-        << ", " << v.worstCol << "], \"rtol\": " << formatDouble(v.tolerance.rtol)
-        << ", \"atol\": " << formatDouble(v.tolerance.atol) << "}\n}\n";
+    writeJsonVerification(out, scene.verification);
+    out << "}\n";
     return out.str();
 }
 

@@ -9,13 +9,18 @@
 namespace tp {
 
 /// Readable text: the config, each group with its range, equation and partial, the concatenated (or
-/// summed) output, the reference and the verification. Arrays with more than 1000 values show
-/// their first and last 3 rows and columns, as numpy prints them. With summary: no arrays.
+/// summed) output, the reference and the verification (the verdict in words, the rounding bound's
+/// formula, bit-identical elements, max ULP difference, max abs/rel error and allclose). Arrays
+/// with more than 1000 values show their first and last 3 rows and columns, as numpy prints them.
+/// With summary: no arrays.
 std::string textReport(const Scene& scene, bool summary = false);
 
 /// One JSON document with the keys config, kernel, bias, x, groups (index, columns or rows as
 /// [start, stop], partial; row mode adds running_sum), output, reference and verification
-/// (max_abs_error, max_rel_error, allclose, worst, rtol, atol). Arrays are nested lists, row-major;
+/// (passed, rule "rounding-bound" or "allclose", shape_mismatch null or a sentence, elements,
+/// bit_identical, nan_elements, max_ulp, max_abs_error, max_rel_error, worst [row, column],
+/// allclose, rtol, atol, in_dim, over_bound, max_error_over_bound, worst_over_bound; figures that
+/// are NaN or infinite print as null). Arrays are nested lists, row-major;
 /// float32 values in the shortest form that reads back to the same bits. With summary: config,
 /// groups without arrays, and verification.
 std::string jsonReport(const Scene& scene, bool summary = false);

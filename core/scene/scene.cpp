@@ -26,7 +26,7 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
 }
 
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source, Progress* progress,
-                                  Tolerance tolerance) {
+                                  const CheckSettings& check) {
     assert(config.validate().empty());
     if (progress)
         progress->setTotal(sceneWorkUnits(config, source));
@@ -48,7 +48,7 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
     if (isCancelled(progress))
         return std::nullopt;
     scene.reference = forwardReference(p.x, p.kernel, p.bias);
-    scene.verification = verify(scene.result.output, scene.reference, tolerance);
+    scene.verification = verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, check);
     return scene;
 }
 

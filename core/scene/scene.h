@@ -36,10 +36,10 @@ LayerParams briefExampleParams();
 /// Work units computeScene reports: parameterCount (or 0 for the brief) plus tpSize.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 
-/// Computes a scene from a valid config (assert config.validate().empty()). With progress: sets the
-/// total to sceneWorkUnits and advances while generating and per group; returns nullopt when
-/// cancelled.
+/// Computes a scene from a valid config (assert config.validate().empty()) and checks it with
+/// `check` (by default the rounding bound; see verification.h). With progress: sets the total to
+/// sceneWorkUnits and advances while generating and per group; returns nullopt when cancelled.
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
-                                  Progress* progress = nullptr, Tolerance tolerance = {});
+                                  Progress* progress = nullptr, const CheckSettings& check = {});
 
 }  // namespace tp

@@ -27,8 +27,8 @@ constexpr SharedOption kSharedOptions[] = {
     {"--x64", nullptr, "seed -> key as with jax_enable_x64"},
     {"--bias", "zeros|normal:STDDEV", "bias init (default zeros)"},
     {"--example", "brief", "use the brief's worked example instead of an NNX layer"},
-    {"--rtol", "R", "relative tolerance of the check (default 1e-05)"},
-    {"--atol", "A", "absolute tolerance of the check (default 1e-06)"},
+    {"--rtol", "R", "allclose rtol; giving it makes allclose the verdict (default 1e-05)"},
+    {"--atol", "A", "allclose atol; giving it makes allclose the verdict (default 1e-06)"},
     {"--json", nullptr, "print one JSON document"},
     {"--summary", nullptr, "print only the config, the groups and the verification"},
     {"--python", nullptr, "print a runnable JAX/Flax script that builds the same scene"},
@@ -47,6 +47,11 @@ std::string quoted(std::string_view text) {
 }
 
 }  // namespace
+
+CheckSettings checkSettings(const SceneOptions& options) {
+    return {options.toleranceGiven ? CheckRule::Allclose : CheckRule::RoundingBound,
+            options.tolerance};
+}
 
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras) {
@@ -140,6 +145,7 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
             options.json = true;
         else if (name == "--rtol" || name == "--atol") {
             double& field = name == "--rtol" ? options.tolerance.rtol : options.tolerance.atol;
+            options.toleranceGiven = true;
             const auto [end, ec] =
                 std::from_chars(value.data(), value.data() + value.size(), field);
             if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(field) ||

@@ -25,10 +25,15 @@ struct SceneOptions {
     bool summary = false;                   ///< --summary
     bool python = false;                    ///< --python
     Tolerance tolerance;                    ///< --rtol, --atol
+    bool toleranceGiven = false;            ///< --rtol or --atol given: allclose is the verdict
     bool help = false;                      ///< --help or -h
     std::map<std::string, std::string>
         extras;  ///< given ExtraOptions: name -> value ("" for flags)
 };
+
+/// The check the options ask for: the rounding bound, or allclose with the given tolerances when
+/// --rtol or --atol was given.
+CheckSettings checkSettings(const SceneOptions& options);
 
 struct SceneOptionsParse {
     SceneOptions options;

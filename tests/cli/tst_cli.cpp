@@ -226,6 +226,37 @@ private slots:
                                    "--summary", "--example brief"})
             QVERIFY2(run.out.contains(option), option);
     }
+
+    // The case: a correct split at an ordinary size passes the rounding bound (exit 0)
+    // though it is not allclose at the default tolerances; given explicitly, allclose decides.
+    void roundingBoundDecidesTheExitStatus() {
+        const QStringList scene{"--batch", "64",   "--in-dim", "4096",   "--features",
+                                "4096",    "--tp", "8",        "--json", "--summary"};
+        const Run run = runCli(scene);
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject v = QJsonDocument::fromJson(run.out).object()["verification"].toObject();
+        QCOMPARE(v["passed"].toBool(), true);
+        QCOMPARE(v["rule"].toString(), QString("rounding-bound"));
+        QCOMPARE(v["allclose"].toBool(), false);
+        QVERIFY(v["shape_mismatch"].isNull());
+        QCOMPARE(v["elements"].toInteger(), 64 * 4096);
+        QVERIFY(v["bit_identical"].toInteger() < 64 * 4096);
+        QVERIFY(v["max_ulp"].toInteger() > 0);
+        const double ratio = v["max_error_over_bound"].toDouble();
+        QVERIFY(ratio > 0 && ratio < 0.01);
+
+        const Run given = runCli(scene + QStringList{"--rtol", "1e-5"});
+        QCOMPARE(given.exitCode, 1);
+        const QJsonObject g =
+            QJsonDocument::fromJson(given.out).object()["verification"].toObject();
+        QCOMPARE(g["passed"].toBool(), false);
+        QCOMPARE(g["rule"].toString(), QString("allclose"));
+        const Run text = runCli({"--batch", "64", "--in-dim", "4096", "--features", "4096", "--tp",
+                                 "8", "--summary", "--atol", "1e-6"});
+        QVERIFY2(text.out.contains("verification: FAILED by allclose (rtol 1e-05, atol 1e-06, "
+                                   "given explicitly)"),
+                 text.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -29,11 +29,11 @@ int main(int argc, char** argv) {
     }
 
     if (options.python) {
-        std::cout << tp::pythonSnippet(options.config);
+        std::cout << tp::pythonSnippet(options.config, options.mistake);
         return 0;
     }
     const auto scene =
-        tp::computeScene(options.config, options.source, nullptr, tp::checkSettings(options));
+        tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
                                : tp::textReport(*scene, options.summary));
     return scene->verification.passed ? 0 : 1;

@@ -27,7 +27,7 @@ struct BiasInit {
 };
 
 /// The setting a validation problem belongs to, so a UI can show it next to that input.
-enum class ConfigField { Batch, InDim, Features, TpSize, Seed, Bias, Memory };
+enum class ConfigField { Batch, InDim, Features, TpSize, Seed, Bias, Memory, Mistake };
 
 /// One thing wrong with a LayerConfig, in words a user understands.
 struct ConfigProblem {

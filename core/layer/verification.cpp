@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace tp {
@@ -54,6 +55,29 @@ struct BoundModel {
     // With K + 1 >= 2^24 the worst case explains any difference: the bound is infinite.
     double boundOfExact(double s) const {
         return std::isinf(gamma) ? gamma : 2.0 * gamma * s + 2.0 * underflow;
+    }
+};
+
+// Clears an element without its full magnitude s_ij when its error is within the bound of a lower
+// bound of s_ij: first max(|bias_j|, what the reference implies), then, for the few elements near
+// a zero of the reference, the first (up to 64) terms of the sum plus |bias_j| (every term is >=
+// 0). The head's products are exact in double and their double sum is within 2^-46 of exact.
+struct CheapTest {
+    const BoundModel& model;
+    const MatrixCRef& x;
+    const MatrixCRef& kernel;
+    const RowVector& absBias;
+
+    bool clears(Index r, Index c, float reference, double error) const {
+        double lower = model.magnitudeLowerBound(reference, absBias(c));
+        if (error <= model.boundOfExact(lower))
+            return true;
+        const Index headTerms = std::min<Index>(kernel.rows(), 64);
+        double head = 0.0;
+        for (Index k = 0; k < headTerms; ++k)
+            head += std::abs(double(x(r, k))) * std::abs(double(kernel(k, c)));
+        lower = std::max(lower, head * (1.0 - 0x1p-46) + absBias(c));
+        return error <= model.boundOfExact(lower);
     }
 };
 
@@ -110,13 +134,12 @@ struct ElementStats {
 // The pass over every element: counts, ULPs, allclose, and which column blocks hold an element
 // whose error the cheap lower bound of its magnitude cannot clear.
 ElementStats compareElements(const MatrixCRef& actual, const MatrixCRef& reference,
-                             const RowVector& absBias, const BoundModel& model,
-                             Tolerance tolerance) {
+                             const CheapTest* cheap, Tolerance tolerance) {
     const Index rows = reference.rows();
     const Index cols = reference.cols();
     const std::size_t blocks = std::size_t((cols + kBlockCols - 1) / kBlockCols);
     ElementStats total;
-    total.blockNeeded.assign(model.enabled() ? blocks : 0, 0);
+    total.blockNeeded.assign(cheap ? blocks : 0, 0);
 
 #pragma omp parallel if (rows * cols > (Index(1) << 16))
     {
@@ -148,10 +171,8 @@ ElementStats compareElements(const MatrixCRef& actual, const MatrixCRef& referen
                     mine.maxRelError = std::max(mine.maxRelError, error / std::abs(double(b)));
                 if (!(error <= tolerance.atol + tolerance.rtol * std::abs(double(b))))
                     mine.allclose = false;
-                if (model.enabled()) {
-                    const double cheap =
-                        model.boundOfExact(model.magnitudeLowerBound(b, absBias(c)));
-                    if (!(error <= cheap))
+                if (cheap) {
+                    if (!cheap->clears(r, c, b, error))
                         mine.blockNeeded[std::size_t(c / kBlockCols)] = 1;
                     mine.keepIfLarge(error, r, c);
                 }
@@ -195,7 +216,7 @@ struct BoundStats {
 // gathered once, transposed, so that every magnitude is one contiguous dot product.
 BoundStats checkNeededBlocks(const MatrixCRef& actual, const MatrixCRef& reference,
                              const MatrixCRef& x, const MatrixCRef& kernel,
-                             const RowVector& absBias, const BoundModel& model,
+                             const RowVector& absBias, const CheapTest& cheap,
                              const ElementStats& elements) {
     const Index rows = reference.rows();
     const Index cols = reference.cols();
@@ -236,8 +257,7 @@ BoundStats checkNeededBlocks(const MatrixCRef& actual, const MatrixCRef& referen
                         elements.largest.begin(), elements.largest.end(), [&](const LargeError& e) {
                             return e.error > 0.0 && e.row == r && e.col == c;
                         });
-                    if (!largest &&
-                        error <= model.boundOfExact(model.magnitudeLowerBound(b, absBias(c))))
+                    if (!largest && cheap.clears(r, c, b, error))
                         continue;
                     const float magnitude =
                         x.row(r).cwiseAbs().dot(absColumns.row(jj)) + absBias(c);
@@ -269,8 +289,11 @@ Verification compare(const MatrixCRef& actual, const MatrixCRef& reference, cons
     v.elements = reference.size();
     const BoundModel model(kernel ? kernel->rows() : 0);
     const RowVector absBias = bias ? RowVector(bias->cwiseAbs()) : RowVector();
+    std::optional<CheapTest> cheap;
+    if (model.enabled())
+        cheap.emplace(CheapTest{model, *x, *kernel, absBias});
     const ElementStats stats =
-        compareElements(actual, reference, absBias, model, settings.tolerance);
+        compareElements(actual, reference, cheap ? &*cheap : nullptr, settings.tolerance);
     v.bitIdentical = stats.bitIdentical;
     v.nanElements = stats.nanElements;
     v.maxUlp = stats.nanElements > 0 ? std::numeric_limits<std::uint64_t>::max() : stats.maxUlp;
@@ -283,7 +306,7 @@ Verification compare(const MatrixCRef& actual, const MatrixCRef& reference, cons
     if (model.enabled()) {
         v.inDim = model.inDim;
         const BoundStats bound =
-            checkNeededBlocks(actual, reference, *x, *kernel, absBias, model, stats);
+            checkNeededBlocks(actual, reference, *x, *kernel, absBias, *cheap, stats);
         v.overBound = bound.overBound;
         v.maxErrorOverBound = stats.nanElements > 0 ? kNaN : bound.maxRatio;
         v.worstBoundRow = bound.worstRow;

@@ -162,12 +162,62 @@ void writeJsonVerification(std::ostringstream& out, const Verification& v) {
         << ", \"worst_over_bound\": [" << v.worstBoundRow << ", " << v.worstBoundCol << "]}\n";
 }
 
+// The step after the groups, when there is one: row mode's bias, and each mistake's combination.
+std::string closingText(const Scene& scene) {
+    const ShardingPlan& plan = scene.result.plan;
+    const Index batch = scene.config.batch;
+    const std::string shape = shapeText(scene.result.output.rows(), scene.result.output.cols());
+    switch (scene.mistake) {
+        case Mistake::SumGroups:
+            return "y = the groups' outputs added   " + shape;
+        case Mistake::ConcatPartials:
+            return "y = jnp.concatenate(partials, axis=-1)   " + shape +
+                   (plan.tpSize > 1 ? ", the bias (" + std::to_string(plan.features) +
+                                          ",) no longer fits and is left out"
+                                    : std::string(" + bias"));
+        case Mistake::BiasPerPartial:
+            return "y = sum   " + shape + ", the bias already added " +
+                   std::to_string(plan.tpSize) + " times";
+        case Mistake::InitPerGroup:
+            if (plan.mode == ParallelMode::Row)
+                return "y = sum + own_bias   " + shape;
+            break;
+        case Mistake::None:
+        case Mistake::SliceX:
+            break;
+    }
+    return plan.mode == ParallelMode::Row && scene.mistake != Mistake::InitPerGroup
+               ? rowBiasEquation(plan, batch)
+               : std::string();
+}
+
+std::string outputText(const Scene& scene) {
+    const bool column = scene.config.mode == ParallelMode::Column;
+    switch (scene.mistake) {
+        case Mistake::None:
+            break;
+        case Mistake::SumGroups:
+            return "the groups' outputs added (the mistake)";
+        case Mistake::ConcatPartials:
+            return "the partial sums concatenated (the mistake)";
+        case Mistake::BiasPerPartial:
+            return "the partial sums, each with the bias, added (the mistake)";
+        case Mistake::InitPerGroup:
+            return "from each group's own nnx.Linear (the mistake)";
+        case Mistake::SliceX:
+            return "the partials of x's blocks concatenated (the mistake)";
+    }
+    return column ? "the partials concatenated in group order (never summed)"
+                  : "the partial sums added, then the bias once";
+}
+
 }  // namespace
 
 std::string textReport(const Scene& scene, bool summary) {
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
     const bool column = c.mode == ParallelMode::Column;
+    const bool mistaken = scene.mistake != Mistake::None;
     std::ostringstream out;
     out << toString(c.mode) << "-parallel split of " << layerText(c, scene.source) << ", batch "
         << c.batch << ", tp_size " << c.tpSize << ", chunk = " << (column ? "features" : "in_dim")
@@ -175,6 +225,12 @@ std::string textReport(const Scene& scene, bool summary) {
     if (scene.source == SceneSource::Nnx)
         out << "prng " << toString(c.prng) << ", x64 " << (c.x64 ? "on" : "off") << ", bias "
             << toString(c.bias) << '\n';
+    if (mistaken) {
+        out << "MISTAKE " << toString(scene.mistake) << ": " << mistakeDescription(scene.mistake)
+            << '\n';
+        if (!scene.mistakeWithoutEffect.empty())
+            out << "  " << scene.mistakeWithoutEffect << '\n';
+    }
 
     if (!summary) {
         out << "\nx " << shapeText(c.batch, c.inDim) << ", the full input:\n";
@@ -189,20 +245,21 @@ std::string textReport(const Scene& scene, bool summary) {
     for (const ShardGroup& g : plan.groups) {
         out << "  group " << g.index << ": " << (column ? "columns " : "rows ")
             << rangeLabel(column ? g.kernelCols : g.kernelRows) << "   "
-            << stepEquation(plan, g.index, c.batch) << '\n';
+            << mistakeStepEquation(scene.mistake, plan, g.index, c.batch) << '\n';
         if (summary)
             continue;
-        out << "    partial " << (column ? "" : "sum ")
-            << shapeText(c.batch, column ? plan.chunk : c.features) << ":\n";
-        writeMatrix(out, scene.result.partials[std::size_t(g.index)], "      ");
+        const Matrix& partial = scene.result.partials[std::size_t(g.index)];
+        out << "    partial " << (column ? "" : "sum ") << shapeText(partial.rows(), partial.cols())
+            << ":\n";
+        writeMatrix(out, partial, "      ");
     }
-    if (!column)
-        out << "  then " << rowBiasEquation(plan, c.batch) << '\n';
+    const std::string closing = closingText(scene);
+    if (!closing.empty())
+        out << "  then " << closing << '\n';
 
     if (!summary) {
-        out << "\noutput " << shapeText(c.batch, c.features)
-            << (column ? ", the partials concatenated in group order (never summed):\n"
-                       : ", the partial sums added, then the bias once:\n");
+        const Matrix& y = scene.result.output;
+        out << "\noutput " << shapeText(y.rows(), y.cols()) << ", " << outputText(scene) << ":\n";
         writeMatrix(out, scene.result.output, "  ");
         out << "\nreference x @ kernel + bias:\n";
         writeMatrix(out, scene.reference, "  ");
@@ -222,7 +279,11 @@ std::string jsonReport(const Scene& scene, bool summary) {
         << toString(c.mode) << "\", \"prng\": \"" << toString(c.prng)
         << "\", \"x64\": " << (c.x64 ? "true" : "false") << ", \"bias_init\": \""
         << toString(c.bias) << "\", \"source\": \""
-        << (scene.source == SceneSource::Brief ? "brief" : "nnx") << "\"},\n";
+        << (scene.source == SceneSource::Brief ? "brief" : "nnx") << "\", \"mistake\": \""
+        << toString(scene.mistake) << "\", \"mistake_without_effect\": "
+        << (scene.mistakeWithoutEffect.empty() ? std::string("null")
+                                               : "\"" + scene.mistakeWithoutEffect + "\"")
+        << "},\n";
     if (!summary) {
         out << "  \"kernel\": ";
         writeJsonMatrix(out, scene.params.kernel);
@@ -240,7 +301,7 @@ std::string jsonReport(const Scene& scene, bool summary) {
         if (!summary) {
             out << ", \"partial\": ";
             writeJsonMatrix(out, scene.result.partials[std::size_t(g.index)]);
-            if (!column) {
+            if (!scene.result.runningSums.empty()) {
                 out << ", \"running_sum\": ";
                 writeJsonMatrix(out, scene.result.runningSums[std::size_t(g.index)]);
             }

@@ -26,14 +26,16 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
 }
 
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source, Progress* progress,
-                                  const CheckSettings& check) {
+                                  const SceneRun& run) {
     assert(config.validate().empty());
+    assert(mistakeProblems(config, run.mistake, source == SceneSource::Nnx).empty());
     if (progress)
         progress->setTotal(sceneWorkUnits(config, source));
 
     Scene scene;
     scene.config = config;
     scene.source = source;
+    scene.mistake = run.mistake;
     if (source == SceneSource::Brief) {
         scene.params = briefExampleParams();
         assert(scene.params.kernel.rows() == config.inDim && scene.params.x.rows() == config.batch);
@@ -44,11 +46,16 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
         return std::nullopt;
 
     const LayerParams& p = scene.params;
-    scene.result = forwardParallel(p.x, p.kernel, p.bias, ShardingPlan::make(config), progress);
+    if (run.mistake == Mistake::InitPerGroup)
+        scene.groupLayer = groupLayer(config);
+    scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
+    scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias,
+                                      ShardingPlan::make(config), scene.groupLayer, progress);
     if (isCancelled(progress))
         return std::nullopt;
     scene.reference = forwardReference(p.x, p.kernel, p.bias);
-    scene.verification = verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, check);
+    scene.verification =
+        verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
     return scene;
 }
 

@@ -5,6 +5,7 @@
 
 #include "forward.h"
 #include "layer_config.h"
+#include "mistakes.h"
 #include "nnx_init.h"
 #include "progress.h"
 #include "verification.h"
@@ -19,11 +20,21 @@ enum class SceneSource {
     Brief,  ///< the brief's worked example (x [[1, 2]], a 2x4 kernel, bias [0.5, -0.5, 1, 2], tp 2)
 };
 
+/// How a scene is run beyond its layer: a mistake made on purpose, and the check's rule.
+struct SceneRun {
+    Mistake mistake = Mistake::None;
+    CheckSettings check;
+};
+
 struct Scene {
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
+    Mistake mistake = Mistake::None;
+    /// When the mistake changes nothing here, why (mistakeWithoutEffect); else empty.
+    std::string mistakeWithoutEffect;
     LayerParams params;
-    ForwardResult result;       ///< the split forward pass with its intermediates
+    GroupLayer groupLayer;      ///< init-per-group: the layer every group builds for itself
+    ForwardResult result;       ///< the split forward pass with its intermediates (and mistake)
     Matrix reference;           ///< x @ kernel + bias from one full product
     Verification verification;  ///< result.output against reference
 };
@@ -36,10 +47,12 @@ LayerParams briefExampleParams();
 /// Work units computeScene reports: parameterCount (or 0 for the brief) plus tpSize.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 
-/// Computes a scene from a valid config (assert config.validate().empty()) and checks it with
-/// `check` (by default the rounding bound; see verification.h). With progress: sets the total to
-/// sceneWorkUnits and advances while generating and per group; returns nullopt when cancelled.
+/// Computes a scene from a valid config (assert config.validate().empty() and, with a mistake,
+/// mistakeProblems(...).empty()), makes run.mistake for real (forwardWithMistake) and checks the
+/// output against the reference with run.check (by default the rounding bound; see
+/// verification.h). With progress: sets the total to sceneWorkUnits and advances while generating
+/// and per group; returns nullopt when cancelled.
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
-                                  Progress* progress = nullptr, const CheckSettings& check = {});
+                                  Progress* progress = nullptr, const SceneRun& run = {});
 
 }  // namespace tp

@@ -29,6 +29,7 @@ constexpr SharedOption kSharedOptions[] = {
     {"--example", "brief", "use the brief's worked example instead of an NNX layer"},
     {"--rtol", "R", "allclose rtol; giving it makes allclose the verdict (default 1e-05)"},
     {"--atol", "A", "allclose atol; giving it makes allclose the verdict (default 1e-06)"},
+    {"--mistake", "NAME", "make a mistake the brief warns about, for real (default none):"},
     {"--json", nullptr, "print one JSON document"},
     {"--summary", nullptr, "print only the config, the groups and the verification"},
     {"--python", nullptr, "print a runnable JAX/Flax script that builds the same scene"},
@@ -46,11 +47,21 @@ std::string quoted(std::string_view text) {
     return "'" + std::string(text) + "'";
 }
 
+// "none, sum-groups, ... or slice-x"
+std::string mistakeNames() {
+    std::string names = "none";
+    const auto& all = allMistakes();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        names += std::string(i + 1 == all.size() ? " or " : ", ") + std::string(toString(all[i]));
+    return names;
+}
+
 }  // namespace
 
-CheckSettings checkSettings(const SceneOptions& options) {
-    return {options.toleranceGiven ? CheckRule::Allclose : CheckRule::RoundingBound,
-            options.tolerance};
+SceneRun sceneRun(const SceneOptions& options) {
+    return {options.mistake,
+            {options.toleranceGiven ? CheckRule::Allclose : CheckRule::RoundingBound,
+             options.tolerance}};
 }
 
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
@@ -141,6 +152,11 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 options.source = SceneSource::Brief;
             else
                 errors.push_back("--example: " + quoted(value) + " is not brief");
+        } else if (name == "--mistake") {
+            if (const auto mistake = parseMistake(value))
+                options.mistake = *mistake;
+            else
+                errors.push_back("--mistake: " + quoted(value) + " is not " + mistakeNames());
         } else if (name == "--json")
             options.json = true;
         else if (name == "--rtol" || name == "--atol") {
@@ -184,6 +200,9 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
 
     for (const ConfigProblem& problem : config.validate())
         errors.push_back(problem.message);
+    for (const ConfigProblem& problem :
+         mistakeProblems(config, options.mistake, options.source == SceneSource::Nnx))
+        errors.push_back(problem.message);
     return parse;
 }
 
@@ -194,6 +213,13 @@ std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras) {
                           o.help);
     for (const ExtraOption& e : extras)
         rows.emplace_back(e.name + (e.valueName.empty() ? "" : " " + e.valueName), e.help);
+    // The mistakes, one line each, under --mistake.
+    const auto mistakeRow = std::find_if(
+        rows.begin(), rows.end(), [](const auto& r) { return r.first.starts_with("--mistake"); });
+    std::vector<std::pair<std::string, std::string>> mistakes;
+    for (const Mistake m : allMistakes())
+        mistakes.emplace_back("    " + std::string(toString(m)), mistakeDescription(m));
+    rows.insert(mistakeRow + 1, mistakes.begin(), mistakes.end());
     std::size_t width = 0;
     for (const auto& row : rows)
         width = std::max(width, row.first.size());

@@ -26,14 +26,15 @@ struct SceneOptions {
     bool python = false;                    ///< --python
     Tolerance tolerance;                    ///< --rtol, --atol
     bool toleranceGiven = false;            ///< --rtol or --atol given: allclose is the verdict
+    Mistake mistake = Mistake::None;        ///< --mistake NAME
     bool help = false;                      ///< --help or -h
     std::map<std::string, std::string>
         extras;  ///< given ExtraOptions: name -> value ("" for flags)
 };
 
-/// The check the options ask for: the rounding bound, or allclose with the given tolerances when
-/// --rtol or --atol was given.
-CheckSettings checkSettings(const SceneOptions& options);
+/// How the options ask the scene to run: the mistake, and the check (the rounding bound, or
+/// allclose with the given tolerances when --rtol or --atol was given).
+SceneRun sceneRun(const SceneOptions& options);
 
 struct SceneOptionsParse {
     SceneOptions options;
@@ -43,8 +44,8 @@ struct SceneOptionsParse {
 /// Parses arguments (without the program name):
 ///   --batch N --in-dim D --features F --tp T --seed S --mode column|row
 ///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
-///   --rtol R --atol A --json --summary --python --help, and the given extras. "--name=value" also
-///   works.
+///   --rtol R --atol A --mistake NAME --json --summary --python --help, and the given extras.
+///   "--name=value" also works.
 /// Validates the resulting config (unless --help) and reports each problem in words.
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});

@@ -257,6 +257,41 @@ private slots:
                                    "given explicitly)"),
                  text.out.constData());
     }
+
+    // --mistake: the wrong computation fails the check (exit 1) and JSON names it; one that does
+    // not apply to the mode is refused (exit 2); one without effect passes and says why.
+    void mistakeExitStatus() {
+        const Run caught = runCli({"--mode", "row", "--tp", "4", "--bias", "normal:0.5",
+                                   "--mistake", "bias-per-partial", "--json", "--summary"});
+        QCOMPARE(caught.exitCode, 1);
+        const QJsonObject doc = QJsonDocument::fromJson(caught.out).object();
+        QCOMPARE(doc["config"].toObject()["mistake"].toString(), QString("bias-per-partial"));
+        QVERIFY(doc["config"].toObject()["mistake_without_effect"].isNull());
+        QCOMPARE(doc["verification"].toObject()["passed"].toBool(), false);
+
+        const Run shapes = runCli({"--mistake", "sum-groups", "--json", "--summary"});
+        QCOMPARE(shapes.exitCode, 1);
+        QCOMPARE(QJsonDocument::fromJson(shapes.out)
+                     .object()["verification"]
+                     .toObject()["shape_mismatch"]
+                     .toString(),
+                 QString("shapes differ: (2, 4) vs (2, 12)"));
+
+        const Run refused = runCli({"--mistake", "concat-partials"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains("concat-partials is a row-parallel mistake"));
+
+        const Run none = runCli({"--mode", "row", "--tp", "4", "--mistake", "bias-per-partial"});
+        QCOMPARE(none.exitCode, 0);
+        QVERIFY(none.out.contains("bias-per-partial has no effect here: the bias is zero"));
+
+        const Run python = runCli({"--mistake", "slice-x", "--tp", "4", "--python"});
+        QCOMPARE(python.exitCode, 0);
+        tp::LayerConfig config;
+        config.tpSize = 4;
+        QCOMPARE(QString::fromUtf8(python.out),
+                 QString::fromStdString(tp::pythonSnippet(config, tp::Mistake::SliceX)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

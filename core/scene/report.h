@@ -15,8 +15,9 @@ namespace tp {
 /// With summary: no arrays.
 std::string textReport(const Scene& scene, bool summary = false);
 
-/// One JSON document with the keys config, kernel, bias, x, groups (index, columns or rows as
-/// [start, stop], partial; row mode adds running_sum), output, reference and verification
+/// One JSON document with the keys config (sizes, mode, prng, x64, bias_init, source, mistake and
+/// mistake_without_effect, null or a sentence), kernel, bias, x, groups (index, columns or rows as
+/// [start, stop], partial; running_sum where the pass adds), output, reference and verification
 /// (passed, rule "rounding-bound" or "allclose", shape_mismatch null or a sentence, elements,
 /// bit_identical, nan_elements, max_ulp, max_abs_error, max_rel_error, worst [row, column],
 /// allclose, rtol, atol, in_dim, over_bound, max_error_over_bound, worst_over_bound; figures that

@@ -1,6 +1,7 @@
 // The rounding check over a sweep of correct splits of real nnx.Linear layers: how close each
 // comes to its bound, and what the check costs next to the forward pass. Run by hand:
-//   build/tests/bench/sweep_rounding [--quick]
+//   build/tests/bench/sweep_rounding [--quick] [SHAPE...]
+// --quick: one seed, 3 timing repetitions; SHAPE: indices into the list below, to run only those.
 // One line per scene: the largest error / roundingBound over every element (from the full
 // magnitude product), the same figure as verify() reports it, the constant a sqrt(K) estimate
 // |y - ref| <= c * sqrt(K + 1) * u * s would have needed, and the median time of verify() against
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -40,7 +42,14 @@ struct Shape {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    std::vector<std::size_t> only;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else
+            only.push_back(std::size_t(std::atoi(argv[i])));
+    }
     const std::vector<Shape> shapes = {
         {2, 8, 12, 4},        {16, 128, 256, 8},     {256, 256, 256, 64},   {64, 1024, 1024, 8},
         {1, 4096, 64, 64},    {256, 1024, 4096, 64}, {64, 4096, 4096, 8},   {8, 16384, 4096, 16},
@@ -52,7 +61,10 @@ int main(int argc, char** argv) {
     double worstRatio = 0.0, worstSqrt = 0.0, worstCost = 0.0;
     std::printf("%-24s %-6s %-13s %4s %-5s %11s %11s %9s %9s %9s %6s\n", "shape", "mode", "prng",
                 "seed", "bias", "max ratio", "reported", "sqrt c", "check ms", "fwd ms", "cost");
-    for (const Shape& shape : shapes) {
+    for (std::size_t index = 0; index < shapes.size(); ++index) {
+        if (!only.empty() && std::find(only.begin(), only.end(), index) == only.end())
+            continue;
+        const Shape& shape = shapes[index];
         for (const ParallelMode mode : {ParallelMode::Column, ParallelMode::Row}) {
             for (const PrngLayout prng : {PrngLayout::Partitionable, PrngLayout::Legacy}) {
                 for (const std::int64_t seed : seeds) {

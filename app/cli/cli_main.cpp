@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     }
 
     if (options.python) {
-        std::cout << tp::pythonSnippet(options.config, options.tolerance);
+        std::cout << tp::pythonSnippet(options.config, options.mistake, options.tolerance);
         return 0;
     }
     for (const std::string& notice : options.arrays.notices)
@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
     const auto scene =
         options.source == tp::SceneSource::Files
             ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
-                                         options.tolerance)
-            : tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+                                         tp::sceneRun(options))
+            : tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
     if (!options.saveNpyDir.empty()) {
         if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
             !error.empty()) {
@@ -67,5 +67,5 @@ int main(int argc, char** argv) {
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary, shownCosts)
                                : tp::textReport(*scene, options.summary, shownCosts));
     const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed;
-    return scene->verification.allclose && collectiveOk ? 0 : 1;
+    return scene->verification.passed && collectiveOk ? 0 : 1;
 }

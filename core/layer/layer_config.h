@@ -33,7 +33,18 @@ struct BiasInit {
 enum class OutputLayout { Sharded, Replicated };
 
 /// The setting a validation problem belongs to, so a UI can show it next to that input.
-enum class ConfigField { Batch, InDim, Features, TpSize, Seed, Bias, Memory, Data, Output };
+enum class ConfigField {
+    Batch,
+    InDim,
+    Features,
+    TpSize,
+    Seed,
+    Bias,
+    Memory,
+    Data,
+    Output,
+    Mistake
+};
 
 /// One thing wrong with a LayerConfig, in words a user understands.
 struct ConfigProblem {

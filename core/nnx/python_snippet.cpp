@@ -31,7 +31,120 @@ std::string pythonDoubleLiteral(double value) {
     return text;
 }
 
-std::string pythonSnippet(const LayerConfig& config, Tolerance tolerance) {
+namespace {
+
+// nnx.Linear(...) keyword arguments after the sizes, as the scene's model is built.
+std::string linearArguments(const LayerConfig& config, const std::string& rngs) {
+    if (config.bias.kind == BiasInit::Kind::Normal)
+        return "bias_init=nnx.initializers.normal(" + pythonFloatLiteral(config.bias.stddev) +
+               "), rngs=" + rngs;
+    return "rngs=" + rngs;
+}
+
+// The wrong split, as tpviz computes it for `mistake`, ending with `output`.
+void writeMistake(std::ostringstream& py, const LayerConfig& config, Mistake mistake) {
+    const std::string own = linearArguments(config, "nnx.Rngs(seed)");
+    switch (mistake) {
+        case Mistake::None:
+            break;
+        case Mistake::SumGroups:
+            py << "chunk = features // tp_size\n"
+               << "pieces = [x @ kernel[:, start:start + chunk] + bias[start:start + chunk]\n"
+               << "          for start in range(0, features, chunk)]\n"
+               << "# MISTAKE (sum-groups): the groups' outputs are added instead of concatenated.\n"
+               << "# They are different output columns, not partial sums of the same columns:\n"
+               << "# the result has shape (batch, chunk).\n"
+               << "output = pieces[0]\n"
+               << "for piece in pieces[1:]:\n"
+               << "    output = output + piece\n";
+            break;
+        case Mistake::ConcatPartials:
+            py << "chunk = in_dim // tp_size\n"
+               << "partials = [x[:, start:start + chunk] @ kernel[start:start + chunk, :]\n"
+               << "            for start in range(0, in_dim, chunk)]\n"
+               << "# MISTAKE (concat-partials): the partial sums of the same outputs are\n"
+               << "# concatenated along the last axis instead of added: (batch, tp_size * "
+                  "features).\n";
+            if (config.tpSize > 1)
+                py << "# The bias, (features,), no longer fits that shape and is left out.\n"
+                   << "output = jnp.concatenate(partials, axis=-1)\n";
+            else
+                py << "output = jnp.concatenate(partials, axis=-1) + bias\n";
+            break;
+        case Mistake::BiasPerPartial:
+            py << "chunk = in_dim // tp_size\n"
+               << "# MISTAKE (bias-per-partial): the bias is added to every partial sum instead "
+                  "of once:\n"
+               << "# output = x @ kernel + tp_size * bias.\n"
+               << "partials = [x[:, start:start + chunk] @ kernel[start:start + chunk, :] + bias\n"
+               << "            for start in range(0, in_dim, chunk)]\n"
+               << "output = partials[0]\n"
+               << "for partial in partials[1:]:\n"
+               << "    output = output + partial\n";
+            break;
+        case Mistake::InitPerGroup:
+            py << "# MISTAKE (init-per-group): each group builds its own nnx.Linear of its "
+                  "shard's\n"
+               << "# shape with nnx.Rngs(seed) instead of slicing the one layer. Every group "
+                  "draws\n"
+               << "# the same weights, and they are not the slices of the one kernel.\n";
+            if (config.mode == ParallelMode::Column) {
+                py << "chunk = features // tp_size\n"
+                   << "pieces = []\n"
+                   << "for start in range(0, features, chunk):\n"
+                   << "    own = nnx.Linear(in_dim, chunk, " << own << ")\n"
+                   << "    pieces.append(x @ own.kernel[...] + own.bias[...])\n"
+                   << "output = jnp.concatenate(pieces, axis=-1)\n";
+            } else {
+                py << "chunk = in_dim // tp_size\n"
+                   << "partial_sum = None\n"
+                   << "for start in range(0, in_dim, chunk):\n"
+                   << "    own = nnx.Linear(chunk, features, " << own << ")\n"
+                   << "    partial = x[:, start:start + chunk] @ own.kernel[...]\n"
+                   << "    partial_sum = partial if partial_sum is None else partial_sum + "
+                      "partial\n"
+                   << "output = partial_sum + own.bias[...]\n";
+            }
+            break;
+        case Mistake::SliceX:
+            py << "chunk = features // tp_size\n"
+               << "block = in_dim // tp_size\n"
+               << "# MISTAKE (slice-x): each group also takes only its own block of x's columns\n"
+               << "# and the matching kernel rows, as if column-parallel split the input too.\n"
+               << "# Each output column misses the products of the other blocks of x.\n"
+               << "pieces = [x[:, g * block:(g + 1) * block]\n"
+               << "          @ kernel[g * block:(g + 1) * block, g * chunk:(g + 1) * chunk]\n"
+               << "          + bias[g * chunk:(g + 1) * chunk]\n"
+               << "          for g in range(tp_size)]\n"
+               << "output = jnp.concatenate(pieces, axis=-1)\n";
+            break;
+    }
+}
+
+// The check that exposes a mistake: the shapes, then each element against the rounding bound.
+void writeExposingCheck(std::ostringstream& py) {
+    py << "\n"
+       << "# The check that exposes it: the shapes, then every element against the float32\n"
+       << "# rounding bound 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), which no correct split\n"
+       << "# exceeds, whatever the order of its sums.\n"
+       << "if output.shape != reference.shape:\n"
+       << "    print(f\"FAILED: shapes differ: {output.shape} vs {reference.shape}\")\n"
+       << "else:\n"
+       << "    K = in_dim\n"
+       << "    u = 2.0 ** -24\n"
+       << "    gamma = (K + 1) * u / (1 - (K + 1) * u)\n"
+       << "    f64 = lambda a: np.asarray(a, dtype=np.float64)\n"
+       << "    s = np.abs(f64(x)) @ np.abs(f64(kernel)) + np.abs(f64(bias))\n"
+       << "    bound = 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125\n"
+       << "    error = np.abs(f64(output) - f64(reference))\n"
+       << "    print(\"largest error / rounding bound:\", float(np.max(error / bound)))\n"
+       << "    print(\"passed\" if np.all(error <= bound) else \"FAILED: more than rounding can "
+          "explain\")\n";
+}
+
+}  // namespace
+
+std::string pythonSnippet(const LayerConfig& config, Mistake mistake, Tolerance tolerance) {
     const bool legacy = config.prng == PrngLayout::Legacy;
     const bool column = config.mode == ParallelMode::Column;
     const bool normalBias = config.bias.kind == BiasInit::Kind::Normal;
@@ -74,6 +187,11 @@ std::string pythonSnippet(const LayerConfig& config, Tolerance tolerance) {
        << "bias = model.bias[...]  # (features,)\n"
        << "reference = x @ kernel + bias\n"
        << "\n";
+    if (mistake != Mistake::None) {
+        writeMistake(py, config, mistake);
+        writeExposingCheck(py);
+        return py.str();
+    }
     if (column) {
         py << "# Column-parallel: group i uses kernel[:, i*chunk:(i+1)*chunk] and the same slice "
               "of the bias,\n"

@@ -3,6 +3,7 @@
 // A Python script that builds a scene with JAX and Flax NNX, for checking tpviz against them.
 
 #include "layer_config.h"
+#include "mistakes.h"
 #include "verification.h"
 
 #include <string>
@@ -18,7 +19,12 @@ namespace tp {
 /// pieces concatenated with jnp.concatenate(pieces, axis=-1); row: partial sums added, bias
 /// once), checks it against x @ kernel + bias with np.testing.assert_allclose(rtol=R, atol=A)
 /// with the given tolerance (default Tolerance{}: rtol=1e-5, atol=1e-6), and prints a few values.
-std::string pythonSnippet(const LayerConfig& config, Tolerance tolerance = {});
+/// With a mistake (one mistakeProblems accepts): the same script with the split replaced by the
+/// same wrong code tpviz runs (forwardWithMistake), marked with a "# MISTAKE" comment, followed by
+/// the check that exposes it: the shapes, then every element against the float32 rounding bound
+/// 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|) of verification.h.
+std::string pythonSnippet(const LayerConfig& config, Mistake mistake = Mistake::None,
+                          Tolerance tolerance = {});
 
 /// A Python float literal that reads back as `value` after float64 parsing and rounding to
 /// float32 (as jnp.array(value, jnp.float32) does): the shortest float32 form when that survives

@@ -5,6 +5,8 @@
 #include "step_plan.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -76,12 +78,132 @@ std::string threeDigits(double value) {
     return buffer;
 }
 
+std::string ratioText(double ratio) {
+    return std::isnan(ratio) ? std::string("nan") : threeDigits(ratio);
+}
+
+std::string atText(Index row, Index col) {
+    return "row " + std::to_string(row) + ", column " + std::to_string(col);
+}
+
+std::string allcloseText(const Verification& v) {
+    return std::string("allclose ") + (v.allclose ? "yes" : "NO") + " (rtol " +
+           formatDouble(v.tolerance.rtol) + ", atol " + formatDouble(v.tolerance.atol) + ")";
+}
+
+// The verdict in words, then the formula and the figures, one line each.
 std::string verificationText(const Verification& v) {
-    return "max abs error " + threeDigits(v.maxAbsError) + ", max rel error " +
-           threeDigits(v.maxRelError) + " (worst at row " + std::to_string(v.worstRow) +
-           ", column " + std::to_string(v.worstCol) + "); allclose " + (v.allclose ? "yes" : "NO") +
-           " (rtol " + formatDouble(v.tolerance.rtol) + ", atol " + formatDouble(v.tolerance.atol) +
-           ")";
+    const bool byAllclose = v.rule == CheckRule::Allclose;
+    std::string text = std::string("verification: ") + (v.passed ? "passed" : "FAILED");
+    if (!v.shapeMismatch.empty())
+        return text + ": " + v.shapeMismatch + "; no element can be compared with the reference\n";
+    if (v.nanElements > 0)
+        text += ": " + std::to_string(v.nanElements) + " of " + std::to_string(v.elements) +
+                " elements are NaN, and NaN never passes";
+    else if (byAllclose)
+        text += std::string(" by allclose (rtol ") + formatDouble(v.tolerance.rtol) + ", atol " +
+                formatDouble(v.tolerance.atol) + ", given explicitly)";
+    else if (v.passed && v.bitIdentical == v.elements)
+        text += ": every element is bit-identical to the reference";
+    else if (v.passed)
+        text += ": every element is within the float32 rounding bound; the largest error is " +
+                ratioText(v.maxErrorOverBound) + " of its bound (" +
+                atText(v.worstBoundRow, v.worstBoundCol) + ")";
+    else
+        text += ": " + std::to_string(v.overBound) + " of " + std::to_string(v.elements) +
+                " elements exceed the float32 rounding bound, the worst " +
+                ratioText(v.maxErrorOverBound) + " times its bound (" +
+                atText(v.worstBoundRow, v.worstBoundCol) + "): more than rounding can explain";
+    text += '\n';
+    if (v.inDim > 0) {
+        text +=
+            "  rounding bound: |y - ref| <= 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), "
+            "gamma(n) = n*u / (1 - n*u), u = 2^-24, K = in_dim = " +
+            std::to_string(v.inDim) + "\n";
+        if (byAllclose)
+            text += "  largest error " + ratioText(v.maxErrorOverBound) +
+                    " of its rounding bound (" + atText(v.worstBoundRow, v.worstBoundCol) + "), " +
+                    std::to_string(v.overBound) + " elements over it\n";
+    }
+    text += "  bit-identical: " + std::to_string(v.bitIdentical) + " of " +
+            std::to_string(v.elements) + " elements; max ULP difference " +
+            (v.nanElements > 0 ? std::string("nan") : std::to_string(v.maxUlp)) + "\n";
+    text += "  max abs error " + threeDigits(v.maxAbsError) + ", max rel error " +
+            threeDigits(v.maxRelError) + " (worst at " + atText(v.worstRow, v.worstCol) + "); " +
+            allcloseText(v) + "\n";
+    return text;
+}
+
+// A JSON number, or null for NaN and infinities, which JSON cannot spell.
+std::string jsonNumber(double value) {
+    return std::isfinite(value) ? formatDouble(value) : std::string("null");
+}
+
+void writeJsonVerification(std::ostringstream& out, const Verification& v) {
+    const bool compared = v.shapeMismatch.empty();
+    out << "  \"verification\": {\"passed\": " << (v.passed ? "true" : "false") << ", \"rule\": \""
+        << toString(v.rule) << "\", \"shape_mismatch\": "
+        << (compared ? std::string("null") : "\"" + v.shapeMismatch + "\"")
+        << ", \"elements\": " << v.elements << ", \"bit_identical\": " << v.bitIdentical
+        << ", \"nan_elements\": " << v.nanElements << ", \"max_ulp\": "
+        << (compared && v.nanElements == 0 ? std::to_string(v.maxUlp) : std::string("null"))
+        << ",\n    \"max_abs_error\": " << jsonNumber(v.maxAbsError)
+        << ", \"max_rel_error\": " << jsonNumber(v.maxRelError) << ", \"worst\": [" << v.worstRow
+        << ", " << v.worstCol << "], \"allclose\": " << (v.allclose ? "true" : "false")
+        << ", \"rtol\": " << formatDouble(v.tolerance.rtol)
+        << ", \"atol\": " << formatDouble(v.tolerance.atol) << ",\n    \"in_dim\": " << v.inDim
+        << ", \"over_bound\": " << v.overBound
+        << ", \"max_error_over_bound\": " << jsonNumber(v.maxErrorOverBound)
+        << ", \"worst_over_bound\": [" << v.worstBoundRow << ", " << v.worstBoundCol << "]}";
+}
+
+// The step after the groups, when there is one: row mode's bias, and each mistake's combination.
+std::string closingText(const Scene& scene) {
+    const ShardingPlan& plan = scene.result.plan;
+    const Index batch = scene.config.batch;
+    const std::string shape = shapeText(scene.result.output.rows(), scene.result.output.cols());
+    switch (scene.mistake) {
+        case Mistake::SumGroups:
+            return "y = the groups' outputs added   " + shape;
+        case Mistake::ConcatPartials:
+            return "y = jnp.concatenate(partials, axis=-1)   " + shape +
+                   (plan.tpSize > 1 ? ", the bias (" + std::to_string(plan.features) +
+                                          ",) no longer fits and is left out"
+                                    : std::string(" + bias"));
+        case Mistake::BiasPerPartial:
+            return "y = sum   " + shape + ", the bias already added " +
+                   std::to_string(plan.tpSize) + " times";
+        case Mistake::InitPerGroup:
+            if (plan.mode == ParallelMode::Row)
+                return "y = sum + own_bias   " + shape;
+            break;
+        case Mistake::None:
+        case Mistake::SliceX:
+            break;
+    }
+    return plan.mode == ParallelMode::Row && scene.mistake != Mistake::InitPerGroup
+               ? rowBiasEquation(plan, batch)
+               : std::string();
+}
+
+std::string outputText(const Scene& scene) {
+    const bool column = scene.config.mode == ParallelMode::Column;
+    switch (scene.mistake) {
+        case Mistake::None:
+            break;
+        case Mistake::SumGroups:
+            return "the groups' outputs added (the mistake)";
+        case Mistake::ConcatPartials:
+            return "the partial sums concatenated (the mistake)";
+        case Mistake::BiasPerPartial:
+            return "the partial sums, each with the bias, added (the mistake)";
+        case Mistake::InitPerGroup:
+            return "from each group's own nnx.Linear (the mistake)";
+        case Mistake::SliceX:
+            return "the partials of x's blocks concatenated (the mistake)";
+    }
+    return column ? "the partials concatenated in group order (never summed)"
+                  : "the partial sums added, then the bias once";
 }
 
 std::string bytesText(std::int64_t bytes) {
@@ -179,6 +301,7 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
     const bool column = c.mode == ParallelMode::Column;
+    const bool mistaken = scene.mistake != Mistake::None;
     std::ostringstream out;
     out << toString(c.mode) << "-parallel split of " << layerText(c, scene.source) << ", batch "
         << c.batch << ", tp_size " << c.tpSize << ", chunk = " << (column ? "features" : "in_dim")
@@ -186,6 +309,12 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     if (scene.source == SceneSource::Nnx)
         out << "prng " << toString(c.prng) << ", x64 " << (c.x64 ? "on" : "off") << ", bias "
             << toString(c.bias) << '\n';
+    if (mistaken) {
+        out << "MISTAKE " << toString(scene.mistake) << ": " << mistakeDescription(scene.mistake)
+            << '\n';
+        if (!scene.mistakeWithoutEffect.empty())
+            out << "  " << scene.mistakeWithoutEffect << '\n';
+    }
 
     if (!summary) {
         out << "\nx " << shapeTuple(c.batch, c.inDim) << ", the full input:\n";
@@ -199,25 +328,27 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     out << "\ngroups:\n";
     for (const ShardGroup& g : plan.groups) {
         out << "  group " << g.index << ": " << (column ? "columns " : "rows ")
-            << rangeLabel(g.owned) << "   " << stepEquation(plan, g.index, c.batch) << '\n';
+            << rangeLabel(g.owned) << "   "
+            << mistakeStepEquation(scene.mistake, plan, g.index, c.batch) << '\n';
         if (summary)
             continue;
+        const Matrix& partial = scene.result.partials[std::size_t(g.index)];
         out << "    partial " << (column ? "" : "sum ")
-            << shapeTuple(c.batch, column ? plan.chunk : c.features) << ":\n";
-        writeMatrix(out, scene.result.partials[std::size_t(g.index)], "      ");
+            << shapeTuple(partial.rows(), partial.cols()) << ":\n";
+        writeMatrix(out, partial, "      ");
     }
-    if (!column)
-        out << "  then " << rowBiasEquation(plan, c.batch) << '\n';
+    const std::string closing = closingText(scene);
+    if (!closing.empty())
+        out << "  then " << closing << '\n';
 
     if (!summary) {
-        out << "\noutput " << shapeTuple(c.batch, c.features)
-            << (column ? ", the partials concatenated in group order (never summed):\n"
-                       : ", the partial sums added, then the bias once:\n");
+        const Matrix& y = scene.result.output;
+        out << "\noutput " << shapeTuple(y.rows(), y.cols()) << ", " << outputText(scene) << ":\n";
         writeMatrix(out, scene.result.output, "  ");
         out << "\nreference x @ kernel + bias:\n";
         writeMatrix(out, scene.reference, "  ");
     }
-    out << "\nverification: " << verificationText(scene.verification) << '\n';
+    out << '\n' << verificationText(scene.verification);
     if (costs)
         writeCostsText(out, c, *costs);
     return out.str();
@@ -237,7 +368,10 @@ std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs
         << (scene.source == SceneSource::Brief   ? "brief"
             : scene.source == SceneSource::Files ? "files"
                                                  : "nnx")
-        << "\"},\n";
+        << "\", \"mistake\": \"" << toString(scene.mistake) << "\", \"mistake_without_effect\": "
+        << (scene.mistakeWithoutEffect.empty() ? std::string("null")
+                                               : "\"" + scene.mistakeWithoutEffect + "\"")
+        << "},\n";
     if (!summary) {
         out << "  \"kernel\": ";
         writeJsonMatrix(out, scene.params.kernel);
@@ -255,7 +389,7 @@ std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs
         if (!summary) {
             out << ", \"partial\": ";
             writeJsonMatrix(out, scene.result.partials[std::size_t(g.index)]);
-            if (!column) {
+            if (!scene.result.runningSums.empty()) {
                 out << ", \"running_sum\": ";
                 writeJsonMatrix(out, scene.result.runningSums[std::size_t(g.index)]);
             }
@@ -270,12 +404,7 @@ std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs
         writeJsonMatrix(out, scene.reference);
         out << ",\n";
     }
-    const Verification& v = scene.verification;
-    out << "  \"verification\": {\"max_abs_error\": " << formatDouble(v.maxAbsError)
-        << ", \"max_rel_error\": " << formatDouble(v.maxRelError)
-        << ", \"allclose\": " << (v.allclose ? "true" : "false") << ", \"worst\": [" << v.worstRow
-        << ", " << v.worstCol << "], \"rtol\": " << formatDouble(v.tolerance.rtol)
-        << ", \"atol\": " << formatDouble(v.tolerance.atol) << '}';
+    writeJsonVerification(out, scene.verification);
     if (costs) {
         out << ",\n";
         writeCostsJson(out, *costs);

@@ -9,15 +9,20 @@
 namespace tp {
 
 /// Readable text: the config, each group with its range, equation and partial, the concatenated (or
-/// summed) output, the reference and the verification. Arrays with more than 1000 values show
-/// their first and last 3 rows and columns, as numpy prints them. With summary: no arrays. With
-/// costs: a table of what each device holds, the collective (and its run on the devices) and the
-/// time estimate, after the verification.
+/// summed) output, the reference and the verification (the verdict in words, the rounding bound's
+/// formula, bit-identical elements, max ULP difference, max abs/rel error and allclose). Arrays
+/// with more than 1000 values show their first and last 3 rows and columns, as numpy prints them.
+/// With summary: no arrays. With costs: a table of what each device holds, the collective (and its
+/// run on the devices) and the time estimate, after the verification.
 std::string textReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
 
-/// One JSON document with the keys config, kernel, bias, x, groups (index, columns or rows as
-/// [start, stop], partial; row mode adds running_sum), output, reference and verification
-/// (max_abs_error, max_rel_error, allclose, worst, rtol, atol). Arrays are nested lists, row-major;
+/// One JSON document with the keys config (sizes, mode, prng, x64, bias_init, source, mistake and
+/// mistake_without_effect, null or a sentence), kernel, bias, x, groups (index, columns or rows as
+/// [start, stop], partial; running_sum where the pass adds), output, reference and verification
+/// (passed, rule "rounding-bound" or "allclose", shape_mismatch null or a sentence, elements,
+/// bit_identical, nan_elements, max_ulp, max_abs_error, max_rel_error, worst [row, column],
+/// allclose, rtol, atol, in_dim, over_bound, max_error_over_bound, worst_over_bound; figures that
+/// are NaN or infinite print as null). Arrays are nested lists, row-major;
 /// float32 values in the shortest form that reads back to the same bits. With summary: config,
 /// groups without arrays, and verification. With costs, a last key:
 ///   "costs": {"mesh": {"data": D, "model": P}, "devices": D*P, "output_layout": "sharded",

@@ -27,24 +27,32 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
 
 namespace {
 
-// The split forward pass, the reference and the check over scene.params.
-std::optional<Scene> computeOverParams(Scene scene, Progress* progress, Tolerance tolerance) {
+// The split forward pass (with run.mistake made for real), the reference and the check over
+// scene.params.
+std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const SceneRun& run) {
+    const LayerConfig& config = scene.config;
     const LayerParams& p = scene.params;
-    scene.result =
-        forwardParallel(p.x, p.kernel, p.bias, ShardingPlan::make(scene.config), progress);
+    scene.mistake = run.mistake;
+    if (run.mistake == Mistake::InitPerGroup)
+        scene.groupLayer = groupLayer(config);
+    scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
+    scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias,
+                                      ShardingPlan::make(config), scene.groupLayer, progress);
     if (isCancelled(progress))
         return std::nullopt;
     scene.reference = forwardReference(p.x, p.kernel, p.bias);
-    scene.verification = verify(scene.result.output, scene.reference, tolerance);
+    scene.verification =
+        verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
     return scene;
 }
 
 }  // namespace
 
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source, Progress* progress,
-                                  Tolerance tolerance) {
+                                  const SceneRun& run) {
     assert(config.validate().empty());
     assert(source != SceneSource::Files);  // computeSceneFromArrays
+    assert(mistakeProblems(config, run.mistake, source == SceneSource::Nnx).empty());
     if (progress)
         progress->setTotal(sceneWorkUnits(config, source));
 
@@ -59,19 +67,20 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
     }
     if (isCancelled(progress))
         return std::nullopt;
-    return computeOverParams(std::move(scene), progress, tolerance);
+    return computeOverParams(std::move(scene), progress, run);
 }
 
 std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
-                                            Progress* progress, Tolerance tolerance) {
+                                            Progress* progress, const SceneRun& run) {
     assert(config.validate().empty());
+    assert(mistakeProblems(config, run.mistake, false).empty());
     if (progress)
         progress->setTotal(sceneWorkUnits(config, SceneSource::Files));
     Scene scene;
     scene.config = config;
     scene.source = SceneSource::Files;
     scene.params = completeLayerParams(config, std::move(loaded));
-    return computeOverParams(std::move(scene), progress, tolerance);
+    return computeOverParams(std::move(scene), progress, run);
 }
 
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,

@@ -7,6 +7,7 @@
 #include "forward.h"
 #include "hardware.h"
 #include "layer_config.h"
+#include "mistakes.h"
 #include "nnx_init.h"
 #include "progress.h"
 #include "ring_collective.h"
@@ -24,11 +25,21 @@ enum class SceneSource {
     Files,  ///< arrays read from files (see array_source.h); the others drawn as for Nnx
 };
 
+/// How a scene is run beyond its layer: a mistake made on purpose, and the check's rule.
+struct SceneRun {
+    Mistake mistake = Mistake::None;
+    CheckSettings check;
+};
+
 struct Scene {
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
+    Mistake mistake = Mistake::None;
+    /// When the mistake changes nothing here, why (mistakeWithoutEffect); else empty.
+    std::string mistakeWithoutEffect;
     LayerParams params;
-    ForwardResult result;       ///< the split forward pass with its intermediates
+    GroupLayer groupLayer;      ///< init-per-group: the layer every group builds for itself
+    ForwardResult result;       ///< the split forward pass with its intermediates (and mistake)
     Matrix reference;           ///< x @ kernel + bias from one full product
     Verification verification;  ///< result.output against reference
 };
@@ -56,16 +67,18 @@ LayerParams briefExampleParams();
 /// Work units computeScene reports: parameterCount (or 0 for the brief and files) plus tpSize.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 
-/// Computes a scene from a valid config (assert config.validate().empty()). With progress: sets the
-/// total to sceneWorkUnits and advances while generating and per group; returns nullopt when
-/// cancelled.
+/// Computes a scene from a valid config (assert config.validate().empty() and, with a mistake,
+/// mistakeProblems(...).empty()), makes run.mistake for real (forwardWithMistake) and checks the
+/// output against the reference with run.check (by default the rounding bound; see
+/// verification.h). With progress: sets the total to sceneWorkUnits and advances while generating
+/// and per group; returns nullopt when cancelled.
 std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
-                                  Progress* progress = nullptr, Tolerance tolerance = {});
+                                  Progress* progress = nullptr, const SceneRun& run = {});
 
 /// Computes a scene (source Files) over arrays read from files, the others drawn from the seed
-/// (completeLayerParams, which takes the arrays over). config must be valid and agree with the
-/// loaded shapes.
+/// (completeLayerParams, which takes the arrays over), run as computeScene does. config must be
+/// valid and agree with the loaded shapes.
 std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
-                                            Progress* progress = nullptr, Tolerance tolerance = {});
+                                            Progress* progress = nullptr, const SceneRun& run = {});
 
 }  // namespace tp

@@ -97,14 +97,19 @@ const SharedOption kSharedOptions[] = {
      .valueName = "DIR",
      .help = "also write every array of the scene as .npy files into DIR",
      .cliOnly = true},
+    {.name = "--mistake",
+     .valueName = "NAME",
+     .help = "make a mistake the brief warns about, for real",
+     .defaultText = [] { return std::string(toString(Mistake::None)); },
+     .helpTail = ":"},
     {.name = "--rtol",
      .valueName = "R",
-     .help = "relative tolerance of the check",
+     .help = "allclose rtol; giving it makes allclose the verdict",
      .defaultText = [] { return formatDouble(Tolerance{}.rtol); },
      .cliOnly = true},
     {.name = "--atol",
      .valueName = "A",
-     .help = "absolute tolerance of the check",
+     .help = "allclose atol; giving it makes allclose the verdict",
      .defaultText = [] { return formatDouble(Tolerance{}.atol); },
      .cliOnly = true},
     {.name = "--json", .help = "print one JSON document", .cliOnly = true},
@@ -237,9 +242,23 @@ bool loadFiles(SceneOptions& options, const std::vector<std::string>& given,
     errors.insert(errors.end(), read.errors.begin(), read.errors.end());
     options.arrays = std::move(read.arrays);
     return read.errors.empty();
-}
+    // "none, sum-groups, ... or slice-x"
+    std::string mistakeNames() {
+        std::string names = "none";
+        const auto& all = allMistakes();
+        for (std::size_t i = 0; i < all.size(); ++i)
+            names +=
+                std::string(i + 1 == all.size() ? " or " : ", ") + std::string(toString(all[i]));
+        return names;
+    }
 
 }  // namespace
+
+SceneRun sceneRun(const SceneOptions& options) {
+    return {options.mistake,
+            {options.toleranceGiven ? CheckRule::Allclose : CheckRule::RoundingBound,
+             options.tolerance}};
+}
 
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras) {
@@ -340,10 +359,16 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 options.source = SceneSource::Brief;
             else
                 errors.push_back("--example: " + quoted(value) + " is not brief");
+        } else if (name == "--mistake") {
+            if (const auto mistake = parseMistake(value))
+                options.mistake = *mistake;
+            else
+                errors.push_back("--mistake: " + quoted(value) + " is not " + mistakeNames());
         } else if (name == "--json")
             options.json = true;
         else if (name == "--rtol" || name == "--atol") {
             double& field = name == "--rtol" ? options.tolerance.rtol : options.tolerance.atol;
+            options.toleranceGiven = true;
             const auto [end, ec] =
                 std::from_chars(value.data(), value.data() + value.size(), field);
             if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(field) ||
@@ -384,11 +409,18 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)
         errors.push_back("--costs adds to a report; it cannot be combined with --python");
+    if (options.costs && options.mistake != Mistake::None)
+        errors.push_back(
+            "--costs shows the devices of a correct split; it cannot be combined "
+            "with --mistake");
 
     // Sizes from files that could not be read are unknown: judging the config would mislead.
     if (!loadFiles(options, given, errors))
         return parse;
     for (const ConfigProblem& problem : config.validate())
+        errors.push_back(problem.message);
+    for (const ConfigProblem& problem :
+         mistakeProblems(config, options.mistake, options.source == SceneSource::Nnx))
         errors.push_back(problem.message);
     return parse;
 }
@@ -419,6 +451,13 @@ std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras, OptionsFor 
     }
     for (const ExtraOption& e : extras)
         rows.emplace_back(e.name + (e.valueName.empty() ? "" : " " + e.valueName), e.help);
+    // The mistakes, one line each, under --mistake.
+    const auto mistakeRow = std::find_if(
+        rows.begin(), rows.end(), [](const auto& r) { return r.first.starts_with("--mistake"); });
+    std::vector<std::pair<std::string, std::string>> mistakes;
+    for (const Mistake m : allMistakes())
+        mistakes.emplace_back("    " + std::string(toString(m)), mistakeDescription(m));
+    rows.insert(mistakeRow + 1, mistakes.begin(), mistakes.end());
     std::size_t width = 0;
     for (const auto& row : rows)
         width = std::max(width, row.first.size());

@@ -31,6 +31,8 @@ struct SceneOptions {
     bool summary = false;                   ///< --summary
     bool python = false;                    ///< --python
     Tolerance tolerance;                    ///< --rtol, --atol
+    bool toleranceGiven = false;            ///< --rtol or --atol given: allclose is the verdict
+    Mistake mistake = Mistake::None;        ///< --mistake NAME
     bool help = false;                      ///< --help or -h
     bool costs = false;                     ///< --costs: the devices' costs and the estimate
     const HardwarePreset* hardware = &defaultHardware();  ///< --hardware NAME
@@ -47,6 +49,10 @@ struct SceneOptions {
     LoadedArrays arrays;     ///< the arrays read from `files`
 };
 
+/// How the options ask the scene to run: the mistake, and the check (the rounding bound, or
+/// allclose with the given tolerances when --rtol or --atol was given).
+SceneRun sceneRun(const SceneOptions& options);
+
 struct SceneOptionsParse {
     SceneOptions options;
     std::vector<std::string> errors;  ///< every problem, parsing and validation; empty when usable
@@ -55,7 +61,7 @@ struct SceneOptionsParse {
 /// Parses arguments (without the program name):
 ///   --batch N --in-dim D --features F --tp T --seed S --mode column|row
 ///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
-///   --rtol R --atol A --json --summary --python --help, the mesh options --data D
+///   --rtol R --atol A --mistake NAME --json --summary --python --help, the mesh options --data D
 ///   --output sharded|replicated --costs --hardware NAME|list, and the given extras. "--name=value"
 ///   also works. Arrays from files: --kernel FILE.npy|FILE.safetensors:TENSOR [--transpose],
 ///   --bias FILE, --x FILE (read here, their shapes set the sizes), --scene FILE.tpviz (applied

@@ -210,6 +210,72 @@ private slots:
                                    "--summary", "--example brief"})
             QVERIFY2(run.out.contains(option), option);
     }
+
+    // The case: a correct split at an ordinary size passes the rounding bound (exit 0)
+    // though it is not allclose at the default tolerances; given explicitly, allclose decides.
+    void roundingBoundDecidesTheExitStatus() {
+        const QStringList scene{"--batch", "64",   "--in-dim", "4096",   "--features",
+                                "4096",    "--tp", "8",        "--json", "--summary"};
+        const Run run = runCli(scene);
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject v = QJsonDocument::fromJson(run.out).object()["verification"].toObject();
+        QCOMPARE(v["passed"].toBool(), true);
+        QCOMPARE(v["rule"].toString(), QString("rounding-bound"));
+        QCOMPARE(v["allclose"].toBool(), false);
+        QVERIFY(v["shape_mismatch"].isNull());
+        QCOMPARE(v["elements"].toInteger(), 64 * 4096);
+        QVERIFY(v["bit_identical"].toInteger() < 64 * 4096);
+        QVERIFY(v["max_ulp"].toInteger() > 0);
+        const double ratio = v["max_error_over_bound"].toDouble();
+        QVERIFY(ratio > 0 && ratio < 0.01);
+
+        const Run given = runCli(scene + QStringList{"--rtol", "1e-5"});
+        QCOMPARE(given.exitCode, 1);
+        const QJsonObject g =
+            QJsonDocument::fromJson(given.out).object()["verification"].toObject();
+        QCOMPARE(g["passed"].toBool(), false);
+        QCOMPARE(g["rule"].toString(), QString("allclose"));
+        const Run text = runCli({"--batch", "64", "--in-dim", "4096", "--features", "4096", "--tp",
+                                 "8", "--summary", "--atol", "1e-6"});
+        QVERIFY2(text.out.contains("verification: FAILED by allclose (rtol 1e-05, atol 1e-06, "
+                                   "given explicitly)"),
+                 text.out.constData());
+    }
+
+    // --mistake: the wrong computation fails the check (exit 1) and JSON names it; one that does
+    // not apply to the mode is refused (exit 2); one without effect passes and says why.
+    void mistakeExitStatus() {
+        const Run caught = runCli({"--mode", "row", "--tp", "4", "--bias", "normal:0.5",
+                                   "--mistake", "bias-per-partial", "--json", "--summary"});
+        QCOMPARE(caught.exitCode, 1);
+        const QJsonObject doc = QJsonDocument::fromJson(caught.out).object();
+        QCOMPARE(doc["config"].toObject()["mistake"].toString(), QString("bias-per-partial"));
+        QVERIFY(doc["config"].toObject()["mistake_without_effect"].isNull());
+        QCOMPARE(doc["verification"].toObject()["passed"].toBool(), false);
+
+        const Run shapes = runCli({"--mistake", "sum-groups", "--json", "--summary"});
+        QCOMPARE(shapes.exitCode, 1);
+        QCOMPARE(QJsonDocument::fromJson(shapes.out)
+                     .object()["verification"]
+                     .toObject()["shape_mismatch"]
+                     .toString(),
+                 QString("shapes differ: (2, 4) vs (2, 12)"));
+
+        const Run refused = runCli({"--mistake", "concat-partials"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains("concat-partials is a row-parallel mistake"));
+
+        const Run none = runCli({"--mode", "row", "--tp", "4", "--mistake", "bias-per-partial"});
+        QCOMPARE(none.exitCode, 0);
+        QVERIFY(none.out.contains("bias-per-partial has no effect here: the bias is zero"));
+
+        const Run python = runCli({"--mistake", "slice-x", "--tp", "4", "--python"});
+        QCOMPARE(python.exitCode, 0);
+        tp::LayerConfig config;
+        config.tpSize = 4;
+        QCOMPARE(QString::fromUtf8(python.out),
+                 QString::fromStdString(tp::pythonSnippet(config, tp::Mistake::SliceX)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -1,0 +1,352 @@
+#include "mistakes.h"
+
+#include "nnx_init.h"
+
+#include <cassert>
+
+namespace tp {
+namespace {
+
+struct MistakeInfo {
+    Mistake mistake;
+    std::string_view name;
+    std::string_view mode;  // the mode it belongs to: "column", "row" or "both"
+    std::string_view what;  // the wrong computation
+};
+
+constexpr MistakeInfo kMistakes[] = {
+    {Mistake::None, "none", "both", "no mistake: the split as the brief describes it"},
+    {Mistake::SumGroups, "sum-groups", "column",
+     "the groups' (N, chunk) outputs added instead of concatenated"},
+    {Mistake::ConcatPartials, "concat-partials", "row",
+     "the (N, features) partial sums concatenated along the last axis instead of added"},
+    {Mistake::BiasPerPartial, "bias-per-partial", "row",
+     "the bias added to every partial sum instead of once"},
+    {Mistake::InitPerGroup, "init-per-group", "both",
+     "each group builds its own nnx.Linear of its shard's shape with nnx.Rngs(seed)"},
+    {Mistake::SliceX, "slice-x", "column",
+     "each group also uses only its own block of x's columns (in_dim % tp_size == 0)"},
+};
+
+const MistakeInfo& info(Mistake mistake) {
+    for (const MistakeInfo& i : kMistakes)
+        if (i.mistake == mistake)
+            return i;
+    assert(false);
+    return kMistakes[0];
+}
+
+std::string slice(IndexRange r) {
+    return std::to_string(r.start) + ":" + std::to_string(r.stop);
+}
+
+std::string shape(Index rows, Index cols) {
+    return std::to_string(rows) + "x" + std::to_string(cols);
+}
+
+// The block of x's columns (and kernel rows) group i takes in slice-x: [i*r, (i+1)*r), r = K / tp.
+IndexRange inputBlock(const ShardingPlan& plan, Index group) {
+    const Index r = plan.inDim / plan.tpSize;
+    return {group * r, (group + 1) * r};
+}
+
+std::int64_t floats(std::int64_t n) {
+    return n * std::int64_t(sizeof(float));
+}
+
+// Runs piece(i, partial) for every group in order, with progress and cancellation; partials
+// (rows, cols) each. Eigen threads inside each product.
+template <typename Piece>
+ForwardResult eachGroup(const ShardingPlan& plan, Index rows, Index cols, Progress* progress,
+                        Piece&& piece) {
+    ForwardResult result;
+    result.plan = plan;
+    result.partials.resize(std::size_t(plan.tpSize));
+    for (Index i = 0; i < plan.tpSize; ++i) {
+        if (isCancelled(progress))
+            return result;
+        Matrix& partial = result.partials[std::size_t(i)];
+        partial.resize(rows, cols);
+        piece(plan.groups[std::size_t(i)], partial);
+        advance(progress);
+    }
+    return result;
+}
+
+// runningSums[k] = partials[0] + ... + partials[k]; output = the last of them.
+void addPartials(ForwardResult& result) {
+    result.runningSums.clear();
+    result.runningSums.push_back(result.partials.front());
+    for (std::size_t i = 1; i < result.partials.size(); ++i)
+        result.runningSums.push_back(result.runningSums.back() + result.partials[i]);
+    result.output = result.runningSums.back();
+}
+
+// output = the partials side by side in group order.
+void concatenatePartials(ForwardResult& result) {
+    Index cols = 0;
+    for (const Matrix& p : result.partials)
+        cols += p.cols();
+    result.output.resize(result.partials.front().rows(), cols);
+    Index at = 0;
+    for (const Matrix& p : result.partials) {
+        result.output.middleCols(at, p.cols()) = p;
+        at += p.cols();
+    }
+}
+
+}  // namespace
+
+const std::vector<Mistake>& allMistakes() {
+    static const std::vector<Mistake> mistakes = {Mistake::SumGroups, Mistake::ConcatPartials,
+                                                  Mistake::BiasPerPartial, Mistake::InitPerGroup,
+                                                  Mistake::SliceX};
+    return mistakes;
+}
+
+std::string_view toString(Mistake mistake) {
+    return info(mistake).name;
+}
+
+std::optional<Mistake> parseMistake(std::string_view text) {
+    for (const MistakeInfo& i : kMistakes)
+        if (i.name == text)
+            return i.mistake;
+    return std::nullopt;
+}
+
+std::string mistakeDescription(Mistake mistake) {
+    return std::string(info(mistake).mode) + ": " + std::string(info(mistake).what);
+}
+
+std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mistake,
+                                           bool nnxLayer) {
+    std::vector<ConfigProblem> problems;
+    const std::string name(toString(mistake));
+    const bool column = config.mode == ParallelMode::Column;
+    switch (mistake) {
+        case Mistake::None:
+        case Mistake::InitPerGroup:
+            break;
+        case Mistake::SumGroups:
+        case Mistake::SliceX:
+            if (!column)
+                problems.push_back({ConfigField::Mistake, name + " is a column-parallel mistake (" +
+                                                              std::string(info(mistake).what) +
+                                                              "); choose mode column"});
+            break;
+        case Mistake::ConcatPartials:
+        case Mistake::BiasPerPartial:
+            if (column)
+                problems.push_back({ConfigField::Mistake, name + " is a row-parallel mistake (" +
+                                                              std::string(info(mistake).what) +
+                                                              "); choose mode row"});
+            break;
+    }
+    if (mistake == Mistake::SliceX && column && config.inDim > 0 && config.tpSize > 0 &&
+        config.inDim % config.tpSize != 0)
+        problems.push_back({ConfigField::Mistake,
+                            "slice-x gives each group an equal block of x's in_dim (" +
+                                std::to_string(config.inDim) + ") columns, and in_dim is not " +
+                                "divisible by tp_size (" + std::to_string(config.tpSize) + ")"});
+    if (mistake == Mistake::InitPerGroup && !nnxLayer)
+        problems.push_back({ConfigField::Mistake,
+                            "init-per-group builds each group's nnx.Linear from the seed; the "
+                            "brief's example has fixed arrays and no seed"});
+    if (problems.empty() && mistake != Mistake::None && config.validate().empty()) {
+        const std::int64_t need = bytesNeeded(config) + mistakeExtraBytes(config, mistake);
+        if (need > config.memoryBudgetBytes)
+            problems.push_back({ConfigField::Memory, "with the mistake " + name +
+                                                         " this scene needs " + formatBytes(need) +
+                                                         ", more than the memory budget of " +
+                                                         formatBytes(config.memoryBudgetBytes) +
+                                                         "; choose smaller sizes"});
+    }
+    return problems;
+}
+
+std::int64_t mistakeExtraBytes(const LayerConfig& c, Mistake mistake) {
+    switch (mistake) {
+        case Mistake::SumGroups:
+            return floats(c.batch * c.features);
+        case Mistake::ConcatPartials:
+            return floats(c.batch * c.features * c.tpSize);
+        case Mistake::InitPerGroup:
+            return floats(c.inDim * c.features / c.tpSize + c.features);
+        case Mistake::None:
+        case Mistake::BiasPerPartial:
+        case Mistake::SliceX:
+            break;
+    }
+    return 0;
+}
+
+std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch) {
+    const ShardGroup& g = plan.groups.at(std::size_t(group));
+    const bool column = plan.mode == ParallelMode::Column;
+    const std::string cols = slice(g.kernelCols);
+    const std::string rows = slice(g.kernelRows);
+    const std::string chunk = std::to_string(plan.chunk);
+    switch (mistake) {
+        case Mistake::SumGroups:
+            return std::string(group == 0 ? "y = " : "y += ") + "x @ kernel[:, " + cols +
+                   "] + bias[" + cols + "]   (" + shape(batch, plan.inDim) + " @ " +
+                   shape(plan.inDim, plan.chunk) + " + " + chunk + ")";
+        case Mistake::ConcatPartials:
+            return "y[:, " + slice({group * plan.features, (group + 1) * plan.features}) +
+                   "] = x[:, " + rows + "] @ kernel[" + rows + ", :]   (" +
+                   shape(batch, plan.chunk) + " @ " + shape(plan.chunk, plan.features) + ")";
+        case Mistake::BiasPerPartial:
+            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows + "] @ kernel[" +
+                   rows + ", :] + bias   (" + shape(batch, plan.chunk) + " @ " +
+                   shape(plan.chunk, plan.features) + " + " + std::to_string(plan.features) + ")";
+        case Mistake::InitPerGroup:
+            if (column)
+                return "y[:, " + cols + "] = x @ own_kernel + own_bias   (" +
+                       shape(batch, plan.inDim) + " @ " + shape(plan.inDim, plan.chunk) + " + " +
+                       chunk + ")";
+            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows +
+                   "] @ own_kernel   (" + shape(batch, plan.chunk) + " @ " +
+                   shape(plan.chunk, plan.features) + ")";
+        case Mistake::SliceX: {
+            const IndexRange block = inputBlock(plan, group);
+            return "y[:, " + cols + "] = x[:, " + slice(block) + "] @ kernel[" + slice(block) +
+                   ", " + cols + "] + bias[" + cols + "]   (" + shape(batch, block.size()) + " @ " +
+                   shape(block.size(), plan.chunk) + " + " + chunk + ")";
+        }
+        case Mistake::None:
+            break;
+    }
+    return stepEquation(plan, group, batch);
+}
+
+std::string mistakeWithoutEffect(const LayerConfig& config, Mistake mistake, bool biasIsZero) {
+    const bool oneGroup = config.tpSize == 1;
+    switch (mistake) {
+        case Mistake::None:
+            break;
+        case Mistake::SumGroups:
+            if (oneGroup)
+                return "sum-groups has no effect at tp_size 1: the one group's output is the "
+                       "whole output, and a sum of one output is that output";
+            break;
+        case Mistake::ConcatPartials:
+            if (oneGroup)
+                return "concat-partials has no effect at tp_size 1: there is one partial sum, and "
+                       "concatenating one array is the same as adding it";
+            break;
+        case Mistake::BiasPerPartial:
+            if (oneGroup)
+                return "bias-per-partial has no effect at tp_size 1: there is one partial sum, "
+                       "so the bias is added once anyway";
+            if (biasIsZero)
+                return "bias-per-partial has no effect here: the bias is zero (NNX's default "
+                       "bias init), so adding it to every partial sum adds nothing; try --bias "
+                       "normal:0.5";
+            break;
+        case Mistake::InitPerGroup:
+            if (oneGroup)
+                return "init-per-group has no effect at tp_size 1: the one group's own "
+                       "nnx.Linear has the whole layer's shape and seed, so it is that layer";
+            break;
+        case Mistake::SliceX:
+            if (oneGroup)
+                return "slice-x has no effect at tp_size 1: the one group's block of x is all "
+                       "of x";
+            break;
+    }
+    return {};
+}
+
+GroupLayer groupLayer(const LayerConfig& config) {
+    LayerConfig shard = config;
+    if (config.mode == ParallelMode::Column)
+        shard.features = config.features / config.tpSize;
+    else
+        shard.inDim = config.inDim / config.tpSize;
+    // nnx.Linear(shard.inDim, shard.features, rngs=nnx.Rngs(seed)): the same keys, drawn for the
+    // shard's shape, with the shard's fan_in.
+    return {kernelBlock(shard, {0, shard.inDim}, {0, shard.features}),
+            biasSlice(shard, {0, shard.features})};
+}
+
+ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const MatrixCRef& kernel,
+                                 const RowVectorCRef& bias, const ShardingPlan& plan,
+                                 const GroupLayer& own, Progress* progress) {
+    assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
+    assert(kernel.cols() == plan.features && bias.size() == plan.features);
+    const Index batch = x.rows();
+    const bool column = plan.mode == ParallelMode::Column;
+    ForwardResult result;
+    switch (mistake) {
+        case Mistake::None:
+            return forwardParallel(x, kernel, bias, plan, progress);
+        case Mistake::SumGroups:
+            assert(column);
+            // The right pieces, then added as if they were partial sums of the same columns.
+            result = forwardColumnParallel(x, kernel, bias, plan, progress);
+            if (!isCancelled(progress))
+                addPartials(result);
+            return result;
+        case Mistake::ConcatPartials:
+            assert(!column);
+            // The right partial sums, then set side by side instead of added.
+            result = forwardRowParallel(x, kernel, bias, plan, progress);
+            if (isCancelled(progress))
+                return result;
+            result.runningSums.clear();
+            concatenatePartials(result);
+            // The bias, (features,), fits the result only when there is one partial.
+            if (plan.tpSize == 1)
+                result.output.rowwise() += bias;
+            return result;
+        case Mistake::BiasPerPartial:
+            assert(!column);
+            // The right partial sums, each with the bias, then added.
+            result = forwardRowParallel(x, kernel, bias, plan, progress);
+            if (isCancelled(progress))
+                return result;
+            for (Matrix& partial : result.partials)
+                partial.rowwise() += bias;
+            addPartials(result);
+            return result;
+        case Mistake::InitPerGroup:
+            if (column) {
+                assert(own.kernel.rows() == plan.inDim && own.kernel.cols() == plan.chunk);
+                result = eachGroup(plan, batch, plan.chunk, progress,
+                                   [&](const ShardGroup&, Matrix& partial) {
+                                       partial.noalias() = x * own.kernel;
+                                       partial.rowwise() += own.bias;
+                                   });
+                if (!isCancelled(progress))
+                    concatenatePartials(result);
+                return result;
+            }
+            assert(own.kernel.rows() == plan.chunk && own.kernel.cols() == plan.features);
+            result = eachGroup(plan, batch, plan.features, progress,
+                               [&](const ShardGroup& g, Matrix& partial) {
+                                   partial.noalias() = inputSlice(x, g) * own.kernel;
+                               });
+            if (isCancelled(progress))
+                return result;
+            addPartials(result);
+            result.output.rowwise() += own.bias;
+            return result;
+        case Mistake::SliceX:
+            assert(column && plan.inDim % plan.tpSize == 0);
+            result = eachGroup(
+                plan, batch, plan.chunk, progress, [&](const ShardGroup& g, Matrix& partial) {
+                    const IndexRange b = inputBlock(plan, g.index);
+                    partial.noalias() =
+                        x.middleCols(b.start, b.size()) *
+                        kernel.block(b.start, g.kernelCols.start, b.size(), g.kernelCols.size());
+                    partial.rowwise() += bias.segment(g.kernelCols.start, g.kernelCols.size());
+                });
+            if (!isCancelled(progress))
+                concatenatePartials(result);
+            return result;
+    }
+    return result;
+}
+
+}  // namespace tp

@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     }
 
     if (options.python) {
-        std::cout << tp::pythonSnippet(options.config, options.mistake, options.tolerance);
+        std::cout << tp::pythonSnippet(options.config, options.mistake,
+                                       tp::sceneRun(options).check);
         return 0;
     }
     for (const std::string& notice : options.arrays.notices)
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     }
     std::optional<tp::SceneCosts> costs;
     if (options.costs)
-        costs = tp::computeSceneCosts(*scene, *options.hardware, options.tolerance);
+        costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary, shownCosts)
                                : tp::textReport(*scene, options.summary, shownCosts));

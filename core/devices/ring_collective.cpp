@@ -23,11 +23,23 @@ int ringIndex(std::int64_t i, std::int64_t p) {
     return int(((i % p) + p) % p);
 }
 
-// The one place a simulated collective is compared with the single-process output.
+// What a simulated collective's result is checked with: the layer's x and kernel for the rounding
+// bound (verify), or, without them (hand-made partials), allclose alone.
+struct CheckInputs {
+    const Matrix* x = nullptr;  ///< (N, in_dim), or nullptr
+    const Matrix* kernel = nullptr;
+    CheckSettings settings;
+};
+
+// The one place a simulated collective is compared with the single-process output. xRows: x's
+// rows in the order of `actual`'s rows (with inputs.x set).
 CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expected,
-                               bool exactRequired, Tolerance tolerance) {
+                               const Matrix& xRows, const RowVectorCRef& bias, bool exactRequired,
+                               const CheckInputs& inputs) {
     CollectiveCheck check;
-    check.verification = verify(actual, expected, tolerance);
+    check.verification =
+        inputs.x ? verify(actual, expected, xRows, *inputs.kernel, bias, inputs.settings)
+                 : verify(actual, expected, inputs.settings.tolerance);
     check.elements = actual.size();
     for (Index r = 0; r < actual.rows(); ++r)
         for (Index c = 0; c < actual.cols(); ++c) {
@@ -36,8 +48,7 @@ CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expec
             check.bitIdentical += std::memcmp(&a, &b, sizeof a) == 0 ? 1 : 0;
         }
     check.exactRequired = exactRequired;
-    check.passed =
-        exactRequired ? check.bitIdentical == check.elements : check.verification.allclose;
+    check.passed = exactRequired ? check.bitIdentical == check.elements : check.verification.passed;
     return check;
 }
 
@@ -100,8 +111,10 @@ private:
 
 }  // namespace
 
-RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
-                     const RowVectorCRef& bias, Tolerance tolerance) {
+namespace {
+
+RingRun runRing(const LayerConfig& config, const ForwardResult& forward, const RowVectorCRef& bias,
+                const CheckInputs& inputs) {
     assert(config.validate().empty());
     const bool column = config.mode == ParallelMode::Column;
     RingRun run;
@@ -170,17 +183,39 @@ RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
                 assembled.block(d * nd, cols.start, nd, cols.size()) =
                     run.device(run.final, d, m).middleCols(cols.start, cols.size());
             }
-        run.check = compareOutputs(assembled, forward.output, false, tolerance);
+        const Matrix noRows;
+        run.check = compareOutputs(assembled, forward.output, inputs.x ? *inputs.x : noRows, bias,
+                                   false, inputs);
     } else {
         // Replicated: every device's buffer against its batch rows of y.
         Matrix expected(run.final.rows(), run.final.cols());
+        // x's rows stacked the same way, for the rounding bound of each device's rows.
+        const Matrix* x = inputs.x;
+        Matrix xStack(x ? run.final.rows() : 0, x ? x->cols() : 0);
         for (std::int64_t d = 0; d < run.data; ++d)
-            for (std::int64_t m = 0; m < p; ++m)
+            for (std::int64_t m = 0; m < p; ++m) {
                 run.device(expected, d, m) = forward.output.middleRows(d * nd, nd);
-        run.check =
-            compareOutputs(run.final, expected, run.kind == CollectiveKind::AllGather, tolerance);
+                if (x)
+                    run.device(xStack, d, m) = x->middleRows(d * nd, nd);
+            }
+        run.check = compareOutputs(run.final, expected, xStack, bias,
+                                   run.kind == CollectiveKind::AllGather, inputs);
     }
     return run;
+}
+
+}  // namespace
+
+RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
+                     const RowVectorCRef& bias, Tolerance tolerance) {
+    return runRing(config, forward, bias,
+                   {.settings = {.rule = CheckRule::Allclose, .tolerance = tolerance}});
+}
+
+RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
+                     const LayerParams& params, const CheckSettings& check) {
+    return runRing(config, forward, params.bias,
+                   {.x = &params.x, .kernel = &params.kernel, .settings = check});
 }
 
 }  // namespace tp

@@ -19,6 +19,7 @@
 #include "eigen_types.h"
 #include "forward.h"
 #include "mesh_costs.h"
+#include "nnx_init.h"
 #include "verification.h"
 
 #include <cstdint>
@@ -51,7 +52,7 @@ struct CollectiveCheck {
     std::int64_t elements = 0;      ///< elements compared
     std::int64_t bitIdentical = 0;  ///< of those, the ones with identical float32 bits
     bool exactRequired = false;     ///< all-gather: values are only moved, so every bit must match
-    bool passed = false;            ///< exactRequired ? bitIdentical == elements : allclose
+    bool passed = false;  ///< exactRequired ? bitIdentical == elements : verification.passed
 };
 
 /// Step buffers are kept only while all of them together stay under this many bytes; past it a
@@ -89,8 +90,15 @@ struct RingRun {
 /// Runs the scene's collective over its mesh. `forward` is the single-process split pass (its
 /// partials give each device's starting rows: device (d, m) computed group m's product for batch
 /// block d), `bias` the layer's bias (row mode adds it once). The result is checked against
-/// forward.output with `tolerance`. Config must be valid.
+/// forward.output with allclose at `tolerance` (for hand-made partials, with no x and kernel to
+/// bound their rounding). Config must be valid.
 RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
                      const RowVectorCRef& bias, Tolerance tolerance = {});
+
+/// The same run for a scene's layer `params` (x, kernel, bias), its result checked against
+/// forward.output with `check` (by default each element within the float32 rounding bound of
+/// verification.h: the ring adds the partial sums in another order than the single process).
+RingRun simulateRing(const LayerConfig& config, const ForwardResult& forward,
+                     const LayerParams& params, const CheckSettings& check);
 
 }  // namespace tp

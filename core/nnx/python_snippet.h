@@ -17,14 +17,15 @@ namespace tp {
 ///   x = jax.random.normal(rngs.params(), (batch, in_dim), dtype=jnp.float32)
 /// exactly as initLayer does, runs the split forward pass over slices of the one kernel (column:
 /// pieces concatenated with jnp.concatenate(pieces, axis=-1); row: partial sums added, bias
-/// once), checks it against x @ kernel + bias with np.testing.assert_allclose(rtol=R, atol=A)
-/// with the given tolerance (default Tolerance{}: rtol=1e-5, atol=1e-6), and prints a few values.
+/// once), and checks it against x @ kernel + bias as `check` says: by default an assertion that
+/// every element is within the float32 rounding bound 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|)
+/// of verification.h; with CheckRule::Allclose, np.testing.assert_allclose with its rtol and atol.
+/// It prints a few values.
 /// With a mistake (one mistakeProblems accepts): the same script with the split replaced by the
 /// same wrong code tpviz runs (forwardWithMistake), marked with a "# MISTAKE" comment, followed by
-/// the check that exposes it: the shapes, then every element against the float32 rounding bound
-/// 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|) of verification.h.
+/// the check that exposes it: the shapes, then every element against the rounding bound.
 std::string pythonSnippet(const LayerConfig& config, Mistake mistake = Mistake::None,
-                          Tolerance tolerance = {});
+                          const CheckSettings& check = {});
 
 /// A Python float literal that reads back as `value` after float64 parsing and rounding to
 /// float32 (as jnp.array(value, jnp.float32) does): the shortest float32 form when that survives

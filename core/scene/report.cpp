@@ -258,7 +258,9 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
                                      : " (a gather only moves values: MISMATCH)");
             else
                 out << " (the ring adds in another order); "
-                    << verificationText(check.verification);
+                    << (check.passed ? "every element within" : "FAILED: beyond")
+                    << " the float32 rounding bound, the largest error "
+                    << ratioText(check.verification.maxErrorOverBound) << " of its bound";
             out << '\n';
             if (!ring.stepBuffersKept)
                 out << "  " << ring.note << '\n';

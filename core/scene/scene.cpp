@@ -84,11 +84,11 @@ std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArr
 }
 
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
-                             Tolerance tolerance) {
+                             const CheckSettings& check) {
     SceneCosts costs;
     costs.mesh = meshCosts(scene.config);
     costs.estimate = estimateTime(costs.mesh, hardware);
-    costs.ring = simulateRing(scene.config, scene.result, scene.params.bias, tolerance);
+    costs.ring = simulateRing(scene.config, scene.result, scene.params, check);
     return costs;
 }
 

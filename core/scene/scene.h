@@ -52,12 +52,12 @@ using ScenePtr = std::shared_ptr<const Scene>;
 struct SceneCosts {
     MeshCosts mesh;
     TimeEstimate estimate;
-    RingRun ring;  ///< checked against scene.result.output with the given tolerance
+    RingRun ring;  ///< checked against scene.result.output with the given check
 };
 
-/// The costs of a computed scene on `hardware`.
+/// The costs of a computed scene on `hardware`; the ring's result is checked as the scene is.
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
-                             Tolerance tolerance = {});
+                             const CheckSettings& check = {});
 
 /// The brief's example as a config (batch 1, inDim 2, features 4, tp 2, column) and its arrays.
 /// `mode` and `tpSize` of a config may be changed afterwards (e.g. row mode, tp 1).

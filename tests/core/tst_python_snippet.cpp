@@ -86,8 +86,8 @@ private slots:
               "batch, in_dim, features, tp_size = 2, 8, 12, 4",
               "x = jax.random.normal(rngs.params(), (batch, in_dim), dtype=jnp.float32)",
               "kernel = model.kernel[...]", "bias = model.bias[...]",
-              "reference = x @ kernel + bias",
-              "np.testing.assert_allclose(output, reference, rtol=1e-5, atol=1e-6)", "print("})
+              "reference = x @ kernel + bias", "bound = 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125",
+              "assert np.all(error <= bound)", "print("})
             QVERIFY2(contains(py, line), line);
         for (const QString& line : present)
             QVERIFY2(py.contains(line), qPrintable(line));
@@ -139,14 +139,16 @@ private slots:
         }
     }
 
-    // The check in the script uses the tolerance it is given, the defaults of Tolerance{}
-    // otherwise.
+    // The script checks as the scene does: the rounding bound by default (no allclose), allclose
+    // with the given tolerance when rtol or atol is given.
     void followsTolerance() {
         const LayerConfig config;
         const QString defaults = QString::fromStdString(pythonSnippet(config));
-        QVERIFY(defaults.contains("assert_allclose(output, reference, rtol=1e-5, atol=1e-6)\n"));
-        const QString given = QString::fromStdString(
-            pythonSnippet(config, Tolerance{.rtol = 0.001, .atol = 2.5e-12}));
+        QVERIFY(defaults.contains("assert np.all(error <= bound)"));
+        QVERIFY(!defaults.contains("assert_allclose"));
+        const QString given = QString::fromStdString(pythonSnippet(
+            config, Mistake::None,
+            {.rule = CheckRule::Allclose, .tolerance = {.rtol = 0.001, .atol = 2.5e-12}}));
         QVERIFY2(given.contains("assert_allclose(output, reference, rtol=0.001, atol=2.5e-12)\n"),
                  qPrintable(given));
         QCOMPARE(given.count("assert_allclose"), 1);

@@ -36,20 +36,6 @@ const MistakeInfo& info(Mistake mistake) {
     return kMistakes[0];
 }
 
-std::string slice(IndexRange r) {
-    return std::to_string(r.start) + ":" + std::to_string(r.stop);
-}
-
-std::string shape(Index rows, Index cols) {
-    return std::to_string(rows) + "x" + std::to_string(cols);
-}
-
-// The block of x's columns (and kernel rows) group i takes in slice-x: [i*r, (i+1)*r), r = K / tp.
-IndexRange inputBlock(const ShardingPlan& plan, Index group) {
-    const Index r = plan.inDim / plan.tpSize;
-    return {group * r, (group + 1) * r};
-}
-
 std::int64_t floats(std::int64_t n) {
     return n * std::int64_t(sizeof(float));
 }
@@ -96,6 +82,11 @@ void concatenatePartials(ForwardResult& result) {
 }
 
 }  // namespace
+
+IndexRange sliceXInputBlock(const ShardingPlan& plan, Index group) {
+    const Index r = plan.inDim / plan.tpSize;
+    return {group * r, (group + 1) * r};
+}
 
 const std::vector<Mistake>& allMistakes() {
     static const std::vector<Mistake> mistakes = {Mistake::SumGroups, Mistake::ConcatPartials,
@@ -179,45 +170,6 @@ std::int64_t mistakeExtraBytes(const LayerConfig& c, Mistake mistake) {
             break;
     }
     return 0;
-}
-
-std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch) {
-    const ShardGroup& g = plan.groups.at(std::size_t(group));
-    const bool column = plan.mode == ParallelMode::Column;
-    const std::string cols = slice(g.kernelCols);
-    const std::string rows = slice(g.kernelRows);
-    const std::string chunk = std::to_string(plan.chunk);
-    switch (mistake) {
-        case Mistake::SumGroups:
-            return std::string(group == 0 ? "y = " : "y += ") + "x @ kernel[:, " + cols +
-                   "] + bias[" + cols + "]   (" + shape(batch, plan.inDim) + " @ " +
-                   shape(plan.inDim, plan.chunk) + " + " + chunk + ")";
-        case Mistake::ConcatPartials:
-            return "y[:, " + slice({group * plan.features, (group + 1) * plan.features}) +
-                   "] = x[:, " + rows + "] @ kernel[" + rows + ", :]   (" +
-                   shape(batch, plan.chunk) + " @ " + shape(plan.chunk, plan.features) + ")";
-        case Mistake::BiasPerPartial:
-            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows + "] @ kernel[" +
-                   rows + ", :] + bias   (" + shape(batch, plan.chunk) + " @ " +
-                   shape(plan.chunk, plan.features) + " + " + std::to_string(plan.features) + ")";
-        case Mistake::InitPerGroup:
-            if (column)
-                return "y[:, " + cols + "] = x @ own_kernel + own_bias   (" +
-                       shape(batch, plan.inDim) + " @ " + shape(plan.inDim, plan.chunk) + " + " +
-                       chunk + ")";
-            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows +
-                   "] @ own_kernel   (" + shape(batch, plan.chunk) + " @ " +
-                   shape(plan.chunk, plan.features) + ")";
-        case Mistake::SliceX: {
-            const IndexRange block = inputBlock(plan, group);
-            return "y[:, " + cols + "] = x[:, " + slice(block) + "] @ kernel[" + slice(block) +
-                   ", " + cols + "] + bias[" + cols + "]   (" + shape(batch, block.size()) + " @ " +
-                   shape(block.size(), plan.chunk) + " + " + chunk + ")";
-        }
-        case Mistake::None:
-            break;
-    }
-    return stepEquation(plan, group, batch);
 }
 
 std::string mistakeWithoutEffect(const LayerConfig& config, Mistake mistake, bool biasIsZero) {
@@ -336,7 +288,7 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             assert(column && plan.inDim % plan.tpSize == 0);
             result = eachGroup(
                 plan, batch, plan.chunk, progress, [&](const ShardGroup& g, Matrix& partial) {
-                    const IndexRange b = inputBlock(plan, g.index);
+                    const IndexRange b = sliceXInputBlock(plan, g.index);
                     partial.noalias() =
                         x.middleCols(b.start, b.size()) *
                         kernel.block(b.start, g.kernelCols.start, b.size(), g.kernelCols.size());

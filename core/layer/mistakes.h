@@ -46,12 +46,9 @@ std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mi
 /// in all; concat-partials its (N, tp*features) output; init-per-group the groups' own layer.
 std::int64_t mistakeExtraBytes(const LayerConfig& config, Mistake mistake);
 
-/// The wrong equation of group `group`, as stepEquation states the right one, e.g.
-///   sum-groups:       "y += x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
-///   bias-per-partial: "sum += x[:, 2:4] @ kernel[2:4, :] + bias   (2x2 @ 2x12 + 12)"
-///   init-per-group:   "y[:, 4:8] = x @ own_kernel + own_bias   (2x8 @ 8x4 + 4)"
-///   slice-x:          "y[:, 4:8] = x[:, 2:4] @ kernel[2:4, 4:8] + bias[4:8]   (2x2 @ 2x4 + 4)"
-std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch);
+/// The block of x's columns (and kernel rows) group `group` takes in slice-x: [i*r, (i+1)*r),
+/// r = inDim / tpSize.
+IndexRange sliceXInputBlock(const ShardingPlan& plan, Index group);
 
 /// When the mistake changes nothing on this scene, the reason in words (the check then passes,
 /// truthfully); empty when it has an effect or mistake is None. `biasIsZero`: every bias value is

@@ -242,15 +242,16 @@ bool loadFiles(SceneOptions& options, const std::vector<std::string>& given,
     errors.insert(errors.end(), read.errors.begin(), read.errors.end());
     options.arrays = std::move(read.arrays);
     return read.errors.empty();
-    // "none, sum-groups, ... or slice-x"
-    std::string mistakeNames() {
-        std::string names = "none";
-        const auto& all = allMistakes();
-        for (std::size_t i = 0; i < all.size(); ++i)
-            names +=
-                std::string(i + 1 == all.size() ? " or " : ", ") + std::string(toString(all[i]));
-        return names;
-    }
+}
+
+// "none, sum-groups, ... or slice-x"
+std::string mistakeNames() {
+    std::string names = "none";
+    const auto& all = allMistakes();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        names += std::string(i + 1 == all.size() ? " or " : ", ") + std::string(toString(all[i]));
+    return names;
+}
 
 }  // namespace
 

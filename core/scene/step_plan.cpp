@@ -89,4 +89,46 @@ std::string stepCaption(const LayerConfig& config, int step) {
            sliceText(plan.groups[std::size_t(state.currentGroup)].kernelRows);
 }
 
+std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch) {
+    const ShardGroup& g = plan.groups.at(std::size_t(group));
+    const bool column = plan.mode == ParallelMode::Column;
+    const std::string cols = sliceText(g.kernelCols);
+    const std::string rows = sliceText(g.kernelRows);
+    const std::string chunk = std::to_string(plan.chunk);
+    switch (mistake) {
+        case Mistake::SumGroups:
+            return std::string(group == 0 ? "y = " : "y += ") + "x @ kernel[:, " + cols +
+                   "] + bias[" + cols + "]   (" + shapeText(batch, plan.inDim) + " @ " +
+                   shapeText(plan.inDim, plan.chunk) + " + " + chunk + ")";
+        case Mistake::ConcatPartials:
+            return "y[:, " + sliceText({group * plan.features, (group + 1) * plan.features}) +
+                   "] = x[:, " + rows + "] @ kernel[" + rows + ", :]   (" +
+                   shapeText(batch, plan.chunk) + " @ " + shapeText(plan.chunk, plan.features) +
+                   ")";
+        case Mistake::BiasPerPartial:
+            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows + "] @ kernel[" +
+                   rows + ", :] + bias   (" + shapeText(batch, plan.chunk) + " @ " +
+                   shapeText(plan.chunk, plan.features) + " + " + std::to_string(plan.features) +
+                   ")";
+        case Mistake::InitPerGroup:
+            if (column)
+                return "y[:, " + cols + "] = x @ own_kernel + own_bias   (" +
+                       shapeText(batch, plan.inDim) + " @ " + shapeText(plan.inDim, plan.chunk) +
+                       " + " + chunk + ")";
+            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows +
+                   "] @ own_kernel   (" + shapeText(batch, plan.chunk) + " @ " +
+                   shapeText(plan.chunk, plan.features) + ")";
+        case Mistake::SliceX: {
+            const IndexRange block = sliceXInputBlock(plan, group);
+            return "y[:, " + cols + "] = x[:, " + sliceText(block) + "] @ kernel[" +
+                   sliceText(block) + ", " + cols + "] + bias[" + cols + "]   (" +
+                   shapeText(batch, block.size()) + " @ " + shapeText(block.size(), plan.chunk) +
+                   " + " + chunk + ")";
+        }
+        case Mistake::None:
+            break;
+    }
+    return stepEquation(plan, group, batch);
+}
+
 }  // namespace tp

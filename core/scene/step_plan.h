@@ -6,6 +6,7 @@
 // group k-1 highlighted. Row mode has one more step, tpSize + 1, that adds the bias once.
 
 #include "layer_config.h"
+#include "mistakes.h"
 #include "sharding_plan.h"
 
 #include <string>
@@ -45,5 +46,12 @@ std::string equationText(const LayerConfig& config, int step);
 /// A short caption of the step of a valid config, e.g.
 ///   "Step 2 of 3: group 1 computes output columns 4:8".
 std::string stepCaption(const LayerConfig& config, int step);
+
+/// The wrong equation of group `group`, as stepEquation states the right one, e.g.
+///   sum-groups:       "y += x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
+///   bias-per-partial: "sum += x[:, 2:4] @ kernel[2:4, :] + bias   (2x2 @ 2x12 + 12)"
+///   init-per-group:   "y[:, 4:8] = x @ own_kernel + own_bias   (2x8 @ 8x4 + 4)"
+///   slice-x:          "y[:, 4:8] = x[:, 2:4] @ kernel[2:4, 4:8] + bias[4:8]   (2x2 @ 2x4 + 4)"
+std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch);
 
 }  // namespace tp

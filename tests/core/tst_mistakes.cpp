@@ -2,6 +2,7 @@
 // does not apply, and said to have no effect where it has none.
 
 #include "mistakes.h"
+#include "step_plan.h"
 #include "python_snippet.h"
 #include "scene.h"
 #include "scene_options.h"

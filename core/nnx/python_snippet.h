@@ -18,6 +18,8 @@ namespace tp {
 /// pieces concatenated with jnp.concatenate(pieces, axis=-1); row: partial sums added, bias
 /// once), checks it against x @ kernel + bias with np.testing.assert_allclose(rtol=R, atol=A)
 /// with the given tolerance (default Tolerance{}: rtol=1e-5, atol=1e-6), and prints a few values.
+/// When the config names the mesh (pythonMeshWanted: --data D > 1 or --output given) the script
+/// also runs the layer on a real JAX mesh (python_mesh_snippet.h).
 std::string pythonSnippet(const LayerConfig& config, Tolerance tolerance = {});
 
 /// A Python float literal that reads back as `value` after float64 parsing and rounding to

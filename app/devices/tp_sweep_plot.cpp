@@ -72,7 +72,7 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
         maxWire = std::max(maxWire, point.wireBytes);
     }
     const auto yOf = [&](std::int64_t value, std::int64_t max) {
-        return r.bottom() - r.height() * 0.92 * double(value) / double(max);
+        return r.bottom() - r.height() * 0.85 * double(value) / double(max);
     };
     const QColor memoryColour(0x00, 0x72, 0xb2), wireColour(0xd5, 0x5e, 0x00);
     QPainterPath memory, wire;
@@ -82,6 +82,14 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
         i == 0 ? memory.moveTo(a) : memory.lineTo(a);
         i == 0 ? wire.moveTo(b) : wire.lineTo(b);
     }
+    // Each curve's largest value, in its colour, names the scale of its own axis.
+    const QRectF inner = r.adjusted(4, 2, -4, 0);
+    p.setPen(memoryColour);
+    p.drawText(inner, Qt::AlignLeft | Qt::AlignTop,
+               tr("max %1").arg(QString::fromStdString(formatBytes(maxMemory))));
+    p.setPen(wireColour);
+    p.drawText(inner, Qt::AlignRight | Qt::AlignTop,
+               tr("max %1").arg(QString::fromStdString(formatBytes(maxWire))));
     p.setBrush(Qt::NoBrush);
     p.setPen(QPen(memoryColour, 2));
     p.drawPath(memory);

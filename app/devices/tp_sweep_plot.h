@@ -24,7 +24,8 @@ struct TpPoint {
 std::vector<TpPoint> tpSweep(const LayerConfig& config);
 
 /// Plots a sweep: memory per device (solid) and bytes on the wire (dashed) against tp, each
-/// scaled to its own largest value, with the current tp marked by a vertical line and dots.
+/// scaled to its own largest value (printed at the top in the curve's colour), with the current
+/// tp marked by a vertical line and dots.
 class TpSweepPlot : public QWidget {
     Q_OBJECT
 

@@ -117,7 +117,7 @@ void DeviceCard::paintEvent(QPaintEvent*) {
                      .arg(m_holdings.sendsChunk)
                      .arg(m_holdings.receivesChunk);
     p.drawText(QRect(kMargin, 0, width() - 2 * kMargin, kHeader), Qt::AlignVCenter | Qt::AlignLeft,
-               header);
+               p.fontMetrics().elidedText(header, Qt::ElideRight, width() - 2 * kMargin));
     p.setFont(smallFont());
     const QFontMetrics small(p.font());
     for (std::size_t i = 0; i < m_holdings.arrays.size(); ++i) {
@@ -126,7 +126,8 @@ void DeviceCard::paintEvent(QPaintEvent*) {
         const QRect r = m_labelRects[i];
         const int specWidth = std::min(small.horizontalAdvance(a.spec), r.width());
         p.setPen(QColor(0x44, 0x44, 0x99));
-        p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, a.spec);
+        p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
+                   small.elidedText(a.spec, Qt::ElideRight, r.width()));
         p.setPen(palette().text().color());
         p.drawText(r.adjusted(0, 0, -specWidth - 4, 0), Qt::AlignLeft | Qt::AlignVCenter,
                    small.elidedText(a.name, Qt::ElideRight, r.width() - specWidth - 4));

@@ -109,6 +109,8 @@ void DevicesView::rebuild() {
             }
         m_shownRows = rows;
         m_shownColumns = columns;
+        // Wide meshes give the cards the room; the gap keeps space for the chunk badges.
+        m_gridLayout->setHorizontalSpacing(columns > 4 ? 28 : 44);
         m_arrows->raise();
     }
     const PartitionSpecs specs = partitionSpecs(c);

@@ -8,6 +8,7 @@
 #include "devices/devices_view.h"
 #include "devices/tp_sweep_plot.h"
 #include "main_window.h"
+#include "parameter_panel.h"
 #include "process_run.h"
 #include "screenshot.h"
 #include "step_plan.h"
@@ -16,6 +17,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -241,6 +243,29 @@ private slots:
         QCOMPARE(int(window.devicesView()->arrows().size()), 8);
         QVERIFY2(window.equationLabel()->text().startsWith("all-gather 2/3"),
                  qPrintable(window.equationLabel()->text()));
+    }
+
+    void parameterPanelTakesDataAndOutputAndSaysWhyItRefuses() {
+        ParameterPanel panel;
+        panel.setConfig(meshConfig(test::kFourGroupsRow, 1, std::nullopt), SceneSource::Nnx);
+        QSignalSpy edited(&panel, &ParameterPanel::configEdited);
+        auto* data = panel.findChild<QSpinBox*>("dataBox");
+        auto* output = panel.findChild<QComboBox*>("outputBox");
+        QVERIFY(data && output);
+        data->setValue(2);
+        QCOMPARE(edited.count(), 1);
+        QCOMPARE(panel.config().dataSize, std::int64_t(2));
+        data->setValue(3);  // batch 4
+        QVERIFY2(panel.problemText(ConfigField::Data).contains("not divisible"),
+                 qPrintable(panel.problemText(ConfigField::Data)));
+        data->setValue(4);
+        QVERIFY(panel.problemText(ConfigField::Data).isEmpty());
+        output->setCurrentIndex(1);  // sharded: a reduce-scatter over 12 features, tp 4
+        QCOMPARE(panel.config().output, std::optional(OutputLayout::Sharded));
+        QVERIFY(panel.problems().empty());
+        auto* tp = panel.findChild<QComboBox*>("tpBox");
+        tp->setCurrentText("8");  // 12 features do not split 8 ways
+        QVERIFY(!panel.problemText(ConfigField::Output).isEmpty());
     }
 
     void viewOptionIsParsedAndRefusedInWords() {

@@ -15,6 +15,9 @@ const std::vector<ExtraOption>& extraOptions() {
         {"--step", "K",
          "with --screenshot: the step to show, 0 (start) to the last (default: the last, where "
          "the output is complete)"},
+        {"--view", "layer|devices",
+         "the view to show: the layer and its outputs (default) or the devices of the mesh, with "
+         "the collective's ring steps after the compute steps"},
         {"--version", "", "print the version and the SIMD path in use, then exit"},
     };
     return extras;
@@ -38,13 +41,21 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     const auto& extras = parse.options.extras;
     line.sceneGiven = false;
     for (const std::string& arg : args)
-        if (arg.starts_with("--") && !arg.starts_with("--screenshot") && !arg.starts_with("--step"))
+        if (arg.starts_with("--") && !arg.starts_with("--screenshot") &&
+            !arg.starts_with("--step") && !arg.starts_with("--view"))
             line.sceneGiven = true;
     if (const auto it = extras.find("--screenshot"); it != extras.end()) {
         if (it->second.empty())
             line.errors.push_back("--screenshot needs a file name");
         else
             line.screenshotFile = it->second;
+    }
+    if (const auto it = extras.find("--view"); it != extras.end()) {
+        if (it->second == "devices")
+            line.view = CentreView::Devices;
+        else if (it->second != "layer")
+            line.errors.push_back("--view: '" + it->second +
+                                  "' is not a view; the views are layer and devices");
     }
     if (const auto it = extras.find("--step"); it != extras.end()) {
         const auto step = parseInt64(it->second);
@@ -75,7 +86,8 @@ std::string appHelp() {
            options +
            "\nExamples:\n"
            "  tpviz --features 16 --tp 4\n"
-           "  tpviz --screenshot shot.png --example brief --step 1\n";
+           "  tpviz --screenshot shot.png --example brief --step 1\n"
+           "  tpviz --screenshot mesh.png --view devices --tp 4 --data 2 --output replicated\n";
 }
 
 std::string appVersion() {

@@ -11,6 +11,9 @@
 
 namespace tp {
 
+/// The view the centre of the window shows: the layer and its outputs, or the device mesh.
+enum class CentreView { Layer, Devices };
+
 struct AppCommandLine {
     bool help = false;
     bool version = false;     ///< --version: print appVersion() and exit
@@ -19,12 +22,13 @@ struct AppCommandLine {
     SceneSource source = SceneSource::Nnx;
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<int> step;                    ///< --step K, in [0, stepCount(config) - 1]
+    CentreView view = CentreView::Layer;        ///< --view layer|devices
     std::vector<std::string> errors;            ///< every problem; empty when usable
 };
 
 /// Parses the arguments (without the program name) through tp::parseSceneOptions with the extras
-/// --screenshot FILE and --step K. The options only tpviz-cli takes (see tp::cliOnlyOptions) are
-/// refused, one problem each.
+/// --screenshot FILE, --step K and --view layer|devices. The options only tpviz-cli takes (see
+/// tp::cliOnlyOptions) are refused, one problem each.
 AppCommandLine parseAppCommandLine(const std::vector<std::string>& args);
 
 /// The --help text: usage, the shared options and the extras.

@@ -2,10 +2,12 @@
 // a screenshot of it.
 
 #include "command_line.h"
+#include "devices/devices_view.h"
 #include "main_window.h"
 #include "screenshot.h"
 
 #include <QApplication>
+#include <QTabWidget>
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +41,8 @@ int main(int argc, char* argv[]) {
     tp::MainWindow window;
     if (line.sceneGiven)
         window.showConfig(line.config, line.source);
+    if (line.view == tp::CentreView::Devices)
+        window.viewTabs()->setCurrentWidget(window.devicesView());
     window.show();
     return app.exec();
 }

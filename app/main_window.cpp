@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "app_settings.h"
+#include "devices/devices_view.h"
 #include "jax_random.h"
 #include "matrix_view.h"
 #include "panels/group_table_model.h"
@@ -27,6 +28,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -70,7 +72,13 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
-    layout->addWidget(split, 1);
+    m_devices = new DevicesView;
+    m_views = new QTabWidget;
+    m_views->setObjectName(QStringLiteral("viewTabs"));
+    m_views->setDocumentMode(true);
+    m_views->addTab(split, tr("Layer"));
+    m_views->addTab(m_devices, tr("Devices"));
+    layout->addWidget(m_views, 1);
     setCentralWidget(centre);
 
     // Left: parameters, and the groups as a table.
@@ -249,6 +257,7 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     const LayerConfig& config = m_scene->config;
     m_layer->setScene(m_scene);
     m_output->setScene(m_scene);
+    m_devices->setScene(m_scene);
     m_groups->setConfig(config);
     m_stepActions->setEnabled(true);
     m_steps->setStepCount(stepCount(config));
@@ -269,6 +278,7 @@ void MainWindow::showStep(int step) {
     m_caption->setText(QString::fromStdString(stepCaption(config, step)));
     m_layer->setStep(step);
     m_output->setStep(step);
+    m_devices->setStep(step);
     m_groups->setStep(step);
     const int group = stepState(config, step).currentGroup;
     if (group >= 0)

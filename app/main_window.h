@@ -11,9 +11,11 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 
 namespace tp {
 
+class DevicesView;
 class GroupTableModel;
 class LayerPanel;
 class OutputPanel;
@@ -49,6 +51,9 @@ public:
     QProgressBar* progressBar() const { return m_progress; }
     QPushButton* cancelButton() const { return m_cancel; }
     QLabel* equationLabel() const { return m_equation; }
+    /// The tabs of the centre: "Layer" (the layer and its outputs) and "Devices" (the mesh).
+    QTabWidget* viewTabs() const { return m_views; }
+    DevicesView* devicesView() const { return m_devices; }
 
     /// Opens the Python snippet of the scene on screen (Help > Python snippet) and returns it.
     PythonDialog* showPythonSnippet();
@@ -81,6 +86,8 @@ private:
     ParameterPanel* m_parameters;
     LayerPanel* m_layer;
     OutputPanel* m_output;
+    QTabWidget* m_views;
+    DevicesView* m_devices;
     GroupTableModel* m_groups;
     QTableView* m_groupTable;
     QLabel* m_equation;

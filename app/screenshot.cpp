@@ -1,11 +1,13 @@
 #include "screenshot.h"
 
+#include "devices/devices_view.h"
 #include "main_window.h"
 #include "steps/step_controller.h"
 
 #include <QApplication>
 #include <QEventLoop>
 #include <QIcon>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -27,6 +29,8 @@ int runScreenshot(const AppCommandLine& line) {
     window.resize(kScreenshotSize);
     QEventLoop loop;
     QObject::connect(&window, &MainWindow::sceneShown, &loop, &QEventLoop::quit);
+    if (line.view == CentreView::Devices)
+        window.viewTabs()->setCurrentWidget(window.devicesView());
     window.showConfig(line.config, line.source);
     window.show();
     if (!window.scene())

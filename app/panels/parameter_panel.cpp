@@ -77,6 +77,7 @@ void ParameterPanel::buildForm() {
     split->addRow(tr("tp_size"), m_tp);
     addProblemRow(split, ConfigField::TpSize);
     layout->addWidget(splitBox);
+    buildMeshBox(layout);
 
     auto* initBox = new QGroupBox(tr("Initialisation"));
     auto* init = new QFormLayout(initBox);
@@ -168,6 +169,7 @@ void ParameterPanel::setConfig(const LayerConfig& config, SceneSource source) {
     m_config = config;
     fillTpChoices();
     m_tp->setCurrentText(QString::number(config.tpSize));
+    showMeshInputs(config);
     m_filling = false;
     readInputs();
 }
@@ -204,6 +206,7 @@ void ParameterPanel::readInputs() {
     config.mode = mode ? ParallelMode::Row : ParallelMode::Column;
     config.prng = m_prng->currentIndex() == 1 ? PrngLayout::Legacy : PrngLayout::Partitionable;
     config.x64 = m_x64->isChecked();
+    readMeshInputs(config);
     if (config.splitDim() != oldSplit || config.mode != oldMode)
         fillTpChoices();
 
@@ -270,6 +273,46 @@ void ParameterPanel::updateEnabled() {
     for (QWidget* input : std::initializer_list<QWidget*>{m_batch, m_inDim, m_features, m_seed,
                                                           m_prng, m_x64, m_biasKind})
         input->setEnabled(nnx);
+}
+
+// The device mesh ------------------------------------------------------------------------------
+
+void ParameterPanel::buildMeshBox(QVBoxLayout* layout) {
+    auto* meshBox = new QGroupBox(tr("Device mesh"));
+    auto* mesh = new QFormLayout(meshBox);
+    mesh->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_data = sizeBox(QStringLiteral("dataBox"),
+                     tr("D: devices on the mesh's data axis; each holds N / D batch rows"));
+    mesh->addRow(tr("Data D"), m_data);
+    addProblemRow(mesh, ConfigField::Data);
+    m_output = new QComboBox;
+    m_output->setObjectName(QStringLiteral("outputBox"));
+    m_output->addItem(tr("the mode's default"));
+    m_output->addItem(tr("sharded"), QStringLiteral("sharded"));
+    m_output->addItem(tr("replicated"), QStringLiteral("replicated"));
+    m_output->setToolTip(
+        tr("Where the output lives across the model axis. Column: sharded needs "
+           "no communication, replicated an all-gather. Row: replicated needs "
+           "an all-reduce, sharded a reduce-scatter. Default: column sharded, "
+           "row replicated"));
+    mesh->addRow(tr("Output"), m_output);
+    addProblemRow(mesh, ConfigField::Output);
+    layout->addWidget(meshBox);
+    connect(m_data, &QSpinBox::valueChanged, this, [this] { readInputs(); });
+    connect(m_output, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
+}
+
+void ParameterPanel::showMeshInputs(const LayerConfig& config) {
+    m_data->setValue(int(std::clamp<std::int64_t>(config.dataSize, 1, kMaxSize)));
+    m_output->setCurrentIndex(!config.output ? 0 : *config.output == OutputLayout::Sharded ? 1 : 2);
+}
+
+void ParameterPanel::readMeshInputs(LayerConfig& config) const {
+    config.dataSize = m_data->value();
+    const int output = m_output->currentIndex();
+    config.output = output == 0   ? std::nullopt
+                    : output == 1 ? std::optional(OutputLayout::Sharded)
+                                  : std::optional(OutputLayout::Replicated);
 }
 
 }  // namespace tp

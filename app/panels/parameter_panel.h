@@ -15,6 +15,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class QVBoxLayout;
 
 namespace tp {
 
@@ -53,6 +54,11 @@ private:
     void updateEnabled();
     QLabel* addProblemRow(QFormLayout* form, ConfigField field);
 
+    // The device mesh: data D and the output layout (their own box, after the split).
+    void buildMeshBox(QVBoxLayout* layout);
+    void showMeshInputs(const LayerConfig& config);
+    void readMeshInputs(LayerConfig& config) const;
+
     LayerConfig m_config;
     SceneSource m_source = SceneSource::Nnx;
     std::vector<ConfigProblem> m_problems;
@@ -70,6 +76,8 @@ private:
     QComboBox* m_biasKind = nullptr;
     QLineEdit* m_biasStddev = nullptr;
     QLabel* m_memory = nullptr;
+    QSpinBox* m_data = nullptr;
+    QComboBox* m_output = nullptr;
     std::map<ConfigField, std::pair<QFormLayout*, QLabel*>> m_problemLabels;
 };
 

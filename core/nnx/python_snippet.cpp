@@ -1,6 +1,7 @@
 #include "python_snippet.h"
 
 #include "float_format.h"
+#include "python_mesh_snippet.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -239,6 +240,9 @@ std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const Chec
        << "print(\"x[:2, :4] =\", np.asarray(x[:2, :4]))\n"
        << "print(\"output[:2, :4] =\", np.asarray(output[:2, :4]))\n"
        << "print(\"max |output - reference| =\", float(jnp.max(jnp.abs(output - reference))))\n";
+    // A config that names the mesh also gets the same layer on a real device mesh.
+    if (pythonMeshWanted(config))
+        return pythonMeshPreamble(config) + py.str() + pythonMeshSnippet(config, check);
     return py.str();
 }
 

@@ -24,6 +24,8 @@ namespace tp {
 /// With a mistake (one mistakeProblems accepts): the same script with the split replaced by the
 /// same wrong code tpviz runs (forwardWithMistake), marked with a "# MISTAKE" comment, followed by
 /// the check that exposes it: the shapes, then every element against the rounding bound.
+/// When the config names the mesh (pythonMeshWanted: --data D > 1 or --output given) the script
+/// also runs the layer on a real JAX mesh (python_mesh_snippet.h).
 std::string pythonSnippet(const LayerConfig& config, Mistake mistake = Mistake::None,
                           const CheckSettings& check = {});
 

@@ -3,6 +3,7 @@
 #include "range_text.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace tp {
 namespace {
@@ -11,15 +12,53 @@ constexpr auto kGap = "   ";
 
 }  // namespace
 
-int stepCount(const LayerConfig& config) {
+int computeStepCount(const LayerConfig& config) {
     const int groups = int(config.tpSize);
     return config.mode == ParallelMode::Column ? groups + 1 : groups + 2;
+}
+
+int collectiveStepCount(const LayerConfig& config) {
+    const CollectiveCost cost = meshCosts(config).collective;
+    if (cost.kind == CollectiveKind::None)
+        return 0;
+    return int(cost.ringSteps) + (config.mode == ParallelMode::Row ? 1 : 0);
+}
+
+int stepCount(const LayerConfig& config) {
+    return computeStepCount(config) + collectiveStepCount(config);
+}
+
+RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep) {
+    assert(ringStep >= 0 && ringStep < collectiveStepCount(config));
+    const int ring = int(config.tpSize) - 1;
+    const CollectiveKind kind = collectiveFor(config.mode, config.outputLayout(), config.tpSize);
+    if (kind == CollectiveKind::AllGather)
+        return {RingPhase::AllGather, ringStep, ring};
+    // Row mode: the reduce-scatter, the bias, then (all-reduce) the all-gather.
+    if (ringStep < ring)
+        return {RingPhase::ReduceScatter, ringStep, ring};
+    if (ringStep == ring)
+        return {RingPhase::AddBias, 0, 1};
+    return {RingPhase::AllGather, ringStep - ring - 1, ring};
+}
+
+int ringChunkSent(RingPhase phase, int s, int m, int p) {
+    const int back = phase == RingPhase::ReduceScatter ? s + 1 : s;
+    return ((m - back) % p + p) % p;
 }
 
 StepState stepState(const LayerConfig& config, int step) {
     StepState state;
     const int groups = int(config.tpSize);
     state.step = std::clamp(step, 0, stepCount(config) - 1);
+    const int computeSteps = computeStepCount(config);
+    if (state.step >= computeSteps) {  // the collective, after every group is done
+        state.groupsDone = groups;
+        state.biasAdded = config.mode == ParallelMode::Row;
+        state.complete = true;
+        state.ringStep = state.step - computeSteps;
+        return state;
+    }
     state.groupsDone = std::min(state.step, groups);
     state.currentGroup = state.step >= 1 && state.step <= groups ? state.step - 1 : -1;
     if (config.mode == ParallelMode::Column) {
@@ -49,8 +88,31 @@ std::string rowBiasEquation(const ShardingPlan& plan, Index batch) {
            std::to_string(plan.features) + ", bias added once)";
 }
 
+namespace {
+
+// The equation line of ring step `ringStep` of the collective.
+std::string ringEquation(const LayerConfig& config, int ringStep) {
+    const RingStepInfo info = ringStepInfo(config, ringStep);
+    const std::string p = std::to_string(config.tpSize);
+    if (info.phase == RingPhase::AddBias)
+        return "device m adds bias[chunk m] once to its reduced chunk m";
+    const int back =
+        info.phase == RingPhase::ReduceScatter ? info.indexInPhase + 1 : info.indexInPhase;
+    const std::string chunk =
+        back == 0 ? "chunk m" : "chunk (m - " + std::to_string(back) + ") mod " + p;
+    const std::string verb =
+        info.phase == RingPhase::ReduceScatter ? ", which adds it to its own" : "";
+    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter " : "all-gather ") +
+           std::to_string(info.indexInPhase + 1) + "/" + std::to_string(info.phaseSteps) +
+           ": device m sends " + chunk + " to device (m + 1) mod " + p + verb;
+}
+
+}  // namespace
+
 std::string equationText(const LayerConfig& config, int step) {
     const StepState state = stepState(config, step);
+    if (state.ringStep >= 0)
+        return ringEquation(config, state.ringStep);
     const ShardingPlan plan = ShardingPlan::make(config);
     if (state.biasAdded)
         return rowBiasEquation(plan, config.batch);
@@ -73,6 +135,15 @@ std::string stepCaption(const LayerConfig& config, int step) {
     const ShardingPlan plan = ShardingPlan::make(config);
     const std::string prefix = "Step " + std::to_string(state.step) + " of " +
                                std::to_string(stepCount(config) - 1) + ": ";
+    if (state.ringStep >= 0) {
+        const RingStepInfo info = ringStepInfo(config, state.ringStep);
+        if (info.phase == RingPhase::AddBias)
+            return prefix + "each device adds the bias once to the chunk it reduced";
+        return prefix + (info.phase == RingPhase::ReduceScatter ? "reduce-scatter" : "all-gather") +
+               " ring step " + std::to_string(info.indexInPhase + 1) + " of " +
+               std::to_string(info.phaseSteps) + " over " + std::to_string(config.tpSize) +
+               " devices per data row";
+    }
     const std::string groups = std::to_string(plan.tpSize), chunk = std::to_string(plan.chunk);
     const std::string group = std::to_string(state.currentGroup);
     if (config.mode == ParallelMode::Column) {

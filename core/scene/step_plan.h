@@ -4,9 +4,13 @@
 //
 // Step 0 is the start: nothing computed yet. Step k (1 <= k <= tpSize) has groups 0..k-1 done and
 // group k-1 highlighted. Row mode has one more step, tpSize + 1, that adds the bias once.
+// When the scene's output layout needs a collective (mesh_costs.h: collectiveFor), the walk goes
+// on into it: one step per ring step of RingRun::steps (all-gather P-1; reduce-scatter P-1 plus
+// the bias step; all-reduce 2(P-1) plus the bias step between its halves).
 
 #include "layer_config.h"
 #include "mistakes.h"
+#include "ring_collective.h"
 #include "sharding_plan.h"
 
 #include <string>
@@ -21,9 +25,31 @@ struct StepState {
     bool biasAdded = false;  ///< row mode: the bias step is reached (column mode: every group adds
                              ///< its own bias slice, so this stays false)
     bool complete = false;   ///< the output is y = x @ kernel + bias in full
+    /// The collective's step shown, an index into RingRun::steps; -1 during the compute steps.
+    int ringStep = -1;
 };
 
-/// Steps of the walk: tpSize + 1 in column mode, tpSize + 2 in row mode (the bias step).
+/// Steps of the walk through the groups alone: tpSize + 1 in column mode, tpSize + 2 in row mode.
+int computeStepCount(const LayerConfig& config);
+
+/// Steps of the output collective: RingRun::steps.size() of a simulated run, the collective's
+/// ring steps plus one bias step in row mode; 0 when the layout needs no collective.
+int collectiveStepCount(const LayerConfig& config);
+
+/// Where ring step `ringStep` (< collectiveStepCount) stands in its phase.
+struct RingStepInfo {
+    RingPhase phase = RingPhase::AllGather;
+    int indexInPhase = 0;  ///< s: step s of the phase, from 0
+    int phaseSteps = 0;    ///< the phase's steps (P-1 for a ring phase, 1 for AddBias)
+};
+
+RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep);
+
+/// The chunk device m sends at step s of a ring phase over P devices (ring_collective.h):
+/// all-gather (m - s) mod P, reduce-scatter (m - s - 1) mod P.
+int ringChunkSent(RingPhase phase, int s, int m, int p);
+
+/// Steps of the walk: computeStepCount + collectiveStepCount.
 int stepCount(const LayerConfig& config);
 
 /// The state at `step`, clamped to [0, stepCount - 1].
@@ -41,10 +67,12 @@ std::string rowBiasEquation(const ShardingPlan& plan, Index batch);
 /// The equation line of a valid config at `step`: the whole layer and its split at the start,
 /// stepEquation for a group's step, rowBiasEquation for row mode's last step, e.g.
 ///   start:  "y = x @ kernel + bias   (2x8 @ 8x12 + 12), as 3 groups of 4 output columns"
+///   ring:   "all-gather 2/3: device m sends chunk (m - 1) mod 4 to device (m + 1) mod 4"
 std::string equationText(const LayerConfig& config, int step);
 
 /// A short caption of the step of a valid config, e.g.
 ///   "Step 2 of 3: group 1 computes output columns 4:8".
+/// A ring step: "Step 6 of 7: all-gather ring step 2 of 3 over 4 devices per data row".
 std::string stepCaption(const LayerConfig& config, int step);
 
 /// The wrong equation of group `group`, as stepEquation states the right one, e.g.

@@ -354,7 +354,8 @@ private slots:
         const ScenePtr scene = w.window.scene();
         OutputPanel* out = w.window.outputPanel();
         StepController* steps = w.window.stepController();
-        QCOMPARE(steps->lastStep(), 5);
+        // The bias step, then the all-reduce of the replicated output over the devices.
+        QCOMPARE(steps->lastStep(), 5 + collectiveStepCount(test::kFourGroupsRow));
         QCOMPARE(w.kernel()->groupAxis(), Qt::Vertical);
         for (int step = 1; step <= 4; ++step) {
             steps->setStep(step);

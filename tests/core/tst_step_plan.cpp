@@ -1,5 +1,6 @@
 // The steps of the walk, the equation line and the caption of each.
 
+#include "scene.h"
 #include "step_plan.h"
 
 #include <QTest>
@@ -82,11 +83,20 @@ private slots:
         QTest::newRow("column past end clamps")
             << 0 << 7 << "Step 3 of 3: group 2 computes output columns 8:12";
         QTest::newRow("row start")
-            << 1 << 0 << "Step 0 of 5: start; 4 groups of 2 kernel rows each";
+            << 1 << 0 << "Step 0 of 12: start; 4 groups of 2 kernel rows each";
         QTest::newRow("row group 3")
-            << 1 << 4 << "Step 4 of 5: group 3 adds the partial sum of kernel rows 6:8";
+            << 1 << 4 << "Step 4 of 12: group 3 adds the partial sum of kernel rows 6:8";
         QTest::newRow("row bias") << 1 << 5
-                                  << "Step 5 of 5: add the bias once to the summed partials";
+                                  << "Step 5 of 12: add the bias once to the summed partials";
+        // Then the all-reduce of the replicated output: 3 + 3 ring steps, the bias between.
+        QTest::newRow("row all-reduce") << 1 << 7
+                                        << "Step 7 of 12: reduce-scatter ring step 2 of 3 over 4 "
+                                           "devices per data row";
+        QTest::newRow("row all-reduce bias")
+            << 1 << 9 << "Step 9 of 12: each device adds the bias once to the chunk it reduced";
+        QTest::newRow("row all-gather") << 1 << 12
+                                        << "Step 12 of 12: all-gather ring step 3 of 3 over 4 "
+                                           "devices per data row";
     }
     void caption() {
         QFETCH(int, mode);
@@ -123,17 +133,59 @@ private slots:
         QTest::newRow("column before start clamps") << 0 << -4 << 0 << -1 << false << false;
         QTest::newRow("row group 2") << 1 << 3 << 3 << 2 << false << false;
         QTest::newRow("row bias") << 1 << 4 << 3 << -1 << true << true;
+        QTest::newRow("row all-reduce") << 1 << 6 << 3 << -1 << true << true;
     }
     void states() {
         QFETCH(int, mode);
         QFETCH(int, step);
         const LayerConfig c = config(modeOf(mode), 6, 6, 3);
-        QCOMPARE(stepCount(c), mode == 0 ? 4 : 5);
+        // Row mode's default output is replicated: the all-reduce's 2(P-1) ring steps and the
+        // bias step between its halves follow the walk.
+        QCOMPARE(stepCount(c), mode == 0 ? 4 : 5 + 2 * 2 + 1);
         const StepState s = stepState(c, step);
         QTEST(s.groupsDone, "done");
         QTEST(s.currentGroup, "current");
         QTEST(s.biasAdded, "bias");
         QTEST(s.complete, "complete");
+    }
+
+    // The walk's collective steps are the ring run's steps, one for one, with the same chunks.
+    void ringStepsAreTheSimulatedRingsSteps_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("layout");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("column sharded tp3: none") << 0 << 0 << 3 << 0;
+        QTest::newRow("column replicated tp3: all-gather") << 0 << 1 << 3 << 2;
+        QTest::newRow("row sharded tp2: reduce-scatter + bias") << 1 << 0 << 2 << 2;
+        QTest::newRow("row replicated tp3: all-reduce + bias") << 1 << 1 << 3 << 5;
+        QTest::newRow("row replicated tp1: none") << 1 << 1 << 1 << 0;
+    }
+    void ringStepsAreTheSimulatedRingsSteps() {
+        QFETCH(int, mode);
+        QFETCH(int, layout);
+        QFETCH(int, tp);
+        LayerConfig c = config(modeOf(mode), 6, 6, tp);
+        c.output = layout == 0 ? OutputLayout::Sharded : OutputLayout::Replicated;
+        QVERIFY(c.validate().empty());
+        QTEST(collectiveStepCount(c), "expected");
+        const Scene scene = *computeScene(c, SceneSource::Nnx);
+        const RingRun ring = computeSceneCosts(scene, defaultHardware()).ring;
+        QCOMPARE(int(ring.steps.size()), collectiveStepCount(c));
+        const int first = computeStepCount(c);
+        for (int k = 0; k < collectiveStepCount(c); ++k) {
+            const StepState state = stepState(c, first + k);
+            QCOMPARE(state.ringStep, k);
+            QVERIFY(state.complete);
+            const RingStepInfo info = ringStepInfo(c, k);
+            QCOMPARE(info.phase, ring.steps[std::size_t(k)].phase);
+            for (const ChunkTransfer& t : ring.steps[std::size_t(k)].transfers)
+                QCOMPARE(t.chunk, ringChunkSent(info.phase, info.indexInPhase, t.from, tp));
+            QVERIFY(!equationText(c, first + k).empty());
+            QVERIFY(QString::fromStdString(stepCaption(c, first + k))
+                        .contains(info.phase == RingPhase::AddBias ? "bias" : "ring step"));
+        }
+        QCOMPARE(stepState(c, first - 1).ringStep, -1);
     }
 };
 

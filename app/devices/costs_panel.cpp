@@ -1,0 +1,126 @@
+#include "costs_panel.h"
+
+#include "tp_sweep_plot.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace tp {
+namespace {
+
+QString bytes(std::int64_t b) {
+    return QString::fromStdString(formatBytes(b));
+}
+
+QString text(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QLabel* wrappingLabel(const char* name) {
+    auto* label = new QLabel;
+    label->setObjectName(QLatin1String(name));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+}  // namespace
+
+QString durationText(double seconds) {
+    const struct {
+        double scale;
+        const char* unit;
+    } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}, {1e-12, "ps"}};
+    for (const auto& u : units)
+        if (seconds >= u.scale || u.scale == 1e-12)
+            return QString::number(seconds / u.scale, 'g', 3) + QChar(' ') +
+                   QString::fromUtf8(u.unit);
+    return {};
+}
+
+CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("costsPanel"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_memory = wrappingLabel("memoryLabel");
+    m_wire = wrappingLabel("wireLabel");
+    m_hardware = new QComboBox;
+    m_hardware->setObjectName(QStringLiteral("hardwareBox"));
+    for (const HardwarePreset& preset : hardwarePresets()) {
+        m_hardware->addItem(text(preset.name));
+        m_hardware->setItemData(m_hardware->count() - 1, text(preset.description), Qt::ToolTipRole);
+    }
+    selectHardware(text(defaultHardware().name));
+    m_estimate = wrappingLabel("estimateLabel");
+    m_plot = new TpSweepPlot;
+    auto* form = new QFormLayout;
+    form->addRow(tr("Memory"), m_memory);
+    form->addRow(tr("On the wire"), m_wire);
+    form->addRow(tr("Hardware"), m_hardware);
+    form->addRow(tr("Estimate"), m_estimate);
+    layout->addLayout(form);
+    layout->addWidget(m_plot, 1);
+    connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
+        showEstimate();
+        emit hardwareChanged();
+    });
+}
+
+const HardwarePreset& CostsPanel::hardware() const {
+    const int index = m_hardware->currentIndex();
+    return index >= 0 ? hardwarePresets()[std::size_t(index)] : defaultHardware();
+}
+
+bool CostsPanel::selectHardware(const QString& name) {
+    const int index = m_hardware->findText(name);
+    if (index < 0)
+        return false;
+    m_hardware->setCurrentIndex(index);
+    return true;
+}
+
+void CostsPanel::setDeviceScene(const DeviceScene& scene) {
+    m_costs = scene.costs;
+    const MeshCosts& mesh = m_costs->mesh;
+    const std::int64_t perDevice = totalBytes(mesh.perDevice);
+    m_memory->setText(
+        tr("%1 per device against %2 for the unsharded layer on one device (%3%); "
+           "%4 devices (data %5 x model %6)")
+            .arg(bytes(perDevice), bytes(mesh.unshardedBytes))
+            .arg(100.0 * double(perDevice) / double(std::max<std::int64_t>(1, mesh.unshardedBytes)),
+                 0, 'f', 1)
+            .arg(mesh.devices)
+            .arg(mesh.data)
+            .arg(mesh.model));
+    const CollectiveCost& c = mesh.collective;
+    if (c.kind == CollectiveKind::None)
+        m_wire->setText(tr("nothing: no collective, the output stays where it was computed"));
+    else
+        m_wire->setText(tr("%1 sent by each device in %2 ring steps (%3 over 'model')")
+                            .arg(bytes(c.bytesSentPerDevice))
+                            .arg(c.ringSteps)
+                            .arg(text(toString(c.kind))));
+    const LayerConfig& config = scene.scene->config;
+    m_plot->setSweep(tpSweep(config), config.tpSize);
+    showEstimate();
+}
+
+void CostsPanel::showEstimate() {
+    if (!m_costs)
+        return;
+    const TimeEstimate e = estimateTime(m_costs->mesh, hardware());
+    QString line = tr("compute %1 + communication %2 = %3, %4-bound")
+                       .arg(durationText(e.computeSeconds), durationText(e.communicationSeconds),
+                            durationText(e.totalSeconds), text(toString(e.bound)));
+    if (e.flopsPerLinkByte)
+        line += tr(" (%1 FLOPs per byte sent against a balance of %2)")
+                    .arg(*e.flopsPerLinkByte, 0, 'f', *e.flopsPerLinkByte < 10 ? 2 : 0)
+                    .arg(e.machineBalance, 0, 'f', e.machineBalance < 10 ? 2 : 0);
+    m_estimate->setText(line);
+}
+
+}  // namespace tp

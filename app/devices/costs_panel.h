@@ -1,0 +1,55 @@
+#pragma once
+
+// The costs of a scene's mesh: memory per device against the unsharded layer, bytes on the wire,
+// the time estimate on a chosen hardware preset, and how memory and traffic change with tp.
+
+#include "device_holdings.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace tp {
+
+class TpSweepPlot;
+
+class CostsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CostsPanel(QWidget* parent = nullptr);
+
+    /// Shows the costs of `scene` (its mesh costs and the estimate for the selected preset).
+    void setDeviceScene(const DeviceScene& scene);
+
+    /// The selected hardware preset.
+    const HardwarePreset& hardware() const;
+    /// Selects a preset by name; false when there is none of that name.
+    bool selectHardware(const QString& name);
+
+    QComboBox* hardwareBox() const { return m_hardware; }
+    QLabel* memoryLabel() const { return m_memory; }
+    QLabel* wireLabel() const { return m_wire; }
+    QLabel* estimateLabel() const { return m_estimate; }
+    TpSweepPlot* plot() const { return m_plot; }
+
+signals:
+    void hardwareChanged();
+
+private:
+    void showEstimate();
+
+    std::shared_ptr<const SceneCosts> m_costs;
+    QComboBox* m_hardware;
+    QLabel* m_memory;
+    QLabel* m_wire;
+    QLabel* m_estimate;
+    TpSweepPlot* m_plot;
+};
+
+/// "1.2 µs", "3.4 ms", "2.1 s": seconds in the largest unit (s, ms, µs, ns, ps) that keeps the
+/// number >= 1, with 3 significant digits.
+QString durationText(double seconds);
+
+}  // namespace tp

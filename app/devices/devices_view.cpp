@@ -1,0 +1,174 @@
+#include "devices_view.h"
+
+#include "costs_panel.h"
+#include "device_card.h"
+#include "ring_arrows.h"
+#include "step_plan.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace tp {
+namespace {
+
+// Keeps the arrow overlay over the whole grid as the grid resizes.
+class OverlayFollower : public QObject {
+public:
+    OverlayFollower(QWidget* grid, QWidget* overlay) : QObject(grid), m_overlay(overlay) {
+        grid->installEventFilter(this);
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Resize) {
+            m_overlay->setGeometry(static_cast<QWidget*>(watched)->rect());
+            m_overlay->raise();
+        }
+        return false;
+    }
+
+private:
+    QWidget* m_overlay;
+};
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+}  // namespace
+
+DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("devicesView"));
+    m_header = new QLabel;
+    m_header->setObjectName(QStringLiteral("devicesHeader"));
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_grid = new QWidget;
+    m_grid->setObjectName(QStringLiteral("deviceGrid"));
+    m_gridLayout = new QGridLayout(m_grid);
+    m_gridLayout->setContentsMargins(4, 4, 4, 28);
+    m_gridLayout->setHorizontalSpacing(44);
+    m_gridLayout->setVerticalSpacing(30);
+    m_arrows = new RingArrows(m_grid);
+    new OverlayFollower(m_grid, m_arrows);
+    m_costs = new CostsPanel;
+    m_costs->setMaximumWidth(380);
+    m_costs->setMinimumWidth(300);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(m_header);
+    left->addWidget(m_grid, 1);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(left, 1);
+    layout->addWidget(m_costs);
+}
+
+void DevicesView::setScene(ScenePtr scene) {
+    m_scene = std::move(scene);
+    if (isVisible())
+        rebuild();
+}
+
+void DevicesView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_scene && m_deviceScene.scene != m_scene)
+        rebuild();
+}
+
+void DevicesView::setStep(int step) {
+    m_step = step;
+    if (m_deviceScene.scene)
+        showStep();
+}
+
+DeviceCard* DevicesView::card(int d, int m) const {
+    if (d < 0 || d >= m_shownRows || m < 0 || m >= m_shownColumns)
+        return nullptr;
+    return m_cards[std::size_t(d * m_shownColumns + m)];
+}
+
+void DevicesView::rebuild() {
+    m_deviceScene = makeDeviceScene(m_scene, m_costs->hardware());
+    const LayerConfig& c = m_scene->config;
+    const MeshCosts& mesh = m_deviceScene.costs->mesh;
+    const int rows = int(std::min<std::int64_t>(mesh.data, kMaxCardRows));
+    const int columns = int(std::min<std::int64_t>(mesh.model, kMaxCardColumns));
+    if (rows != m_shownRows || columns != m_shownColumns) {
+        for (DeviceCard* card : m_cards)
+            delete card;
+        m_cards.clear();
+        for (int d = 0; d < rows; ++d)
+            for (int m = 0; m < columns; ++m) {
+                auto* card = new DeviceCard;
+                m_gridLayout->addWidget(card, d, m);
+                m_cards.push_back(card);
+            }
+        m_shownRows = rows;
+        m_shownColumns = columns;
+        // Wide meshes give the cards the room; the gap keeps space for the chunk badges.
+        m_gridLayout->setHorizontalSpacing(columns > 4 ? 28 : 44);
+        m_arrows->raise();
+    }
+    const PartitionSpecs specs = partitionSpecs(c);
+    QString header = tr("<b>Mesh ('data', 'model') = (%1, %2): %3 devices</b>, %4 batch rows each. "
+                        "kernel %5 · bias %6 · x %7 · output %8")
+                         .arg(mesh.data)
+                         .arg(mesh.model)
+                         .arg(mesh.devices)
+                         .arg(mesh.rowsPerDevice)
+                         .arg(q(specs.kernel).toHtmlEscaped(), q(specs.bias).toHtmlEscaped(),
+                              q(specs.x).toHtmlEscaped(), q(specs.output).toHtmlEscaped());
+    if (!specs.partial.empty())
+        header += tr(" · partial %1").arg(q(specs.partial).toHtmlEscaped());
+    if (rows < mesh.data || columns < mesh.model)
+        header += tr("<br>Showing the first %1 x %2 devices.").arg(rows).arg(columns);
+    const RingRun& ring = m_deviceScene.costs->ring;
+    if (!ring.note.empty())
+        header += QStringLiteral("<br>") + q(ring.note).toHtmlEscaped();
+    if (ring.simulated)
+        header += tr("<br>Grey: not held yet. The ring's result against the single-process "
+                     "output: %1 of %2 elements bit-identical, %3.")
+                      .arg(ring.check.bitIdentical)
+                      .arg(ring.check.elements)
+                      .arg(ring.check.passed ? tr("passed") : tr("FAILED"));
+    m_header->setText(header);
+    m_costs->setDeviceScene(m_deviceScene);
+    showStep();
+}
+
+std::vector<DeviceArrow> DevicesView::arrows() const {
+    return m_arrows->arrows();
+}
+
+void DevicesView::showStep() {
+    for (int d = 0; d < m_shownRows; ++d)
+        for (int m = 0; m < m_shownColumns; ++m)
+            card(d, m)->setHoldings(deviceHoldings(m_deviceScene, d, m, m_step));
+    std::vector<DeviceArrow> arrows;
+    const StepState state = stepState(m_scene->config, m_step);
+    const RingRun& ring = m_deviceScene.costs->ring;
+    if (state.ringStep >= 0) {
+        std::vector<ChunkTransfer> transfers;
+        if (ring.simulated) {
+            transfers = ring.steps.at(std::size_t(state.ringStep)).transfers;
+        } else {  // not simulated (too big): the same pattern from the ring's rule
+            const RingStepInfo info = ringStepInfo(m_scene->config, state.ringStep);
+            const int p = int(m_scene->config.tpSize);
+            if (info.phase != RingPhase::AddBias)
+                for (int m = 0; m < p; ++m)
+                    transfers.push_back(
+                        {m, (m + 1) % p, ringChunkSent(info.phase, info.indexInPhase, m, p)});
+        }
+        for (int d = 0; d < m_shownRows; ++d)
+            for (const ChunkTransfer& t : transfers)
+                if (t.from < m_shownColumns && t.to < m_shownColumns)
+                    arrows.push_back({d, t.from, t.to, t.chunk});
+    }
+    m_arrows->setArrows(std::move(arrows), m_cards, m_shownColumns);
+}
+
+}  // namespace tp

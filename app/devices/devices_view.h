@@ -1,0 +1,74 @@
+#pragma once
+
+// The devices view: the scene's data x model mesh as a grid of device cards, the chunks moving
+// between them at each ring step of the collective, and the costs panel.
+
+#include "device_holdings.h"
+
+#include <QWidget>
+
+class QGridLayout;
+class QLabel;
+
+namespace tp {
+
+class CostsPanel;
+class DeviceCard;
+class RingArrows;
+
+/// A chunk moving from card (d, from) to card (d, to) at the step shown.
+struct DeviceArrow {
+    int d = 0;
+    int from = 0;
+    int to = 0;
+    int chunk = 0;
+    bool operator==(const DeviceArrow&) const = default;
+};
+
+/// Shows one card per device, laid out as the mesh (data rows x model columns, at most
+/// kMaxCardRows x kMaxCardColumns of them), at the step of the walk given by setStep. The
+/// devices' costs are computed when the view is visible (a hidden view only keeps the scene).
+class DevicesView : public QWidget {
+    Q_OBJECT
+
+public:
+    static constexpr int kMaxCardRows = 4;
+    static constexpr int kMaxCardColumns = 8;
+
+    explicit DevicesView(QWidget* parent = nullptr);
+
+    void setScene(ScenePtr scene);
+    void setStep(int step);
+    int step() const { return m_step; }
+
+    /// The scene with its costs as shown (empty before the view was first visible with a scene).
+    const DeviceScene& deviceScene() const { return m_deviceScene; }
+    /// The cards shown, row by row: card (d, m) at d * shown columns + m.
+    const std::vector<DeviceCard*>& cards() const { return m_cards; }
+    DeviceCard* card(int d, int m) const;
+    /// The chunks moving at the step shown (between shown cards); empty outside ring steps.
+    std::vector<DeviceArrow> arrows() const;
+    CostsPanel* costsPanel() const { return m_costs; }
+    QLabel* headerLabel() const { return m_header; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void rebuild();
+    void showStep();
+
+    ScenePtr m_scene;
+    DeviceScene m_deviceScene;
+    int m_step = 0;
+    int m_shownRows = 0;
+    int m_shownColumns = 0;
+    QLabel* m_header;
+    QWidget* m_grid;
+    QGridLayout* m_gridLayout;
+    RingArrows* m_arrows;
+    CostsPanel* m_costs;
+    std::vector<DeviceCard*> m_cards;
+};
+
+}  // namespace tp

@@ -1,0 +1,55 @@
+#pragma once
+
+// How memory per device and bytes on the wire change with tp_size: the valid tp sizes of a
+// scene, and a small plot of them with the current one marked.
+
+#include "layer_config.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+namespace tp {
+
+/// One tp size of the sweep: meshCosts of the config with tpSize = tp.
+struct TpPoint {
+    std::int64_t tp = 1;
+    std::int64_t memoryBytes = 0;  ///< totalBytes of one device's holdings
+    std::int64_t wireBytes = 0;    ///< bytes each device sends in the collective
+};
+
+/// Every tp size that makes `config` valid (the divisors of the split dimension, minus those the
+/// output layout refuses), in increasing order, with its costs. Other fields stay as in `config`.
+std::vector<TpPoint> tpSweep(const LayerConfig& config);
+
+/// Plots a sweep: memory per device (solid) and bytes on the wire (dashed) against tp, each
+/// scaled to its own largest value (printed at the top in the curve's colour), with the current
+/// tp marked by a vertical line and dots.
+class TpSweepPlot : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TpSweepPlot(QWidget* parent = nullptr);
+
+    void setSweep(std::vector<TpPoint> points, std::int64_t currentTp);
+    const std::vector<TpPoint>& points() const { return m_points; }
+    /// The tp marked as current, or -1 when it is not in the sweep.
+    std::int64_t markedTp() const;
+    /// The x position (widget coordinates) of point `index`.
+    qreal xOf(std::size_t index) const;
+
+    QSize sizeHint() const override { return {300, 150}; }
+    QSize minimumSizeHint() const override { return {200, 110}; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    QRectF plotRect() const;
+
+    std::vector<TpPoint> m_points;
+    std::int64_t m_current = -1;
+};
+
+}  // namespace tp

@@ -1,0 +1,141 @@
+#include "python_mesh_snippet.h"
+
+#include "mesh_costs.h"
+#include "python_snippet.h"
+
+#include <sstream>
+
+namespace tp {
+namespace {
+
+// "(2, 3)" as Python writes a shape.
+std::string shape(std::int64_t rows, std::int64_t cols) {
+    return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+
+std::string pythonSpec(const std::string& spec) {
+    std::string s = spec;
+    for (char& ch : s)
+        if (ch == '\'')
+            ch = '"';
+    return s;
+}
+
+}  // namespace
+
+bool pythonMeshWanted(const LayerConfig& config) {
+    return config.dataSize > 1 || config.output.has_value();
+}
+
+std::string pythonMeshPreamble(const LayerConfig& config) {
+    const std::int64_t devices = config.dataSize * config.tpSize;
+    return "# The mesh part below needs " + std::to_string(devices) +
+           " devices; on one CPU, XLA shows that many when told before JAX starts:\n"
+           "import os\n"
+           "os.environ[\"XLA_FLAGS\"] = os.environ.get(\"XLA_FLAGS\", \"\") + "
+           "\" --xla_force_host_platform_device_count=" +
+           std::to_string(devices) + "\"\n\n";
+}
+
+std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& check) {
+    const bool column = config.mode == ParallelMode::Column;
+    const bool sharded = config.outputLayout() == OutputLayout::Sharded;
+    const MeshCosts costs = meshCosts(config);
+    const DeviceHoldings& h = costs.perDevice;
+    const PartitionSpecs specs = partitionSpecs(config);
+    const std::int64_t p = config.tpSize, d = config.dataSize, nd = costs.rowsPerDevice;
+    const std::int64_t kernelRows = column ? config.inDim : config.inDim / p;
+    const std::int64_t kernelCols = column ? config.features / p : config.features;
+    const std::int64_t xCols = column ? config.inDim : config.inDim / p;
+    const std::int64_t biasSize = column ? config.features / p : config.features;
+    const std::string collective(toString(costs.collective.kind));
+
+    std::ostringstream py;
+    py << "\n"
+       << "# The same layer on a real device mesh: data " << d << " x model " << p << " = " << d * p
+       << " devices.\n"
+       << "# Each device holds kernel " << h.kernelBytes << " B, bias " << h.biasBytes << " B, x "
+       << h.xBytes << " B";
+    if (!column)
+        py << ", its partial sum " << h.partialBytes << " B";
+    py << " and its output " << h.outputBytes << " B;\n"
+       << "# the collective (" << collective << ") sends " << costs.collective.bytesSentPerDevice
+       << " B per device in " << costs.collective.ringSteps << " ring steps.\n"
+       << "from functools import partial\n"
+       << "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+       << "try:\n"
+       << "    from jax import shard_map\n"
+       << "except ImportError:  # JAX before 0.6\n"
+       << "    from jax.experimental.shard_map import shard_map\n"
+       << "\n"
+       << "data_size = " << d << "\n"
+       << "assert len(jax.devices()) >= data_size * tp_size, \"set XLA_FLAGS as at the top\"\n"
+       << "mesh = Mesh(np.array(jax.devices()[:data_size * tp_size]).reshape(data_size, tp_size),\n"
+       << "            (\"data\", \"model\"))\n"
+       << "kernel_spec, bias_spec, x_spec = " << pythonSpec(specs.kernel) << ", "
+       << pythonSpec(specs.bias) << ", " << pythonSpec(specs.x) << "\n"
+       << "out_spec = " << pythonSpec(specs.output) << "  # the output "
+       << (sharded ? "stays sharded" : "is replicated over \"model\"") << "\n"
+       << "kernel_d = jax.device_put(kernel, NamedSharding(mesh, kernel_spec))\n"
+       << "bias_d = jax.device_put(bias, NamedSharding(mesh, bias_spec))\n"
+       << "x_d = jax.device_put(x, NamedSharding(mesh, x_spec))\n"
+       << "\n"
+       << "# What one device holds, as tpviz's devices view shows it.\n"
+       << "for array, shape, nbytes in ((kernel_d, " << shape(kernelRows, kernelCols) << ", "
+       << h.kernelBytes << "), (bias_d, (" << biasSize << ",), " << h.biasBytes << "),\n"
+       << "                             (x_d, " << shape(nd, xCols) << ", " << h.xBytes << ")):\n"
+       << "    shard = array.addressable_shards[0].data\n"
+       << "    assert shard.shape == shape and shard.nbytes == nbytes, (shard.shape, "
+          "shard.nbytes)\n"
+       << "\n"
+       << "\n"
+       << "@partial(shard_map, mesh=mesh, in_specs=(x_spec, kernel_spec, bias_spec),\n"
+       << "         out_specs=out_spec)\n"
+       << "def layer_on_mesh(x_block, kernel_block, bias_block):\n";
+    if (column) {
+        py << "    # x_block " << shape(nd, config.inDim) << ", kernel_block "
+           << shape(kernelRows, kernelCols) << ": this device's output columns.\n"
+           << "    y_block = x_block @ kernel_block + bias_block  # " << shape(nd, kernelCols)
+           << "\n";
+        if (sharded)
+            py << "    return y_block  # no communication: each device keeps its columns\n";
+        else
+            py << "    # Ring all-gather over \"model\": every device ends with all " << p
+               << " column blocks.\n"
+               << "    return jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True)  # "
+               << shape(nd, config.features) << "\n";
+    } else {
+        py << "    # x_block " << shape(nd, xCols) << ", kernel_block "
+           << shape(kernelRows, kernelCols) << ": a partial sum of every output.\n"
+           << "    partial_sum = x_block @ kernel_block  # " << shape(nd, config.features) << "\n";
+        if (sharded)
+            py << "    # Reduce-scatter over \"model\": device m keeps chunk m summed over the "
+                  "devices,\n"
+               << "    # then adds its slice of the bias once.\n"
+               << "    chunk = features // tp_size\n"
+               << "    y_block = jax.lax.psum_scatter(partial_sum, \"model\", "
+                  "scatter_dimension=1, tiled=True)\n"
+               << "    start = jax.lax.axis_index(\"model\") * chunk\n"
+               << "    return y_block + jax.lax.dynamic_slice_in_dim(bias_block, start, chunk)  # "
+               << shape(nd, config.features / p) << "\n";
+        else
+            py << "    # All-reduce over \"model\" (psum), then the bias added once.\n"
+               << "    return jax.lax.psum(partial_sum, \"model\") + bias_block  # "
+               << shape(nd, config.features) << "\n";
+    }
+    py << "\n"
+       << "\n"
+       << "mesh_output = layer_on_mesh(x_d, kernel_d, bias_d)\n";
+    if (check.rule == CheckRule::Allclose)
+        py << "np.testing.assert_allclose(np.asarray(mesh_output), np.asarray(reference), rtol="
+           << pythonDoubleLiteral(check.tolerance.rtol)
+           << ", atol=" << pythonDoubleLiteral(check.tolerance.atol) << ")\n";
+    else
+        py << "# The mesh sums in its own order: the same rounding bound as above.\n"
+           << "assert np.all(np.abs(f64(mesh_output) - f64(reference)) <= bound), "
+              "\"more than rounding can explain\"\n";
+    py << "print(\"mesh output\", mesh_output.shape, \"laid out as\", mesh_output.sharding.spec)\n";
+    return py.str();
+}
+
+}  // namespace tp

@@ -1,0 +1,31 @@
+#pragma once
+
+// tpviz-mpi's run: the checks that every rank makes alike before starting, and the scene computed
+// by world_size = data * tp_size ranks, reported by rank 0 as tpviz-cli reports it.
+
+#include "rank_faults.h"
+#include "scene_options.h"
+
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tp::mpi {
+
+/// Every reason this run cannot start, in words; empty when it can. Starts from the parse's
+/// problems, without the whole-scene memory budget (each rank holds only its share), and adds: the
+/// world size must equal data * tp_size; each rank's share must fit the memory budget; the full
+/// report (without --summary) needs the whole layer on rank 0; scenes come from a seed (not
+/// --example brief). Every rank computes the same list.
+std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize);
+
+/// Whether rank 0 can hold the whole layer and its reference beside its own share.
+bool wholeLayerFitsRankZero(const LayerConfig& config);
+
+/// Computes the scene on every rank of `world` (a valid run: runProblems empty), prints the report
+/// on rank 0 and returns the exit status on every rank: 0 when the check passed, 1 when not.
+int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& drill, MPI_Comm world);
+
+}  // namespace tp::mpi

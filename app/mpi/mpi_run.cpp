@@ -1,6 +1,8 @@
 #include "mpi_run.h"
 
+#include "forward.h"
 #include "mesh_costs.h"
+#include "nnx_init.h"
 #include "rank_check.h"
 #include "rank_report.h"
 #include "report.h"
@@ -12,7 +14,9 @@
 namespace tp::mpi {
 
 bool wholeLayerFitsRankZero(const LayerConfig& config) {
-    const std::int64_t whole = bytesNeeded(config);
+    // The gathered arrays and the single-process scene beside them: twice a scene, at most.
+    const std::int64_t whole =
+        bytesNeeded(config) > INT64_MAX / 2 ? INT64_MAX : 2 * bytesNeeded(config);
     const std::int64_t share = rankBytesNeeded(config);
     return whole <= config.memoryBudgetBytes - std::min(share, config.memoryBudgetBytes);
 }
@@ -59,11 +63,9 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
     if (!options.summary && !wholeLayerFitsRankZero(c))
         problems.push_back("the full report prints every array, and the whole layer (" +
                            formatBytes(bytesNeeded(c)) +
-                           ") does not fit rank 0's memory budget "
-                           "of " +
-                           formatBytes(c.memoryBudgetBytes) +
-                           " beside its share; add "
-                           "--summary");
+                           ", twice: gathered, and computed in one process to check it) does not "
+                           "fit rank 0's memory budget of " +
+                           formatBytes(c.memoryBudgetBytes) + " beside its share; add --summary");
     return problems;
 }
 
@@ -71,8 +73,10 @@ namespace {
 
 // Rank 0's scene for the report: the gathered output (and partials for the full report), with the
 // arrays and the reference generated on rank 0 when the whole layer fits, else config and plan.
+// With the whole layer, `check` also counts the output elements whose bits equal the core's split
+// forward pass computed here.
 Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
-                    std::vector<Matrix> partials) {
+                    std::vector<Matrix> partials, CheckKind& check) {
     Scene scene;
     scene.config = options.config;
     scene.result.plan = ShardingPlan::make(scene.config);
@@ -89,6 +93,14 @@ Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
         const LayerParams& q = scene.params;
         scene.reference = forwardReference(q.x, q.kernel, q.bias);
         scene.verification = checkOutput(scene.result.output, scene.reference, options.tolerance);
+        const Matrix single = forwardParallel(q.x, q.kernel, q.bias, scene.result.plan).output;
+        check.elements = single.size();
+        check.bitIdentical = std::int64_t(
+            (Eigen::Map<const Eigen::ArrayXi>(reinterpret_cast<const int*>(single.data()),
+                                              single.size()) ==
+             Eigen::Map<const Eigen::ArrayXi>(
+                 reinterpret_cast<const int*>(scene.result.output.data()), single.size()))
+                .count());
     }
     return scene;
 }
@@ -158,14 +170,15 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
 
     int status = 0;
     if (place.rank == 0) {
-        Scene scene = assembleScene(options, whole, std::move(assembled), std::move(partials));
+        CheckKind check = checkKind(c, whole);
+        Scene scene =
+            assembleScene(options, whole, std::move(assembled), std::move(partials), check);
         if (!whole)
             scene.verification = blocks;
         std::optional<SceneCosts> costs;
         if (options.costs)
             costs = rankCosts(options);
         const SceneCosts* shown = costs ? &*costs : nullptr;
-        const CheckKind check = checkKind(c, whole);
         if (options.json)
             std::cout << withJsonKeys(jsonReport(scene, options.summary, shown),
                                       ranksJson(ranks, check));

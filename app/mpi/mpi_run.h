@@ -21,7 +21,8 @@ namespace tp::mpi {
 /// --example brief). Every rank computes the same list.
 std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize);
 
-/// Whether rank 0 can hold the whole layer and its reference beside its own share.
+/// Whether rank 0 can hold, beside its own share, the whole scene twice: the gathered output and
+/// partials, and the single-process arrays, reference and split pass to check them against.
 bool wholeLayerFitsRankZero(const LayerConfig& config);
 
 /// Computes the scene on every rank of `world` (a valid run: runProblems empty), prints the report

@@ -41,7 +41,7 @@ void onFatalSignal(int signal) {
     writeText(" (");
     writeText(sigdescr_np(signal) ? sigdescr_np(signal) : "unknown");
     writeText("); aborting the job\n");
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Abort(MPI_COMM_WORLD, kRankFailedStatus);
     std::raise(signal);
 }
 
@@ -50,7 +50,7 @@ void onFatalSignal(int signal) {
 void abortJob(int rank, const std::string& reason) {
     std::fprintf(stderr, "tpviz-mpi: rank %d failed: %s; aborting the job\n", rank, reason.c_str());
     std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Abort(MPI_COMM_WORLD, kRankFailedStatus);
     std::abort();
 }
 

@@ -9,8 +9,11 @@
 
 namespace tp::mpi {
 
+/// The job's exit status when a rank failed (tpviz-cli's are 0 passed, 1 failed check, 2 invalid).
+inline constexpr int kRankFailedStatus = 3;
+
 /// Prints "tpviz-mpi: rank R failed: REASON; aborting the job" to stderr and calls
-/// MPI_Abort(MPI_COMM_WORLD, 1).
+/// MPI_Abort(MPI_COMM_WORLD, kRankFailedStatus).
 [[noreturn]] void abortJob(int rank, const std::string& reason);
 
 /// Makes SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT end the job the same way, naming the rank

@@ -73,7 +73,11 @@ std::string ranksJson(const std::vector<RankStats>& ranks, const CheckKind& chec
     std::ostringstream out;
     out << "\"mpi\": {\"world_size\": " << ranks.size() << ", \"check\": \""
         << (check.singleProcess ? "single-process" : "per-block")
-        << "\", \"check_note\": " << jsonString(check.note) << "},\n  \"ranks\": [";
+        << "\", \"check_note\": " << jsonString(check.note);
+    if (check.singleProcess)
+        out << ", \"bit_identical\": " << check.bitIdentical
+            << ", \"elements\": " << check.elements;
+    out << "},\n  \"ranks\": [";
     for (const RankStats& r : ranks) {
         out << (r.rank ? ",\n    " : "\n    ") << "{\"rank\": " << r.rank << ", \"device\": ["
             << r.d << ", " << r.m << "], \"kernel_bytes_held\": " << r.kernelBytesHeld
@@ -95,6 +99,9 @@ std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& chec
         << (check.singleProcess ? "against the single-process reference on rank 0"
                                 : "block by block on each rank")
         << ": " << check.note << '\n';
+    if (check.singleProcess)
+        out << "  output: " << check.bitIdentical << " of " << check.elements
+            << " elements bit-identical to the single-process split\n";
     for (const RankStats& r : ranks)
         out << "  rank " << r.rank << " device (" << r.d << ", " << r.m << "): kernel held "
             << formatBytes(r.kernelBytesHeld) << ", x " << formatBytes(r.xBytesHeld) << ", output "

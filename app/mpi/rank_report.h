@@ -3,7 +3,8 @@
 // What each rank measured, gathered on rank 0 and printed after tpviz-cli's report.
 //
 // JSON keys added to the report (tpviz-cli's schema otherwise):
-//   "mpi": {"world_size": W, "check": "single-process" | "per-block", "check_note": "..."},
+//   "mpi": {"world_size": W, "check": "single-process" | "per-block", "check_note": "...",
+//           "bit_identical": n, "elements": N*F},   (the last two with "single-process" only)
 //   "ranks": [{"rank": r, "device": [d, m], "kernel_bytes_held", "bias_bytes_held",
 //              "x_bytes_held", "output_bytes_held", "peak_rss_bytes", "generate_s", "compute_s",
 //              "communication_s"}, ...]   (in rank order)
@@ -36,6 +37,10 @@ struct RankStats {
 struct CheckKind {
     bool singleProcess = true;  ///< against the whole reference on rank 0, else block by block
     std::string note;           ///< why, in words
+    /// Single-process check only: output elements whose bits equal the core's split forward pass
+    /// on rank 0 (tpviz-cli's output), out of `elements`.
+    std::int64_t bitIdentical = 0;
+    std::int64_t elements = 0;
 };
 
 /// This process's peak resident set size in bytes.

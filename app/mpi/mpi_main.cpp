@@ -5,6 +5,7 @@
 #include "mpi_run.h"
 #include "python_snippet.h"
 #include "rank_faults.h"
+#include "test_options.h"
 
 #include <mpi.h>
 
@@ -36,8 +37,7 @@ int main(int argc, char** argv) {
         std::cout << "tpviz-mpi " << TPVIZ_VERSION << "\nSIMD path: " << tp::simdPathName() << '\n';
         return 0;
     }
-    std::string drillError;
-    const auto drill = tp::mpi::takeFailureDrill(args, drillError);
+    const tp::mpi::TestOptions hidden = tp::mpi::takeTestOptions(args);
     tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
     if (parse.options.help) {
         printHelp();
@@ -55,9 +55,9 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
     tp::mpi::installFaultHandlers(rank);
 
-    std::vector<std::string> problems = tp::mpi::runProblems(parse, worldSize);
-    if (!drillError.empty())
-        problems.insert(problems.begin(), drillError);
+    std::vector<std::string> problems = hidden.errors;
+    for (std::string& problem : tp::mpi::runProblems(parse, worldSize, hidden.memoryBudget))
+        problems.push_back(std::move(problem));
     if (!problems.empty()) {
         if (rank == 0)
             for (const std::string& problem : problems)
@@ -74,7 +74,9 @@ int main(int argc, char** argv) {
 
     int status = 1;
     try {
-        status = tp::mpi::runRanks(parse.options, drill, MPI_COMM_WORLD);
+        if (hidden.memoryBudget)
+            parse.options.config.memoryBudgetBytes = *hidden.memoryBudget;
+        status = tp::mpi::runRanks(parse.options, hidden.drill, MPI_COMM_WORLD);
     } catch (const std::bad_alloc&) {
         tp::mpi::abortJob(rank, "out of memory (std::bad_alloc)");
     } catch (const std::exception& e) {

@@ -21,12 +21,12 @@ bool wholeLayerFitsRankZero(const LayerConfig& config) {
     return whole <= config.memoryBudgetBytes - std::min(share, config.memoryBudgetBytes);
 }
 
-std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize) {
+std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
+                                     std::optional<std::int64_t> memoryBudget) {
     const SceneOptions& options = parse.options;
-    const LayerConfig& c = options.config;
     std::vector<std::string> problems = parse.errors;
     bool configValid = true;
-    for (const ConfigProblem& p : c.validate()) {
+    for (const ConfigProblem& p : options.config.validate()) {
         if (p.field == ConfigField::Memory)
             std::erase(problems, p.message);
         else
@@ -38,6 +38,9 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
             "each rank draws its share from the seed; leave it out");
     if (!problems.empty() || !configValid)
         return problems;
+    LayerConfig c = options.config;
+    if (memoryBudget)
+        c.memoryBudgetBytes = *memoryBudget;
 
     const std::int64_t devices = c.dataSize * c.tpSize;
     if (worldSize != devices)

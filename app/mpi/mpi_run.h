@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,8 +19,10 @@ namespace tp::mpi {
 /// problems, without the whole-scene memory budget (each rank holds only its share), and adds: the
 /// world size must equal data * tp_size; each rank's share must fit the memory budget; the full
 /// report (without --summary) needs the whole layer on rank 0; scenes come from a seed (not
-/// --example brief). Every rank computes the same list.
-std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize);
+/// --example brief). memoryBudget replaces the config's budget when given. Every rank computes the
+/// same list.
+std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
+                                     std::optional<std::int64_t> memoryBudget = std::nullopt);
 
 /// Whether rank 0 can hold, beside its own share, the whole scene twice: the gathered output and
 /// partials, and the single-process arrays, reference and split pass to check them against.

@@ -1,7 +1,5 @@
 #include "rank_faults.h"
 
-#include "layer_config.h"
-
 #include <mpi.h>
 
 #include <unistd.h>
@@ -58,44 +56,6 @@ void installFaultHandlers(int rank) {
     gRank = rank;
     for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
         std::signal(signal, onFatalSignal);
-}
-
-std::optional<FailureDrill> takeFailureDrill(std::vector<std::string>& args, std::string& error) {
-    const std::string name = "--fail-rank";
-    for (auto it = args.begin(); it != args.end(); ++it) {
-        std::string value;
-        auto last = it;
-        if (*it == name) {
-            if (std::next(it) == args.end()) {
-                error = name + " needs a value: R or R:signal";
-                return std::nullopt;
-            }
-            last = std::next(it);
-            value = *last;
-        } else if (it->rfind(name + "=", 0) == 0) {
-            value = it->substr(name.size() + 1);
-        } else {
-            continue;
-        }
-        args.erase(it, std::next(last));
-        FailureDrill drill;
-        const std::size_t colon = value.find(':');
-        if (colon != std::string::npos) {
-            if (value.substr(colon + 1) != "signal") {
-                error = name + " (" + value + "): the failure after ':' must be \"signal\"";
-                return std::nullopt;
-            }
-            drill.kind = FailureDrill::Kind::Signal;
-        }
-        const std::optional<std::int64_t> rank = parseInt64(value.substr(0, colon));
-        if (!rank || *rank < 0 || *rank > 1 << 20) {
-            error = name + " (" + value + "): R must be a rank number";
-            return std::nullopt;
-        }
-        drill.rank = int(*rank);
-        return drill;
-    }
-    return std::nullopt;
 }
 
 void runFailureDrill(const std::optional<FailureDrill>& drill, int rank) {

@@ -28,10 +28,6 @@ struct FailureDrill {
     Kind kind = Kind::Alloc;
 };
 
-/// Removes the hidden option "--fail-rank R" or "--fail-rank R:signal" (also "--fail-rank=...")
-/// from args. Returns the drill, or nullopt when absent; a malformed value goes to `error`.
-std::optional<FailureDrill> takeFailureDrill(std::vector<std::string>& args, std::string& error);
-
 /// Fails as the drill says when `rank` is its rank; otherwise does nothing.
 void runFailureDrill(const std::optional<FailureDrill>& drill, int rank);
 

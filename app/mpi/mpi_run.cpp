@@ -119,12 +119,13 @@ SceneCosts rankCosts(const SceneOptions& options) {
 }
 
 CheckKind checkKind(const LayerConfig& c, bool whole) {
+    const std::string twice = "the whole layer (" + formatBytes(bytesNeeded(c)) +
+                              ") twice, gathered and computed in one process, beside rank 0's "
+                              "share";
+    const std::string budget = "the memory budget of " + formatBytes(c.memoryBudgetBytes);
     if (whole)
-        return {true, "the whole layer (" + formatBytes(bytesNeeded(c)) +
-                          ") fits rank 0's memory budget of " + formatBytes(c.memoryBudgetBytes)};
-    return {false, "the whole layer (" + formatBytes(bytesNeeded(c)) +
-                       ") does not fit one process's memory budget of " +
-                       formatBytes(c.memoryBudgetBytes) +
+        return {true, twice + " fits " + budget};
+    return {false, twice + " does not fit " + budget +
                        "; each rank checked its output block against a reference block it drew"};
 }
 

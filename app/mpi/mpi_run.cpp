@@ -49,6 +49,12 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
                            ") * tp_size (" + std::to_string(c.tpSize) +
                            ") = " + std::to_string(devices) + ": start it with mpirun -n " +
                            std::to_string(devices));
+    if (bytesNeeded(c) == INT64_MAX) {  // saturated: the byte counts below would overflow
+        problems.push_back(
+            "this scene's sizes are beyond any memory (more than 2^63 bytes); "
+            "choose smaller sizes");
+        return problems;
+    }
     const std::int64_t share = rankBytesNeeded(c);
     if (share > c.memoryBudgetBytes)
         problems.push_back("each rank needs " + formatBytes(share) + " (" + std::to_string(share) +

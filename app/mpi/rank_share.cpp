@@ -3,6 +3,7 @@
 #include "mesh_costs.h"
 #include "nnx_init.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace tp::mpi {
@@ -63,7 +64,15 @@ void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Ma
 }
 
 std::int64_t rankBytesNeeded(const LayerConfig& config) {
-    return totalBytes(meshCosts(config).perDevice);
+    const DeviceHoldings held = meshCosts(config).perDevice;
+    const std::int64_t holdings = totalBytes(held);
+    const std::int64_t width = config.features / config.tpSize;
+    const std::int64_t rows = config.batch / config.dataSize;
+    const std::int64_t checkFloats =
+        config.inDim * width + rows * config.inDim + width + 2 * rows * width;
+    const std::int64_t duringCheck =
+        holdings - held.kernelBytes + checkFloats * std::int64_t(sizeof(float));
+    return std::max(holdings, duringCheck);
 }
 
 }  // namespace tp::mpi

@@ -64,8 +64,9 @@ void rowPartial(const RankShare& share, Eigen::Ref<Matrix> out);
 void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Matrix> out);
 
 /// Bytes a rank needs at its peak: its holdings as meshCosts counts them (kernel, bias, x,
-/// unreduced partial, output). The block check after the collective draws a reference kernel
-/// block of in_dim*F/P floats in place of the freed share, which is no larger.
+/// unreduced partial, output), or, if larger, what the per-block check holds once the kernel is
+/// released: the rest of the holdings plus a reference kernel block (in_dim, F/P), x's full rows
+/// (Nd, in_dim), a bias slice (F/P), and the reference and checked blocks (Nd, F/P) each.
 std::int64_t rankBytesNeeded(const LayerConfig& config);
 
 }  // namespace tp::mpi

@@ -21,7 +21,13 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
  bit. The desktop app (tpviz) steps through the groups; tpviz-cli prints the
  same numbers as text or JSON.")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(tpviz_deb_depends "")
 if(TPVIZ_BUILD_APP)
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins")
+  list(APPEND tpviz_deb_depends "qt6-qpa-plugins")
 endif()
+# tpviz-mpi is started by Open MPI's mpirun (its libraries come through the shlib dependencies).
+if(TARGET tpviz-mpi)
+  list(APPEND tpviz_deb_depends "openmpi-bin")
+endif()
+list(JOIN tpviz_deb_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 include(CPack)

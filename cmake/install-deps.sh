@@ -1,14 +1,15 @@
 #!/bin/sh
 # Installs the Debian 12 packages tpviz needs to build, run, test, benchmark, check (clang-format)
-# and fuzz (clang-14, its sanitizer runtimes, libFuzzer and OpenMP for -DTPVIZ_FUZZ=ON),
-# non-interactively.
+# and fuzz (clang-14, its sanitizer runtimes, libFuzzer and OpenMP for -DTPVIZ_FUZZ=ON), and to
+# run on MPI ranks (Open MPI, for tpviz-mpi), non-interactively.
 # Does nothing when all of them are present. Run as root, or as a user with sudo.
 set -eu
 
 packages="g++ cmake ninja-build pkg-config libeigen3-dev qt6-base-dev qt6-qpa-plugins libqt6svg6
 fonts-dejavu-core libbenchmark-dev libopenblas-dev
 clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev clang-format
-help2man dpkg-dev nlohmann-json3-dev python3-numpy"
+help2man dpkg-dev nlohmann-json3-dev python3-numpy
+libopenmpi-dev openmpi-bin"
 
 missing=""
 for package in $packages; do

@@ -5,6 +5,7 @@
 #include "step_plan.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -413,6 +414,12 @@ std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs
     }
     out << "\n}\n";
     return out.str();
+}
+
+std::string withJsonKeys(const std::string& report, const std::string& keys) {
+    const std::size_t close = report.rfind("\n}");
+    assert(close != std::string::npos);
+    return report.substr(0, close) + ",\n  " + keys + report.substr(close);
 }
 
 }  // namespace tp

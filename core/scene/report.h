@@ -33,4 +33,9 @@ std::string textReport(const Scene& scene, bool summary = false, const SceneCost
 ///             "estimate": {"hardware", "compute_s", "communication_s", "bound"}}
 std::string jsonReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
 
+/// A jsonReport document with more keys at its end: `keys` is one or more `"name": value` pairs
+/// separated by commas (no braces), placed after the last key. For programs that report more
+/// than tpviz-cli (tpviz-mpi's "ranks").
+std::string withJsonKeys(const std::string& report, const std::string& keys);
+
 }  // namespace tp

@@ -1,0 +1,204 @@
+#include "mpi_run.h"
+
+#include "forward.h"
+#include "mesh_costs.h"
+#include "nnx_init.h"
+#include "rank_check.h"
+#include "rank_report.h"
+#include "report.h"
+
+#include <algorithm>
+#include <climits>
+#include <iostream>
+
+namespace tp::mpi {
+
+bool wholeLayerFitsRankZero(const LayerConfig& config) {
+    // The gathered arrays and the single-process scene beside them: twice a scene, at most.
+    const std::int64_t whole =
+        bytesNeeded(config) > INT64_MAX / 2 ? INT64_MAX : 2 * bytesNeeded(config);
+    const std::int64_t share = rankBytesNeeded(config);
+    return whole <= config.memoryBudgetBytes - std::min(share, config.memoryBudgetBytes);
+}
+
+std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
+                                     std::optional<std::int64_t> memoryBudget) {
+    const SceneOptions& options = parse.options;
+    std::vector<std::string> problems = parse.errors;
+    bool configValid = true;
+    for (const ConfigProblem& p : options.config.validate()) {
+        if (p.field == ConfigField::Memory)
+            std::erase(problems, p.message);
+        else
+            configValid = false;
+    }
+    if (options.source == SceneSource::Brief)
+        problems.push_back(
+            "--example brief: the brief's arrays are not drawn from a seed, and "
+            "each rank draws its share from the seed; leave it out");
+    if (!problems.empty() || !configValid)
+        return problems;
+    LayerConfig c = options.config;
+    if (memoryBudget)
+        c.memoryBudgetBytes = *memoryBudget;
+
+    const std::int64_t devices = c.dataSize * c.tpSize;
+    if (worldSize != devices)
+        problems.push_back("the world size (" + std::to_string(worldSize) +
+                           " ranks) must equal data (" + std::to_string(c.dataSize) +
+                           ") * tp_size (" + std::to_string(c.tpSize) +
+                           ") = " + std::to_string(devices) + ": start it with mpirun -n " +
+                           std::to_string(devices));
+    if (bytesNeeded(c) == INT64_MAX) {  // saturated: the byte counts below would overflow
+        problems.push_back(
+            "this scene's sizes are beyond any memory (more than 2^63 bytes); "
+            "choose smaller sizes");
+        return problems;
+    }
+    const std::int64_t share = rankBytesNeeded(c);
+    if (share > c.memoryBudgetBytes)
+        problems.push_back("each rank needs " + formatBytes(share) + " (" + std::to_string(share) +
+                           " bytes) for its share, more than the memory "
+                           "budget of " +
+                           formatBytes(c.memoryBudgetBytes) +
+                           "; split it across more ranks (a larger tp_size or data) or choose "
+                           "smaller sizes");
+    const std::int64_t rows = c.batch / c.dataSize;
+    if (rows * c.features > INT_MAX)
+        problems.push_back("a rank's output (" + std::to_string(rows) + " x " +
+                           std::to_string(c.features) +
+                           " values) is more than one MPI message "
+                           "of 2^31 - 1 values; use a larger data size or a smaller batch");
+    if (!options.summary && !wholeLayerFitsRankZero(c))
+        problems.push_back("the full report prints every array, and the whole layer (" +
+                           formatBytes(bytesNeeded(c)) +
+                           ", twice: gathered, and computed in one process to check it) does not "
+                           "fit rank 0's memory budget of " +
+                           formatBytes(c.memoryBudgetBytes) + " beside its share; add --summary");
+    return problems;
+}
+
+namespace {
+
+// Rank 0's scene for the report: the gathered output (and partials for the full report), with the
+// arrays and the reference generated on rank 0 when the whole layer fits, else config and plan.
+// With the whole layer, `check` also counts the output elements whose bits equal the core's split
+// forward pass computed here.
+Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
+                    std::vector<Matrix> partials, CheckKind& check) {
+    Scene scene;
+    scene.config = options.config;
+    scene.result.plan = ShardingPlan::make(scene.config);
+    scene.result.output = std::move(output);
+    scene.result.partials = std::move(partials);
+    if (scene.config.mode == ParallelMode::Row && !scene.result.partials.empty()) {
+        const std::vector<Matrix>& p = scene.result.partials;
+        scene.result.runningSums.push_back(p.front());
+        for (std::size_t i = 1; i < p.size(); ++i)
+            scene.result.runningSums.push_back(scene.result.runningSums.back() + p[i]);
+    }
+    if (whole) {
+        scene.params = initLayer(scene.config);
+        const LayerParams& q = scene.params;
+        scene.reference = forwardReference(q.x, q.kernel, q.bias);
+        scene.verification = checkOutput(scene.result.output, scene.reference, options.tolerance);
+        const Matrix single = forwardParallel(q.x, q.kernel, q.bias, scene.result.plan).output;
+        check.elements = single.size();
+        check.bitIdentical = std::int64_t(
+            (Eigen::Map<const Eigen::ArrayXi>(reinterpret_cast<const int*>(single.data()),
+                                              single.size()) ==
+             Eigen::Map<const Eigen::ArrayXi>(
+                 reinterpret_cast<const int*>(scene.result.output.data()), single.size()))
+                .count());
+    }
+    return scene;
+}
+
+// --costs without the single-process ring: the collective ran on the ranks instead.
+SceneCosts rankCosts(const SceneOptions& options) {
+    SceneCosts costs;
+    costs.mesh = meshCosts(options.config);
+    costs.estimate = estimateTime(costs.mesh, *options.hardware);
+    costs.ring.kind = costs.mesh.collective.kind;
+    costs.ring.note = "the collective ran on the MPI ranks (see MPI below), not simulated";
+    return costs;
+}
+
+CheckKind checkKind(const LayerConfig& c, bool whole) {
+    const std::string twice = "the whole layer (" + formatBytes(bytesNeeded(c)) +
+                              ") twice, gathered and computed in one process, beside rank 0's "
+                              "share";
+    const std::string budget = "the memory budget of " + formatBytes(c.memoryBudgetBytes);
+    if (whole)
+        return {true, twice + " fits " + budget};
+    return {false, twice + " does not fit " + budget +
+                       "; each rank checked its output block against a reference block it drew"};
+}
+
+}  // namespace
+
+int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& drill,
+             MPI_Comm world) {
+    const LayerConfig& c = options.config;
+    int worldRank = 0;
+    MPI_Comm_rank(world, &worldRank);
+    const RankPlace place = rankPlace(c, worldRank);
+    MPI_Comm modelComm = MPI_COMM_NULL;
+    MPI_Comm_split(world, int(place.d), int(place.m), &modelComm);
+
+    RankStats stats;
+    stats.rank = place.rank;
+    stats.d = place.d;
+    stats.m = place.m;
+    double start = MPI_Wtime();
+    RankShare share = drawShare(c, place);
+    stats.generateSeconds = MPI_Wtime() - start;
+    runFailureDrill(drill, place.rank);
+
+    const bool whole = wholeLayerFitsRankZero(c);
+    const RankOutput output = runForward(c, place, share, modelComm, !options.summary);
+    stats.kernelBytesHeld = share.kernel.size() * std::int64_t(sizeof(float));
+    stats.biasBytesHeld = share.bias.size() * std::int64_t(sizeof(float));
+    stats.xBytesHeld = share.x.size() * std::int64_t(sizeof(float));
+    stats.outputBytesHeld = output.held.size() * std::int64_t(sizeof(float));
+    stats.computeSeconds = output.computeSeconds;
+    stats.communicationSeconds = output.communicationSeconds;
+    MPI_Comm_free(&modelComm);
+
+    Verification blocks;
+    if (!whole)
+        blocks = checkBlocks(c, place, output, share, options.tolerance, world);
+    share = RankShare();
+    std::vector<Matrix> partials;
+    if (!options.summary)
+        partials = gatherPartials(c, place, output, world);
+    Matrix assembled;
+    if (whole)
+        assembled = gatherOutput(c, place, output, world);
+    stats.peakRssBytes = peakRssBytes();
+    const std::vector<RankStats> ranks = gatherStats(stats, world);
+
+    int status = 0;
+    if (place.rank == 0) {
+        CheckKind check = checkKind(c, whole);
+        Scene scene =
+            assembleScene(options, whole, std::move(assembled), std::move(partials), check);
+        if (!whole)
+            scene.verification = blocks;
+        std::optional<SceneCosts> costs;
+        if (options.costs)
+            costs = rankCosts(options);
+        const SceneCosts* shown = costs ? &*costs : nullptr;
+        if (options.json)
+            std::cout << withJsonKeys(jsonReport(scene, options.summary, shown),
+                                      ranksJson(ranks, check));
+        else
+            std::cout << textReport(scene, options.summary, shown) << ranksText(ranks, check);
+        std::cout.flush();
+        status = scene.verification.allclose ? 0 : 1;
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, world);
+    return status;
+}
+
+}  // namespace tp::mpi

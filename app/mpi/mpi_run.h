@@ -1,0 +1,35 @@
+#pragma once
+
+// tpviz-mpi's run: the checks that every rank makes alike before starting, and the scene computed
+// by world_size = data * tp_size ranks, reported by rank 0 as tpviz-cli reports it.
+
+#include "rank_faults.h"
+#include "scene_options.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tp::mpi {
+
+/// Every reason this run cannot start, in words; empty when it can. Starts from the parse's
+/// problems, without the whole-scene memory budget (each rank holds only its share), and adds: the
+/// world size must equal data * tp_size; each rank's share must fit the memory budget; the full
+/// report (without --summary) needs the whole layer on rank 0; scenes come from a seed (not
+/// --example brief). memoryBudget replaces the config's budget when given. Every rank computes the
+/// same list.
+std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
+                                     std::optional<std::int64_t> memoryBudget = std::nullopt);
+
+/// Whether rank 0 can hold, beside its own share, the whole scene twice: the gathered output and
+/// partials, and the single-process arrays, reference and split pass to check them against.
+bool wholeLayerFitsRankZero(const LayerConfig& config);
+
+/// Computes the scene on every rank of `world` (a valid run: runProblems empty), prints the report
+/// on rank 0 and returns the exit status on every rank: 0 when the check passed, 1 when not.
+int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& drill, MPI_Comm world);
+
+}  // namespace tp::mpi

@@ -1,0 +1,98 @@
+#include "output_collective.h"
+
+#include "mesh_costs.h"
+
+#include <cassert>
+
+namespace tp::mpi {
+namespace {
+
+// An (rows, width) column block of a row-major (rows, F) matrix as one MPI element whose extent is
+// `width` floats, so that element m of a buffer is column block m.
+MPI_Datatype columnBlockType(Index rows, Index width, Index features) {
+    MPI_Datatype strided = MPI_DATATYPE_NULL;
+    MPI_Datatype block = MPI_DATATYPE_NULL;
+    MPI_Type_vector(int(rows), int(width), int(features), MPI_FLOAT, &strided);
+    MPI_Type_create_resized(strided, 0, MPI_Aint(width * Index(sizeof(float))), &block);
+    MPI_Type_commit(&block);
+    MPI_Type_free(&strided);
+    return block;
+}
+
+}  // namespace
+
+IndexRange heldColumns(const LayerConfig& config, const RankPlace& place) {
+    if (config.outputLayout() == OutputLayout::Replicated)
+        return {0, config.features};
+    const std::int64_t width = config.features / config.tpSize;
+    return {place.m * width, (place.m + 1) * width};
+}
+
+RankOutput runForward(const LayerConfig& config, const RankPlace& place, const RankShare& share,
+                      MPI_Comm modelComm, bool keepPartial) {
+    const Index rows = share.x.rows();
+    const Index features = config.features;
+    const Index width = features / config.tpSize;
+    const CollectiveKind kind = collectiveFor(config.mode, config.outputLayout(), config.tpSize);
+    const bool column = config.mode == ParallelMode::Column;
+    RankOutput out;
+
+    double start = MPI_Wtime();
+    Matrix packed;  // row mode, sharded: the partial sums by column block
+    if (column) {
+        out.held.resize(rows, kind == CollectiveKind::AllGather ? features : width);
+        const Index offset = kind == CollectiveKind::AllGather ? place.m * width : 0;
+        columnPartial(share, out.held.middleCols(offset, width));
+        if (keepPartial)
+            out.partial = out.held.middleCols(offset, width);
+    } else if (config.outputLayout() == OutputLayout::Replicated) {
+        out.held.resize(rows, features);
+        rowPartial(share, out.held);
+        if (keepPartial)
+            out.partial = out.held;
+    } else {
+        packed.resize(rows * config.tpSize, width);
+        rowPartialPacked(share, config.tpSize, packed);
+        if (keepPartial) {
+            out.partial.resize(rows, features);
+            for (Index b = 0; b < config.tpSize; ++b)
+                out.partial.middleCols(b * width, width) = packed.middleRows(b * rows, rows);
+        }
+    }
+    out.computeSeconds = MPI_Wtime() - start;
+
+    // Time the collective alone, not the wait for the slowest partial.
+    MPI_Barrier(modelComm);
+    start = MPI_Wtime();
+    switch (kind) {
+        case CollectiveKind::None:
+            if (packed.size() != 0)  // row, sharded, tp 1: the one block is the whole sum
+                out.held = std::move(packed);
+            break;
+        case CollectiveKind::AllGather: {
+            MPI_Datatype block = columnBlockType(rows, width, features);
+            MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.held.data(), 1, block, modelComm);
+            MPI_Type_free(&block);
+            break;
+        }
+        case CollectiveKind::AllReduce:
+            MPI_Allreduce(MPI_IN_PLACE, out.held.data(), int(out.held.size()), MPI_FLOAT, MPI_SUM,
+                          modelComm);
+            break;
+        case CollectiveKind::ReduceScatter:
+            out.held.resize(rows, width);
+            MPI_Reduce_scatter_block(packed.data(), out.held.data(), int(rows * width), MPI_FLOAT,
+                                     MPI_SUM, modelComm);
+            break;
+    }
+    out.communicationSeconds = MPI_Wtime() - start;
+
+    if (!column) {  // the bias belongs to the layer: added once, after the reduction
+        const IndexRange cols = heldColumns(config, place);
+        out.held.rowwise() += share.bias.segment(cols.start, cols.size());
+    }
+    assert(out.held.cols() == heldColumns(config, place).size());
+    return out;
+}
+
+}  // namespace tp::mpi

@@ -1,0 +1,43 @@
+#pragma once
+
+// Gathering the ranks' results on rank 0 and checking them: against the single-process reference
+// when the whole layer fits rank 0's memory budget, otherwise block by block on each rank.
+
+#include "output_collective.h"
+#include "verification.h"
+
+#include <mpi.h>
+
+#include <vector>
+
+namespace tp::mpi {
+
+/// The project's check of an output against its reference, in one place, so that changing the
+/// rule (allclose today) is one line.
+Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference,
+                         Tolerance tolerance);
+
+/// The (Nd, F/P) output block a rank hands to rank 0: rows d and column block m when sharded;
+/// when replicated, column block (m + 1) % P, which reached the rank through the collective.
+IndexRange contributedColumns(const LayerConfig& config, const RankPlace& place);
+
+/// On rank 0: the (N, F) output assembled from every rank's contributed block. Empty elsewhere.
+/// Collective over `world`.
+Matrix gatherOutput(const LayerConfig& config, const RankPlace& place, const RankOutput& output,
+                    MPI_Comm world);
+
+/// On rank 0: each group's partial over the whole batch, as the core's ForwardResult holds them
+/// (column (N, F/P) with bias, row (N, F) unreduced). Empty elsewhere. Collective over `world`;
+/// needs the partials kept (runForward's keepPartial).
+std::vector<Matrix> gatherPartials(const LayerConfig& config, const RankPlace& place,
+                                   const RankOutput& output, MPI_Comm world);
+
+/// Each rank checks its contributed block against x[rows_d] @ kernel[:, block] + bias[block],
+/// drawn on that rank (after `share` has released its kernel); rank 0 gets the merged result:
+/// the largest errors, their place in the whole output, and whether every block passed.
+/// Collective over `world`.
+Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
+                         const RankOutput& output, RankShare& share, Tolerance tolerance,
+                         MPI_Comm world);
+
+}  // namespace tp::mpi

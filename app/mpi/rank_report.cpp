@@ -1,0 +1,115 @@
+#include "rank_report.h"
+
+#include "float_format.h"
+
+#include <sys/resource.h>
+
+#include <array>
+#include <sstream>
+
+namespace tp::mpi {
+namespace {
+
+constexpr int kIntFields = 7;
+constexpr int kTimeFields = 3;
+
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string seconds(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g s", s);
+    return text;
+}
+
+}  // namespace
+
+std::int64_t peakRssBytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return std::int64_t(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
+std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
+    const std::array<std::int64_t, kIntFields> ints{mine.rank,
+                                                    mine.d,
+                                                    mine.m,
+                                                    mine.kernelBytesHeld,
+                                                    mine.biasBytesHeld,
+                                                    mine.xBytesHeld,
+                                                    mine.outputBytesHeld};
+    const std::array<double, kTimeFields + 1> reals{mine.generateSeconds, mine.computeSeconds,
+                                                    mine.communicationSeconds,
+                                                    double(mine.peakRssBytes)};
+    int rank = 0;
+    int size = 1;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    std::vector<std::int64_t> allInts(rank == 0 ? std::size_t(size) * kIntFields : 0);
+    std::vector<double> allReals(rank == 0 ? std::size_t(size) * (kTimeFields + 1) : 0);
+    MPI_Gather(ints.data(), kIntFields, MPI_INT64_T, allInts.data(), kIntFields, MPI_INT64_T, 0,
+               world);
+    MPI_Gather(reals.data(), kTimeFields + 1, MPI_DOUBLE, allReals.data(), kTimeFields + 1,
+               MPI_DOUBLE, 0, world);
+
+    std::vector<RankStats> all;
+    for (std::size_t r = 0; r < allInts.size() / kIntFields; ++r) {
+        const std::int64_t* i = allInts.data() + r * kIntFields;
+        const double* f = allReals.data() + r * (kTimeFields + 1);
+        all.push_back(
+            {int(i[0]), i[1], i[2], i[3], i[4], i[5], i[6], std::int64_t(f[3]), f[0], f[1], f[2]});
+    }
+    return all;
+}
+
+std::string ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check) {
+    std::ostringstream out;
+    out << "\"mpi\": {\"world_size\": " << ranks.size() << ", \"check\": \""
+        << (check.singleProcess ? "single-process" : "per-block")
+        << "\", \"check_note\": " << jsonString(check.note);
+    if (check.singleProcess)
+        out << ", \"bit_identical\": " << check.bitIdentical
+            << ", \"elements\": " << check.elements;
+    out << "},\n  \"ranks\": [";
+    for (const RankStats& r : ranks) {
+        out << (r.rank ? ",\n    " : "\n    ") << "{\"rank\": " << r.rank << ", \"device\": ["
+            << r.d << ", " << r.m << "], \"kernel_bytes_held\": " << r.kernelBytesHeld
+            << ", \"bias_bytes_held\": " << r.biasBytesHeld
+            << ", \"x_bytes_held\": " << r.xBytesHeld
+            << ", \"output_bytes_held\": " << r.outputBytesHeld
+            << ", \"peak_rss_bytes\": " << r.peakRssBytes
+            << ", \"generate_s\": " << formatDouble(r.generateSeconds)
+            << ", \"compute_s\": " << formatDouble(r.computeSeconds)
+            << ", \"communication_s\": " << formatDouble(r.communicationSeconds) << '}';
+    }
+    out << "\n  ]";
+    return out.str();
+}
+
+std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check) {
+    std::ostringstream out;
+    out << "\nMPI: " << ranks.size() << " ranks; checked "
+        << (check.singleProcess ? "against the single-process reference on rank 0"
+                                : "block by block on each rank")
+        << ": " << check.note << '\n';
+    if (check.singleProcess)
+        out << "  output: " << check.bitIdentical << " of " << check.elements
+            << " elements bit-identical to the single-process split\n";
+    for (const RankStats& r : ranks)
+        out << "  rank " << r.rank << " device (" << r.d << ", " << r.m << "): kernel held "
+            << formatBytes(r.kernelBytesHeld) << ", x " << formatBytes(r.xBytesHeld) << ", output "
+            << formatBytes(r.outputBytesHeld) << ", peak RSS " << formatBytes(r.peakRssBytes)
+            << "; generate " << seconds(r.generateSeconds) << ", compute "
+            << seconds(r.computeSeconds) << ", communication " << seconds(r.communicationSeconds)
+            << '\n';
+    return out.str();
+}
+
+}  // namespace tp::mpi

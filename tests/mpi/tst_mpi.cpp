@@ -1,0 +1,212 @@
+// tpviz-mpi under mpirun, oversubscribed on this machine's cores: the same report as tpviz-cli
+// (column output bit for bit, row output within the check), each rank's bytes as the cost model
+// counts them, the per-block check, and refusals and failures that end the job without a hang.
+
+#include "eigen_types.h"
+#include "process_run.h"
+#include "verification.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+namespace {
+
+using tp::test::ProcessRun;
+
+// What Open MPI needs here: running as root, more ranks than cores, and no single-copy
+// (process_vm_readv) in the shared-memory transport, which containers often forbid. One OpenMP
+// thread per rank, as the ranks already share the cores. Under -DTPVIZ_SANITIZE=ON, LeakSanitizer
+// would report what Open MPI keeps until exit; the address and UB checks stay on.
+const QMap<QString, QString> kMpiEnvironment{
+    {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+    {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+    {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
+    {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"},
+    {"OMP_NUM_THREADS", "1"},
+    {"ASAN_OPTIONS", "detect_leaks=0"},
+};
+
+ProcessRun runMpi(int ranks, const QStringList& args, int timeoutMs = 120000) {
+    return tp::test::runProcess(
+        QStringLiteral(TPVIZ_MPIEXEC),
+        QStringList{"-n", QString::number(ranks), QStringLiteral(TPVIZ_MPI_PATH)} + args,
+        {kMpiEnvironment, {}, timeoutMs});
+}
+
+QJsonObject jsonOf(const ProcessRun& run) {
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+    if (error.error != QJsonParseError::NoError)
+        qWarning() << "not JSON:" << error.errorString() << run.errText();
+    return doc.object();
+}
+
+tp::Matrix matrixOf(const QJsonValue& value) {
+    const QJsonArray rows = value.toArray();
+    const tp::Index cols = rows.isEmpty() ? 0 : rows.first().toArray().size();
+    tp::Matrix m(rows.size(), cols);
+    for (tp::Index r = 0; r < m.rows(); ++r)
+        for (tp::Index c = 0; c < cols; ++c)
+            m(r, c) = float(rows[int(r)].toArray()[int(c)].toDouble());
+    return m;
+}
+
+// Within the project's check, as tpviz-cli's verification judges it.
+bool withinCheck(const QJsonValue& actual, const QJsonValue& reference) {
+    return tp::verify(matrixOf(actual), matrixOf(reference)).allclose;
+}
+
+const QStringList kScene{"--batch", "4",      "--in-dim", "32",     "--features",
+                         "64",      "--seed", "3",        "--bias", "normal:0.5"};
+
+}  // namespace
+
+class TestMpi : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sameReportAsCli_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QStringList>("mesh");
+        const QList<QPair<QString, QStringList>> layouts{
+            {"column sharded", {"--mode", "column", "--output", "sharded"}},
+            {"column replicated", {"--mode", "column", "--output", "replicated"}},
+            {"row replicated", {"--mode", "row", "--output", "replicated"}},
+            {"row sharded", {"--mode", "row", "--output", "sharded"}},
+        };
+        for (const auto& [name, layout] : layouts) {
+            QTest::addRow("%s n2 tp2", qPrintable(name))
+                << 2 << (layout + QStringList{"--tp", "2"});
+            QTest::addRow("%s n4 tp4", qPrintable(name))
+                << 4 << (layout + QStringList{"--tp", "4"});
+            QTest::addRow("%s n4 tp2 data2", qPrintable(name))
+                << 4 << (layout + QStringList{"--tp", "2", "--data", "2"});
+        }
+    }
+
+    void sameReportAsCli() {
+        QFETCH(int, ranks);
+        QFETCH(QStringList, mesh);
+        const QStringList args = kScene + mesh + QStringList{"--json", "--costs"};
+        const ProcessRun cliRun = tp::test::runProcess(QStringLiteral(TPVIZ_CLI_PATH), args);
+        QCOMPARE(cliRun.exitCode, 0);
+        const ProcessRun mpiRun = runMpi(ranks, args);
+        QVERIFY2(mpiRun.finished, qPrintable(mpiRun.errText()));
+        QCOMPARE(mpiRun.exitCode, 0);
+        const QJsonObject cli = jsonOf(cliRun);
+        const QJsonObject mpi = jsonOf(mpiRun);
+
+        // tpviz-cli's keys, then "mpi" and "ranks".
+        QStringList keys = cli.keys() + QStringList{"mpi", "ranks"};
+        keys.sort();
+        QCOMPARE(mpi.keys(), keys);
+        for (const char* key : {"config", "kernel", "bias", "x", "reference", "costs"})
+            QVERIFY2(mpi[key] == cli[key], key);
+        QCOMPARE(mpi["verification"]["allclose"], QJsonValue(true));
+        QCOMPARE(mpi["mpi"]["check"], QJsonValue("single-process"));
+
+        const bool column = mesh.contains("column");
+        const QJsonArray mpiGroups = mpi["groups"].toArray();
+        const QJsonArray cliGroups = cli["groups"].toArray();
+        QCOMPARE(mpiGroups.size(), cliGroups.size());
+        if (column) {
+            // A gather only moves values: the output is tpviz-cli's, bit for bit (JSON floats
+            // are written in the shortest form that reads back to the same bits).
+            QCOMPARE(mpi["output"], cli["output"]);
+            QCOMPARE(mpiGroups, cliGroups);
+            QCOMPARE(mpi["mpi"]["bit_identical"], mpi["mpi"]["elements"]);
+        } else {
+            // MPI adds the partial sums in its own order.
+            QVERIFY(withinCheck(mpi["output"], cli["output"]));
+            for (int g = 0; g < cliGroups.size(); ++g) {
+                QCOMPARE(mpiGroups[g]["rows"], cliGroups[g]["rows"]);
+                QVERIFY(withinCheck(mpiGroups[g]["partial"], cliGroups[g]["partial"]));
+                QVERIFY(withinCheck(mpiGroups[g]["running_sum"], cliGroups[g]["running_sum"]));
+            }
+        }
+        QCOMPARE(mpi["mpi"]["elements"].toInt(), 4 * 64);
+
+        // Every rank holds what the cost model says a device holds.
+        const QJsonObject perDevice = cli["costs"]["per_device"].toObject();
+        const int tp = mpi["config"]["tp_size"].toInt();
+        const QJsonArray ranksArray = mpi["ranks"].toArray();
+        QCOMPARE(ranksArray.size(), ranks);
+        QCOMPARE(mpi["mpi"]["world_size"].toInt(), ranks);
+        for (int r = 0; r < ranks; ++r) {
+            const QJsonObject rank = ranksArray[r].toObject();
+            QCOMPARE(rank["rank"].toInt(), r);
+            QCOMPARE(rank["device"], QJsonValue(QJsonArray{r / tp, r % tp}));
+            QCOMPARE(rank["kernel_bytes_held"], perDevice["kernel_bytes"]);
+            QCOMPARE(rank["bias_bytes_held"], perDevice["bias_bytes"]);
+            QCOMPARE(rank["x_bytes_held"], perDevice["x_bytes"]);
+            QCOMPARE(rank["output_bytes_held"], perDevice["output_bytes"]);
+            QVERIFY(rank["peak_rss_bytes"].toDouble() > 0);
+            QVERIFY(rank["compute_s"].toDouble() >= 0);
+            QVERIFY(rank["communication_s"].toDouble() >= 0);
+        }
+    }
+
+    // With a budget that cannot hold the whole layer twice on rank 0, each rank checks its own
+    // output block; the full report is refused, and so is a share beyond the budget.
+    void perBlockCheckBeyondOneProcess() {
+        const QStringList scene{"--batch", "4",    "--in-dim", "64",      "--features",
+                                "128",     "--tp", "2",        "--data",  "2",
+                                "--mode",  "row",  "--output", "sharded", "--memory-budget",
+                                "60000"};
+        const ProcessRun run = runMpi(4, scene + QStringList{"--summary", "--json"});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject report = jsonOf(run);
+        QCOMPARE(report["mpi"]["check"], QJsonValue("per-block"));
+        QCOMPARE(report["verification"]["allclose"], QJsonValue(true));
+        QVERIFY(report["verification"]["max_abs_error"].toDouble() < 1e-5);
+        QCOMPARE(report["ranks"].toArray().size(), 4);
+
+        const ProcessRun full = runMpi(4, scene);
+        QCOMPARE(full.exitCode, 2);
+        QVERIFY2(full.errText().contains("add --summary"), qPrintable(full.errText()));
+
+        const ProcessRun tooSmall =
+            runMpi(4, scene.mid(0, scene.size() - 1) + QStringList{"2000", "--summary"});
+        QCOMPARE(tooSmall.exitCode, 2);
+        QVERIFY2(tooSmall.errText().contains("each rank needs"), qPrintable(tooSmall.errText()));
+    }
+
+    void wrongWorldSizeExitsTwo() {
+        const ProcessRun run = runMpi(3, {"--tp", "2", "--summary"}, 60000);
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.errText().contains(
+                     "the world size (3 ranks) must equal data (1) * tp_size (2) = 2"),
+                 qPrintable(run.errText()));
+        QVERIFY(run.out.isEmpty());
+    }
+
+    void failedRankAbortsTheJob_data() {
+        QTest::addColumn<QString>("failure");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("bad_alloc") << "2"
+                                   << "rank 2 failed: out of memory (std::bad_alloc)";
+        QTest::newRow("signal") << "1:signal"
+                                << "rank 1 failed: signal SEGV";
+    }
+
+    // The other ranks wait in the all-gather for the failed one; the job ends all the same.
+    void failedRankAbortsTheJob() {
+        QFETCH(QString, failure);
+        QFETCH(QString, message);
+        const ProcessRun run = runMpi(4,
+                                      {"--tp", "4", "--features", "16", "--output", "replicated",
+                                       "--summary", "--fail-rank", failure},
+                                      60000);
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.errText().contains(message), qPrintable(run.errText()));
+        QVERIFY(run.out.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMpi)
+#include "tst_mpi.moc"

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tp {
@@ -18,6 +19,7 @@ struct AppCommandLine {
     SceneSource source = SceneSource::Nnx;
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<int> step;                    ///< --step K, in [0, stepCount(config) - 1]
+    std::optional<std::pair<int, int>> trace;   ///< --trace ROW,COL: the output cell traced
     std::vector<std::string> errors;            ///< every problem; empty when usable
 };
 

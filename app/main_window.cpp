@@ -195,7 +195,7 @@ void MainWindow::buildMenus() {
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* reset = edit->addAction(tr("&Reset to defaults"), this, &MainWindow::resetToDefaults);
-    reset->setObjectName(QStringLiteral("resetAction"));
+    reset->setObjectName(QStringLiteral("resetToDefaultsAction"));
     reset->setToolTip(tr("The default scene (8 x 12, tp 3, seed 0) at step 0"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

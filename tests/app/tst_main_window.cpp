@@ -147,7 +147,7 @@ private slots:
         Window w(LayerConfig{.batch = 3, .inDim = 16, .features = 24, .tpSize = 4});
         QTRY_VERIFY(w.window.scene());
         w.window.stepController()->setStep(2);
-        auto* reset = w.window.findChild<QAction*>("resetAction");  // Edit > Reset to defaults
+        auto* reset = w.window.findChild<QAction*>("resetToDefaultsAction");
         QVERIFY(reset);
         reset->trigger();
         QVERIFY(w.window.parameterPanel()->problems().empty());

@@ -24,6 +24,7 @@ namespace tp {
 namespace {
 
 constexpr int kBiasHeight = 84;
+constexpr qreal kMinXCell = 24;
 
 std::vector<IndexRange> groupRanges(const ShardingPlan& plan) {
     std::vector<IndexRange> ranges;
@@ -154,10 +155,11 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     // The bias strip sits under the kernel, column under column.
     m_kernelWithBias = new KernelWithBias(m_kernel, m_bias);
     m_kernelWithBias->onResized = [this] {
-        // x's cells are never larger than the kernel's: the two read alike.
+        // x's cells are never larger than the kernel's, so the two read alike; but never capped
+        // below kMinXCell, so that x stays visible beside a kernel of sub-pixel cells.
         const QSizeF cell = m_kernel->layout().base;
         if (!cell.isEmpty())
-            m_x->setMaxFitCell(std::max(cell.width(), cell.height()));
+            m_x->setMaxFitCell(std::max({cell.width(), cell.height(), kMinXCell}));
     };
     grid->addWidget(m_kernelWithBias, 0, 1, 5, 1);
     grid->setColumnStretch(0, 1);

@@ -289,6 +289,13 @@ void LayerPanel::setStep(int step) {
     m_legend->setGroups(legendGroups(c, group));
 }
 
+void LayerPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    const bool roomy = height() >= kRoomForNotes;
+    m_xNote->setVisible(roomy);
+    m_biasNote->setVisible(roomy);
+}
+
 void LayerPanel::zoomIn() {
     m_kernel->zoomIn();
 }

@@ -35,6 +35,8 @@ public:
 
     /// How many terms a trace lists before summing the rest.
     static constexpr Index kTraceTerms = 8;
+    /// The panel height (logical px) from which the notes beside x are shown.
+    static constexpr int kRoomForNotes = 380;
 
     /// The status text of kernel[row, col]: its value and group, the group's range, the output
     /// column it feeds and its flat index (row * features + col) in the row-major kernel.
@@ -48,6 +50,11 @@ public slots:
     void zoomIn();
     void zoomOut();
     void fitToView();
+
+protected:
+    /// Folds the notes away when the panel is short (below kRoomForNotes), so that x and the
+    /// kernel keep the room; their text stays in the views' tooltips and the README.
+    void resizeEvent(QResizeEvent* event) override;
 
 signals:
     /// Text describing the hovered cell ("" when the pointer leaves).

@@ -231,12 +231,15 @@ void LayerPanel::setScene(ScenePtr scene) {
 
     m_kernel->setMatrix(MatrixData::of(m_scene, p.kernel));
     m_kernel->setGroups(ranges, column ? Qt::Horizontal : Qt::Vertical);
-    m_kernel->setTitle(tr("kernel (in_dim %1, features %2): %3 groups of %4 %5")
-                           .arg(c.inDim)
-                           .arg(c.features)
-                           .arg(c.tpSize)
-                           .arg(plan.chunk)
-                           .arg(column ? tr("columns") : tr("rows")));
+    const bool one = plan.chunk == 1;  // "2 groups of 1 row", not "of 1 rows"
+    m_kernel->setTitle(
+        tr("kernel (in_dim %1, features %2): %3 %4 of %5 %6")
+            .arg(c.inDim)
+            .arg(c.features)
+            .arg(c.tpSize)
+            .arg(c.tpSize == 1 ? tr("group") : tr("groups"))
+            .arg(plan.chunk)
+            .arg(column ? (one ? tr("column") : tr("columns")) : (one ? tr("row") : tr("rows"))));
     m_bias->setMatrix(MatrixData::ofRow(m_scene, p.bias));
     m_bias->setTitle(tr("bias (%1,)").arg(c.features));
     m_x->setMatrix(MatrixData::of(m_scene, p.x));

@@ -155,6 +155,15 @@ private slots:
         QCOMPARE(w.window.stepController()->step(), 0);
     }
 
+    void kernelTitleSpeaksInTheSingular() {
+        LayerConfig config{.batch = 2, .inDim = 2, .features = 4, .tpSize = 2};
+        config.mode = ParallelMode::Row;
+        Window w(config);
+        QTRY_VERIFY(w.window.scene());
+        QVERIFY2(w.kernel()->title().endsWith("2 groups of 1 row"),
+                 qPrintable(w.kernel()->title()));
+    }
+
     void openingSizeFitsTheScreen() {
         for (const QSize screen : {QSize(1366, 768), QSize(1600, 1000), QSize(1920, 1080)}) {
             const QSize size = MainWindow::openingSize(screen - QSize(0, 30));

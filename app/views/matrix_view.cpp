@@ -4,6 +4,7 @@
 #include "cell_text.h"
 #include "group_band.h"
 #include "hover_text.h"
+#include "title_row.h"
 
 #include <QFontMetricsF>
 #include <QGestureEvent>
@@ -346,18 +347,9 @@ int MatrixView::scaleGroup() const {
 }
 
 QRectF MatrixView::scaleRampRect(const MatrixLayout& l) const {
-    if (l.title.isEmpty() || m_matrix.isEmpty())
+    if (m_matrix.isEmpty())
         return {};
-    const QFontMetricsF metrics(font());
-    const qreal textWidth = metrics.horizontalAdvance(scaleText()) + 4;
-    const qreal zoomWidth =
-        std::abs(m_zoom - 1.0) > 1e-6 ? metrics.horizontalAdvance(QStringLiteral("8888%")) + 6 : 0;
-    const qreal rampWidth = std::clamp<qreal>(l.title.width() * 0.15, 24, 56);
-    if (l.title.width() < 3 * (rampWidth + textWidth))
-        return {};
-    const qreal height = std::min<qreal>(8, l.title.height() - 4);
-    return QRectF(l.title.right() - zoomWidth - textWidth - rampWidth,
-                  l.title.center().y() - height / 2, rampWidth, height);
+    return titleScaleRamp(l, font(), scaleText(), m_zoom);
 }
 
 QString MatrixView::scaleText() const {
@@ -365,46 +357,10 @@ QString MatrixView::scaleText() const {
 }
 
 void MatrixView::paintTitle(QPainter& painter, const MatrixLayout& l) {
-    if (l.title.isEmpty())
-        return;
-    // Right of the title: this view's map and scale, a ramp from -scale to +scale and "±scale",
-    // so that every matrix on screen says what its colours mean.
-    const QRectF ramp = scaleRampRect(l);
-    qreal reserved = 8;
-    if (!ramp.isEmpty()) {
-        reserved = l.title.right() - ramp.left() + 8;
-        const int steps = std::max(2, int(ramp.width()));
-        const float scale = effectiveScale();
-        const int group = scaleGroup();
-        for (int i = 0; i < steps; ++i) {
-            const float t = -1.0f + 2.0f * float(i) / float(steps - 1);
-            painter.fillRect(QRectF(ramp.left() + ramp.width() * i / steps, ramp.top(),
-                                    ramp.width() / steps + 0.5, ramp.height()),
-                             QColor(heatmapColor(t * scale, scale, group)));
-        }
-        painter.setPen(QPen(palette().color(QPalette::Mid), 0));
-        painter.drawRect(ramp);
-        painter.setFont(font());
-        painter.setPen(palette().color(QPalette::WindowText));
-        painter.drawText(QRectF(ramp.right() + 3, l.title.top(), l.title.right() - ramp.right(),
-                                l.title.height()),
-                         Qt::AlignLeft | Qt::AlignVCenter, scaleText());
-    } else if (std::abs(m_zoom - 1.0) > 1e-6) {
-        reserved = 60;
-    }
-    QFont titleFont = font();
-    titleFont.setBold(true);
-    painter.setFont(titleFont);
-    painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(
-        l.title, Qt::AlignLeft | Qt::AlignVCenter,
-        QFontMetricsF(titleFont).elidedText(m_title, Qt::ElideMiddle, l.title.width() - reserved));
-    if (std::abs(m_zoom - 1.0) > 1e-6) {
-        painter.setFont(font());
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(l.title, Qt::AlignRight | Qt::AlignVCenter,
-                         QStringLiteral("%1%").arg(std::lround(m_zoom * 100)));
-    }
+    paintTitleRow(painter, l,
+                  TitleRow{m_title, m_matrix.isEmpty() ? QString() : scaleText(), effectiveScale(),
+                           scaleGroup(), m_zoom},
+                  font(), palette());
 }
 
 // The cached image (1:1 when it is the wanted one, scaled while a newer one renders), the frame

@@ -5,6 +5,8 @@
 #include "layer_config.h"
 #include "scene.h"
 
+#include <QString>
+
 class QSettings;
 
 namespace tp {
@@ -15,5 +17,17 @@ void saveSceneSettings(QSettings& settings, const LayerConfig& config, SceneSour
 /// Reads the parameters saved by saveSceneSettings; the defaults for anything missing, and the
 /// defaults in full if the saved config does not validate.
 std::pair<LayerConfig, SceneSource> loadSceneSettings(const QSettings& settings);
+
+/// The window's colours: the platform's own, or Fusion with a light or a dark palette.
+enum class Theme { System, Light, Dark };
+
+/// "system", "light", "dark" and back; anything else reads as System.
+QString themeName(Theme theme);
+Theme themeFromName(const QString& name);
+
+/// Applies `theme` to the whole application: System restores the palette and style the app
+/// started with; Light and Dark use the Fusion style with a light or dark QPalette (window
+/// #2b2b2b, text #e6e6e6, secondary text #a8a8a8 in the dark one).
+void applyTheme(Theme theme);
 
 }  // namespace tp

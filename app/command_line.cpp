@@ -19,6 +19,8 @@ const std::vector<ExtraOption>& extraOptions() {
          "the view to show: the layer and its outputs (default) or the devices of the mesh, with "
          "the collective's ring steps after the compute steps"},
         {"--version", "", "print the version and the SIMD path in use, then exit"},
+        {"--trace", "ROW,COL",
+         "with --screenshot: trace y[ROW, COL] as hovering that output cell does"},
     };
     return extras;
 }
@@ -42,7 +44,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     line.sceneGiven = false;
     for (const std::string& arg : args)
         if (arg.starts_with("--") && !arg.starts_with("--screenshot") &&
-            !arg.starts_with("--step") && !arg.starts_with("--view"))
+            !arg.starts_with("--step") && !arg.starts_with("--view") && !arg.starts_with("--trace"))
             line.sceneGiven = true;
     if (const auto it = extras.find("--screenshot"); it != extras.end()) {
         if (it->second.empty())
@@ -73,6 +75,21 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
             else
                 line.step = int(*step);
         }
+    }
+    if (const auto it = extras.find("--trace"); it != extras.end()) {
+        const std::size_t comma = it->second.find(',');
+        const auto row = parseInt64(it->second.substr(0, comma));
+        const auto col =
+            comma == std::string::npos ? std::nullopt : parseInt64(it->second.substr(comma + 1));
+        if (!line.screenshotFile)
+            line.errors.push_back("--trace applies to --screenshot only");
+        if (!row || !col || *row < 0 || *col < 0 || *row >= line.config.batch ||
+            *col >= line.config.features)
+            line.errors.push_back("--trace: '" + it->second +
+                                  "' is not ROW,COL of an output cell (rows 0 to batch - 1, "
+                                  "columns 0 to features - 1)");
+        else
+            line.trace = std::pair{int(*row), int(*col)};
     }
     return line;
 }

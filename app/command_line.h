@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tp {
@@ -23,6 +24,7 @@ struct AppCommandLine {
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<int> step;                    ///< --step K, in [0, stepCount(config) - 1]
     CentreView view = CentreView::Layer;        ///< --view layer|devices
+    std::optional<std::pair<int, int>> trace;   ///< --trace ROW,COL: the output cell traced
     std::vector<std::string> errors;            ///< every problem; empty when usable
 };
 

@@ -13,17 +13,20 @@
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QHeaderView>
+#include <QImageWriter>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -36,6 +39,11 @@
 #include <algorithm>
 
 namespace tp {
+
+QSize MainWindow::openingSize(QSize available) {
+    // Most of the screen, leaving room for the frame and a panel, but not a whole 4K monitor.
+    return {std::min(available.width() - 24, 1800), std::min(available.height() - 48, 1060)};
+}
 
 MainWindow::MainWindow(Options options) : m_options(options) {
     setWindowTitle(tr("tpviz: tensor parallelism on one linear layer"));
@@ -61,10 +69,11 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_equation->setToolTip(tr("What this step computes, with the shapes"));
     m_caption = new QLabel;
     m_caption->setObjectName(QStringLiteral("captionLabel"));
-    m_caption->setStyleSheet(QStringLiteral("color: #555;"));
+    m_caption->setForegroundRole(QPalette::PlaceholderText);
     layout->addWidget(m_equation);
     layout->addWidget(m_caption);
     auto* split = new QSplitter(Qt::Vertical);
+    m_split = split;
     m_layer = new LayerPanel;
     m_output = new OutputPanel;
     split->addWidget(m_layer);
@@ -91,7 +100,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     auto* parameterDock = new QDockWidget(tr("Parameters"), this);
     parameterDock->setObjectName(QStringLiteral("parameterDock"));
     parameterDock->setWidget(scroll);
-    parameterDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    // Closable, so that View > Parameters can hide and show it.
+    parameterDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                               QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, parameterDock);
     m_groups = new GroupTableModel(this);
     m_groupTable = new QTableView;
@@ -106,10 +117,11 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     auto* groupDock = new QDockWidget(tr("Groups"), this);
     groupDock->setObjectName(QStringLiteral("groupDock"));
     groupDock->setWidget(m_groupTable);
-    groupDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    groupDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                           QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, groupDock);
     resizeDocks({parameterDock, groupDock}, {620, 260}, Qt::Vertical);
-    resizeDocks({parameterDock}, {400}, Qt::Horizontal);
+    resizeDocks({parameterDock}, {300}, Qt::Horizontal);
 
     auto* toolBar = addToolBar(tr("Steps"));
     toolBar->setObjectName(QStringLiteral("stepToolBar"));
@@ -123,6 +135,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     // Wiring: edits -> computer (debounced) -> scene on screen; steps -> every panel.
     connect(m_parameters, &ParameterPanel::configEdited, this,
             [this](const LayerConfig& config, SceneSource source) {
+                // A valid value: an earlier "Input refused" no longer describes the picture.
+                statusBar()->clearMessage();
                 m_computer->request(config, source);
                 if (m_options.useSettings) {
                     QSettings settings;
@@ -139,13 +153,16 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_computer, &SceneComputer::progressChanged, this,
             [this](double fraction) { m_progress->setValue(int(fraction * 1000)); });
     connect(m_computer, &SceneComputer::cancelled, this, [this] {
-        statusBar()->showMessage(tr("Cancelled: the picture shows the last computed scene"), 4000);
+        statusBar()->showMessage(
+            tr("Cancelled: the fields are back to the scene on screen, the last one computed"),
+            6000);
     });
     connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
     connect(m_groupTable, &QTableView::clicked, this,
             [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
+    connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
 
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
@@ -157,8 +174,12 @@ MainWindow::MainWindow(Options options) : m_options(options) {
         restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
         m_steps->setIntervalMs(settings.value(QStringLiteral("steps/intervalMs"), 700).toInt());
     }
-    if (!restored)
-        resize(1500, 940);
+    if (!restored) {
+        resize(openingSize(screen()->availableGeometry().size()));
+        // The parameters need about 310 px; on a small screen they get no more.
+        resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))},
+                    {std::clamp(width() / 5, 310, 340)}, Qt::Horizontal);
+    }
     showConfig(config, source);
     // Start with the keyboard on the picture, so the step shortcuts work at once.
     m_layer->kernelView()->setFocus();
@@ -181,6 +202,11 @@ void MainWindow::buildMenus() {
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* reset = edit->addAction(tr("&Reset to defaults"), this, &MainWindow::resetToDefaults);
+    reset->setObjectName(QStringLiteral("resetToDefaultsAction"));
+    reset->setToolTip(tr("The default scene (8 x 12, tp 3, seed 0) at step 0"));
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* zoomIn = view->addAction(tr("Zoom &in"), m_layer, &LayerPanel::zoomIn);
     zoomIn->setShortcut(QKeySequence::ZoomIn);
@@ -192,6 +218,27 @@ void MainWindow::buildMenus() {
         action->setToolTip(
             QStringLiteral("%1 (%2)").arg(action->text().remove(QLatin1Char('&')),
                                           action->shortcut().toString(QKeySequence::NativeText)));
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    auto* themes = new QActionGroup(this);
+    const QString current = m_options.useSettings
+                                ? QSettings().value(QStringLiteral("view/theme")).toString()
+                                : QString();
+    for (const auto& [kind, label] :
+         {std::pair{Theme::System, tr("&System")}, std::pair{Theme::Light, tr("&Light")},
+          std::pair{Theme::Dark, tr("&Dark")}}) {
+        QAction* action = theme->addAction(label);
+        action->setObjectName(QStringLiteral("theme-") + themeName(kind));
+        action->setCheckable(true);
+        action->setChecked(themeFromName(current) == kind);
+        themes->addAction(action);
+        connect(action, &QAction::triggered, this, [this, kind = kind] {
+            applyTheme(kind);
+            if (m_options.useSettings)
+                QSettings().setValue(QStringLiteral("view/theme"), themeName(kind));
+        });
+    }
+    if (themeFromName(current) != Theme::System)
+        applyTheme(themeFromName(current));
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
@@ -223,7 +270,14 @@ void MainWindow::buildStatusBar() {
     m_cancel->setToolTip(tr("Stop computing; the picture keeps the last scene (Esc)"));
     m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancel->hide();
-    connect(m_cancel, &QPushButton::clicked, m_computer, &SceneComputer::cancel);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        m_computer->cancel();
+        // The fields go back to the scene on screen, so that fields and picture agree.
+        if (m_scene) {
+            const QSignalBlocker block(m_parameters);
+            m_parameters->setConfig(m_scene->config, m_scene->source);
+        }
+    });
     statusBar()->addWidget(m_hover, 1);
     statusBar()->addPermanentWidget(m_timing);
     statusBar()->addPermanentWidget(m_progress);
@@ -243,6 +297,8 @@ void MainWindow::onBusyChanged(bool busy) {
     if (busy && !m_scene)
         m_equation->setText(tr("Computing the first scene…"));
     if (busy) {
+        // The time on show belongs to the previous scene: say that a new one is on its way.
+        m_timing->setText(tr("computing…"));
         m_progress->setValue(0);
         m_progressDelay->start();
         return;
@@ -250,11 +306,25 @@ void MainWindow::onBusyChanged(bool busy) {
     m_progressDelay->stop();
     m_progress->hide();
     m_cancel->hide();
+    if (m_scene && m_timing->text() == tr("computing…"))
+        m_timing->setText(m_sceneTiming);  // cancelled: the picture is still the last scene
 }
 
 void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
+    const bool newShape = !m_scene || m_scene->config.batch != scene->config.batch ||
+                          m_scene->config.inDim != scene->config.inDim;
     m_scene = std::move(scene);
     const LayerConfig& config = m_scene->config;
+    if (newShape) {
+        // Share the height by rows: the layer shows in_dim kernel rows and the bias, the outputs
+        // two rows of N, each with about 5 rows of titles and labels.
+        const double layerRows = double(std::min<std::int64_t>(config.inDim, 64)) + 6;
+        const double outputRows = 2.0 * double(std::min<std::int64_t>(config.batch, 32)) + 5;
+        const double share = std::clamp(outputRows / (outputRows + layerRows), 0.25, 0.5);
+        const int total = std::max(2, m_split->height());
+        const int output = int(total * share);
+        m_split->setSizes({total - output, output});
+    }
     m_layer->setScene(m_scene);
     m_output->setScene(m_scene);
     m_devices->setScene(m_scene);
@@ -262,11 +332,13 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     m_stepActions->setEnabled(true);
     m_steps->setStepCount(stepCount(config));
     showStep(m_steps->step());
-    m_timing->setText(tr("%1 x %2 kernel, %3 groups: computed in %4 ms")
-                          .arg(config.inDim)
-                          .arg(config.features)
-                          .arg(config.tpSize)
-                          .arg(elapsedMs));
+    m_sceneTiming = tr("%1 x %2 kernel, %3 groups: computed in %4 ms")
+                        .arg(config.inDim)
+                        .arg(config.features)
+                        .arg(config.tpSize)
+                        .arg(elapsedMs);
+    m_timing->setText(m_sceneTiming);
+    statusBar()->clearMessage();
     emit sceneShown();
 }
 
@@ -287,7 +359,29 @@ void MainWindow::showStep(int step) {
         m_groupTable->clearSelection();
 }
 
+void MainWindow::resetToDefaults() {
+    m_steps->reset();
+    showConfig(LayerConfig{}, SceneSource::Nnx);
+    statusBar()->showMessage(tr("Back to the default scene"), 4000);
+}
+
+QString MainWindow::screenshotName() const {
+    if (!m_scene)
+        return QStringLiteral("tpviz.png");
+    const LayerConfig& c = m_scene->config;
+    return QStringLiteral("tpviz-%1x%2-%3-tp%4-step%5.png")
+        .arg(c.inDim)
+        .arg(c.features)
+        .arg(QString::fromUtf8(toString(c.mode)))
+        .arg(c.tpSize)
+        .arg(m_steps->step());
+}
+
 bool MainWindow::saveScreenshot(const QString& path) {
+    return saveScreenshot(path, nullptr);
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
     // Big matrices render on worker threads when first painted: grab until a grab leaves no view
     // rendering, so the file shows every matrix rather than the blank before its first image.
     const auto views = findChildren<MatrixView*>();
@@ -305,18 +399,25 @@ bool MainWindow::saveScreenshot(const QString& path) {
         while (rendering() && waited.elapsed() < 10000)
             QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
     }
-    return shot.save(path);
+    QImageWriter writer(path);
+    if (writer.write(shot.toImage()))
+        return true;
+    if (error)
+        *error = writer.errorString();
+    return false;
 }
 
 void MainWindow::saveScreenshotAs() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save screenshot"), QStringLiteral("tpviz.png"), tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save screenshot"), screenshotName(),
+                                                      tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
-    if (saveScreenshot(path))
+    QString error;
+    if (saveScreenshot(path, &error))
         statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     else
-        QMessageBox::warning(this, tr("Save screenshot"), tr("Could not write %1").arg(path));
+        QMessageBox::warning(this, tr("Save screenshot"),
+                             tr("Could not write %1: %2").arg(path, error));
 }
 
 void MainWindow::showAbout() {
@@ -357,6 +458,7 @@ void MainWindow::saveSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    m_computer->cancel();  // a big scene in flight stops now rather than at its end
     saveSettings();
     QMainWindow::closeEvent(event);
 }

@@ -9,6 +9,7 @@
 
 class QLabel;
 class QProgressBar;
+class QSplitter;
 class QPushButton;
 class QTableView;
 class QTabWidget;
@@ -54,12 +55,23 @@ public:
     /// The tabs of the centre: "Layer" (the layer and its outputs) and "Devices" (the mesh).
     QTabWidget* viewTabs() const { return m_views; }
     DevicesView* devicesView() const { return m_devices; }
+    QLabel* timingLabel() const { return m_timing; }
 
     /// Opens the Python snippet of the scene on screen (Help > Python snippet) and returns it.
     PythonDialog* showPythonSnippet();
 
+    /// The window's size at first launch on a screen whose available area is `available`.
+    static QSize openingSize(QSize available);
+
     /// Saves the window (not the screen) as an image; false when the file cannot be written.
     bool saveScreenshot(const QString& path);
+    /// The same; on failure `error` (if given) receives the reason (QImageWriter::errorString).
+    bool saveScreenshot(const QString& path, QString* error);
+    /// The file name offered for a screenshot: named after the scene, e.g.
+    /// "tpviz-8x12-column-tp3-step0.png".
+    QString screenshotName() const;
+    /// Edit > Reset to defaults: the default scene at step 0.
+    void resetToDefaults();
 
 signals:
     /// A new scene is on screen.
@@ -90,10 +102,12 @@ private:
     DevicesView* m_devices;
     GroupTableModel* m_groups;
     QTableView* m_groupTable;
+    QSplitter* m_split;
     QLabel* m_equation;
     QLabel* m_caption;
     QLabel* m_hover;
     QLabel* m_timing;
+    QString m_sceneTiming;  ///< the timing of the scene on screen
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QTimer* m_progressDelay;

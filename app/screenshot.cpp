@@ -2,6 +2,7 @@
 
 #include "devices/devices_view.h"
 #include "main_window.h"
+#include "picture/layer_panel.h"
 #include "steps/step_controller.h"
 
 #include <QApplication>
@@ -37,6 +38,8 @@ int runScreenshot(const AppCommandLine& line) {
         loop.exec();
     StepController* steps = window.stepController();
     steps->setStep(line.step.value_or(steps->lastStep()));
+    if (line.trace)
+        window.layerPanel()->traceOutput(line.trace->first, line.trace->second);
     // Let layouts settle and views render at their final size before grabbing.
     QTimer::singleShot(50, &loop, &QEventLoop::quit);
     loop.exec();

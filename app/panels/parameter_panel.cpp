@@ -10,6 +10,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <cstdlib>
+
 namespace tp {
 namespace {
 
@@ -18,13 +20,25 @@ constexpr int kMaxSize = 1 << 24;
 QSpinBox* sizeBox(const QString& name, const QString& tip) {
     auto* box = new QSpinBox;
     box->setObjectName(name);
-    box->setRange(1, kMaxSize);
+    // 0 is accepted by the box so that validation says why it is refused, rather than the box
+    // silently reverting it when the field loses focus.
+    box->setRange(0, kMaxSize);
     box->setToolTip(tip);
     box->setAccelerated(true);
     return box;
 }
 
 }  // namespace
+
+std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted) {
+    std::int64_t best = 1;
+    for (const std::int64_t d : divisors(n)) {
+        // Ties go to the smaller divisor.
+        if (std::llabs(d - wanted) < std::llabs(best - wanted))
+            best = d;
+    }
+    return best;
+}
 
 ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     buildForm();
@@ -40,11 +54,11 @@ void ParameterPanel::buildForm() {
     m_sourceBox = new QComboBox;
     m_sourceBox->setObjectName(QStringLiteral("sourceBox"));
     m_sourceBox->addItem(tr("nnx.Linear, seeded"));
-    m_sourceBox->addItem(tr("the brief's example"));
+    m_sourceBox->addItem(tr("the worked example (2x4, tp 2)"));
     m_sourceBox->setToolTip(
         tr("Where the arrays come from: nnx.Linear(in_dim, features, "
-           "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the brief's "
-           "worked example (x [[1, 2]], a 2x4 kernel, a nonzero bias)"));
+           "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the worked "
+           "example (x [[1, 2]], a 2x4 kernel, a nonzero bias, tp_size 2)"));
     layer->addRow(tr("Arrays"), m_sourceBox);
     m_batch = sizeBox(QStringLiteral("batchBox"), tr("N: rows of the input x (N, in_dim)"));
     layer->addRow(tr("Batch N"), m_batch);
@@ -76,6 +90,13 @@ void ParameterPanel::buildForm() {
     m_tp->setToolTip(tr("tp_size: number of groups. Offers the divisors of the split dimension"));
     split->addRow(tr("tp_size"), m_tp);
     addProblemRow(split, ConfigField::TpSize);
+    m_tpNote = new QLabel;
+    m_tpNote->setObjectName(QStringLiteral("tpNote"));
+    m_tpNote->setWordWrap(true);
+    m_tpNote->setStyleSheet(QStringLiteral("color: #8a5a00;"));
+    split->addRow(QString(), m_tpNote);
+    split->setRowVisible(m_tpNote, false);
+    m_tpForm = split;
     layout->addWidget(splitBox);
     buildMeshBox(layout);
 
@@ -121,11 +142,22 @@ void ParameterPanel::buildForm() {
         if (m_filling)
             return;
         if (m_sourceBox->currentIndex() == 1) {
-            // The brief's arrays fix the sizes; mode and tp_size stay editable.
+            // The worked example's arrays fix the sizes; mode and tp_size stay editable. The
+            // seeded layer's settings are kept for the way back.
+            m_seededConfig = m_config;
             LayerConfig brief = briefExampleConfig();
             brief.mode = m_mode->currentIndex() == 1 ? ParallelMode::Row : ParallelMode::Column;
             brief.tpSize = brief.splitDim() % 2 == 0 ? 2 : 1;
             setConfig(brief, SceneSource::Brief);
+            return;
+        }
+        if (m_seededConfig) {
+            LayerConfig back = *m_seededConfig;
+            m_seededConfig.reset();
+            back.mode = m_mode->currentIndex() == 1 ? ParallelMode::Row : ParallelMode::Column;
+            back.tpSize = nearestDivisor(back.splitDim(), back.tpSize);
+            setConfig(back, SceneSource::Nnx);
+            return;
         }
         readInputs();
     });
@@ -191,6 +223,10 @@ QString ParameterPanel::problemText(ConfigField field) const {
     return it == m_problemLabels.end() ? QString() : it->second.second->text();
 }
 
+QString ParameterPanel::tpNoteText() const {
+    return m_tpNote->text();
+}
+
 void ParameterPanel::readInputs() {
     if (m_filling)
         return;
@@ -209,6 +245,26 @@ void ParameterPanel::readInputs() {
     readMeshInputs(config);
     if (config.splitDim() != oldSplit || config.mode != oldMode)
         fillTpChoices();
+    QString tpNote;
+    if (config.mode != oldMode) {
+        // A mode switch keeps a valid scene: tp_size moves to the nearest divisor of the new
+        // split dimension, and says so.
+        const auto typed = parseInt64(m_tp->currentText().trimmed().toStdString());
+        if (typed && *typed > 0 && config.splitDim() > 0 && config.splitDim() % *typed != 0) {
+            const std::int64_t nearest = nearestDivisor(config.splitDim(), *typed);
+            tpNote = tr("tp_size %1 does not divide %2 (%3): using %4, the nearest divisor")
+                         .arg(*typed)
+                         .arg(mode ? QStringLiteral("in_dim") : QStringLiteral("features"))
+                         .arg(config.splitDim())
+                         .arg(nearest);
+            const QSignalBlocker block(m_tp);
+            m_tp->setEditText(QString::number(nearest));
+        }
+    }
+    if (!tpNote.isEmpty() || config.mode != oldMode || config.splitDim() != oldSplit) {
+        m_tpNote->setText(tpNote);
+        m_tpForm->setRowVisible(m_tpNote, !tpNote.isEmpty());
+    }
 
     std::vector<ConfigProblem> parseProblems;
     const std::string tpText = m_tp->currentText().trimmed().toStdString();

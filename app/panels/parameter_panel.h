@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include <map>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -18,6 +19,10 @@ class QSpinBox;
 class QVBoxLayout;
 
 namespace tp {
+
+/// The divisor of n (> 0) closest to `wanted`, the smaller one on a tie: the tp_size a mode
+/// switch falls back to.
+std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted);
 
 /// Edits a LayerConfig and its SceneSource. Every edit revalidates through LayerConfig::validate;
 /// each problem is shown next to the input it belongs to (field by field), and only a valid config
@@ -39,6 +44,8 @@ public:
     const std::vector<ConfigProblem>& problems() const { return m_problems; }
     /// The message shown next to a field's input ("" when none).
     QString problemText(ConfigField field) const;
+    /// The note under tp_size after a mode switch moved it ("" when none).
+    QString tpNoteText() const;
 
 signals:
     /// The inputs changed and form a valid config.
@@ -78,6 +85,9 @@ private:
     QLabel* m_memory = nullptr;
     QSpinBox* m_data = nullptr;
     QComboBox* m_output = nullptr;
+    QLabel* m_tpNote = nullptr;  ///< says when a mode switch moved tp_size
+    QFormLayout* m_tpForm = nullptr;
+    std::optional<LayerConfig> m_seededConfig;  ///< the seeded settings while the example shows
     std::map<ConfigField, std::pair<QFormLayout*, QLabel*>> m_problemLabels;
 };
 

@@ -1,10 +1,14 @@
 #include "layer_panel.h"
 
+#include "group_band.h"
 #include "heatmap_image.h"
 #include "heatmap_legend.h"
 #include "hover_text.h"
 #include "matrix_view.h"
+#include "palette.h"
 #include "step_plan.h"
+#include "trace.h"
+#include "trace_panel.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -14,11 +18,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace tp {
 namespace {
 
 constexpr int kBiasHeight = 84;
+constexpr qreal kMinXCell = 24;
 
 std::vector<IndexRange> groupRanges(const ShardingPlan& plan) {
     std::vector<IndexRange> ranges;
@@ -31,7 +37,7 @@ std::vector<IndexRange> groupRanges(const ShardingPlan& plan) {
 QLabel* noteLabel() {
     auto* label = new QLabel;
     label->setWordWrap(true);
-    label->setStyleSheet(QStringLiteral("color: #555;"));
+    label->setForegroundRole(QPalette::PlaceholderText);  // secondary text, light or dark theme
     return label;
 }
 
@@ -93,19 +99,27 @@ public:
                   stripHeight);
         };
         under(kBiasHeight);
-        // A strip too short for cells as tall as the kernel's are wide: grow it by what they lack.
+        // A strip too short for cells as tall as the kernel's: grow it by what they lack, as far
+        // as the room under the kernel's last row allows (it never covers a kernel row).
         if (m_bias->matrix().isEmpty() || !m_bias->isVisible())
             return;
         const qreal lacking = m_bias->heightForSquareCells();
-        if (lacking > 0.5)
-            under(kBiasHeight + int(std::ceil(lacking)));
+        const int room = height() - (int(std::ceil(origin.y() + last.bottom())) + 2) - kBiasHeight;
+        const int grow = std::min(int(std::ceil(lacking)), room);
+        if (grow > 0)
+            under(kBiasHeight + grow);
     }
 
 protected:
     void resizeEvent(QResizeEvent*) override {
         m_kernel->setGeometry(0, 0, width(), std::max(0, height() - kBiasHeight));
         placeBias();
+        if (onResized)
+            onResized();
     }
+
+public:
+    std::function<void()> onResized;  ///< called after the kernel took its new size
 
 private:
     MatrixView* m_kernel;
@@ -125,23 +139,39 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_biasNote->setObjectName(QStringLiteral("biasNote"));
     m_legend = new HeatmapLegend;
 
+    m_x->setHorizontalAlignment(Qt::AlignRight);  // x hugs the kernel: no empty band between
+    m_kernel->setHorizontalAlignment(Qt::AlignLeft);
     auto* grid = new QGridLayout(this);
+    m_grid = grid;
     grid->setContentsMargins(0, 0, 0, 0);
     grid->addWidget(m_x, 0, 0);
+    // Column 0: x and the words about it; the kernel with its bias strip takes all the height of
+    // column 1, so that the kernel gets the most room.
     grid->addWidget(m_xNote, 1, 0, Qt::AlignTop);
+    grid->addWidget(m_biasNote, 2, 0, Qt::AlignTop);
+    grid->addWidget(m_legend, 3, 0);
+    m_trace = new TracePanel;
+    grid->addWidget(m_trace, 4, 0);
     // The bias strip sits under the kernel, column under column.
     m_kernelWithBias = new KernelWithBias(m_kernel, m_bias);
-    grid->addWidget(m_kernelWithBias, 0, 1, 2, 1);
-    auto* under = new QHBoxLayout;
-    under->addWidget(m_biasNote, 1);
-    under->addWidget(m_legend);
-    grid->addLayout(under, 2, 0, 1, 2);
+    m_kernelWithBias->onResized = [this] {
+        // x's cells are never larger than the kernel's, so the two read alike; but never capped
+        // below kMinXCell, so that x stays visible beside a kernel of sub-pixel cells.
+        const QSizeF cell = m_kernel->layout().base;
+        if (!cell.isEmpty())
+            m_x->setMaxFitCell(std::max({cell.width(), cell.height(), kMinXCell}));
+    };
+    grid->addWidget(m_kernelWithBias, 0, 1, 5, 1);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 4);
     grid->setRowStretch(0, 1);
 
     connectHover(m_x, QStringLiteral("x"));
-    connectHover(m_kernel, QStringLiteral("kernel"));
+    connect(m_kernel, &MatrixView::cellHovered, this,
+            [this](int row, int col, float value, int group) {
+                emit hoverText(kernelHoverText(row, col, value, group));
+            });
+    connect(m_kernel, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
     connectHover(m_bias, QStringLiteral("bias"), true);
     connect(m_kernel, &MatrixView::effectiveScaleChanged, this,
             [this](float scale) { m_legend->setScale(scale); });
@@ -155,8 +185,44 @@ void LayerPanel::connectHover(MatrixView* view, const QString& name, bool vector
     connect(view, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
 }
 
+QString LayerPanel::kernelHoverText(int row, int col, float value, int group) const {
+    QString text = tp::hoverText(QStringLiteral("kernel"), row, col, value, group);
+    if (!m_scene)
+        return text;
+    const KernelCellTrace t = traceKernelCell(m_scene->result.plan, row, col);
+    const bool column = m_scene->config.mode == ParallelMode::Column;
+    text += tr(" · %1 %2 · feeds y[:, %3]%4 · flat index %5 of the row-major kernel")
+                .arg(column ? tr("columns") : tr("rows"), rangeText(t.groupRange))
+                .arg(t.outputCol)
+                .arg(column ? QString() : tr(" through group %1's partial sum").arg(t.group))
+                .arg(t.flatIndex);
+    return text;
+}
+
+void LayerPanel::traceOutput(int row, int col) {
+    if (!m_scene || row < 0 || col < 0 || row >= m_scene->config.batch ||
+        col >= m_scene->config.features)
+        return;
+    const Scene& s = *m_scene;
+    const OutputTrace t = tp::traceOutput(s.params.x, s.params.kernel, s.params.bias, s.result,
+                                          s.reference, row, col, kTraceTerms);
+    // Column mode: the owning group's colour; row mode: every group reads a part of the column,
+    // so a neutral dark outline.
+    const QColor colour = t.ownerGroup >= 0 ? groupColor(t.ownerGroup) : QColor(0x20, 0x20, 0x20);
+    m_x->setTraceLines(row, -1, colour);
+    m_kernel->setTraceLines(-1, col, colour);
+    m_bias->setTraceLines(-1, col, colour);
+    m_trace->showTrace(t, s.config.mode);
+}
+
+void LayerPanel::clearTrace() {
+    for (MatrixView* view : {m_x, m_kernel, m_bias})
+        view->setTraceLines(-1, -1, QColor());
+}
+
 void LayerPanel::setScene(ScenePtr scene) {
     m_scene = std::move(scene);
+    m_trace->clear();
     const LayerConfig& c = m_scene->config;
     const LayerParams& p = m_scene->params;
     const ShardingPlan& plan = m_scene->result.plan;
@@ -165,12 +231,15 @@ void LayerPanel::setScene(ScenePtr scene) {
 
     m_kernel->setMatrix(MatrixData::of(m_scene, p.kernel));
     m_kernel->setGroups(ranges, column ? Qt::Horizontal : Qt::Vertical);
-    m_kernel->setTitle(tr("kernel (in_dim %1, features %2): %3 groups of %4 %5")
-                           .arg(c.inDim)
-                           .arg(c.features)
-                           .arg(c.tpSize)
-                           .arg(plan.chunk)
-                           .arg(column ? tr("columns") : tr("rows")));
+    const bool one = plan.chunk == 1;  // "2 groups of 1 row", not "of 1 rows"
+    m_kernel->setTitle(
+        tr("kernel (in_dim %1, features %2): %3 %4 of %5 %6")
+            .arg(c.inDim)
+            .arg(c.features)
+            .arg(c.tpSize)
+            .arg(c.tpSize == 1 ? tr("group") : tr("groups"))
+            .arg(plan.chunk)
+            .arg(column ? (one ? tr("column") : tr("columns")) : (one ? tr("row") : tr("rows"))));
     m_bias->setMatrix(MatrixData::ofRow(m_scene, p.bias));
     m_bias->setTitle(tr("bias (%1,)").arg(c.features));
     m_x->setMatrix(MatrixData::of(m_scene, p.x));
@@ -196,7 +265,13 @@ void LayerPanel::setScene(ScenePtr scene) {
     }
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, -1));
+    // x (N, in_dim) and the kernel (in_dim, features) share the width by their columns, so their
+    // cells come out alike; the kernel keeps at least 55% of it.
+    const double xShare = std::clamp(double(c.inDim) / double(c.inDim + c.features), 0.15, 0.45);
+    m_grid->setColumnStretch(0, int(std::lround(xShare * 100)));
+    m_grid->setColumnStretch(1, 100 - int(std::lround(xShare * 100)));
     m_kernelWithBias->placeBias();
+    m_kernelWithBias->onResized();
 }
 
 void LayerPanel::setStep(int step) {
@@ -215,6 +290,13 @@ void LayerPanel::setStep(int step) {
     }
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, group));
+}
+
+void LayerPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    const bool roomy = height() >= kRoomForNotes;
+    m_xNote->setVisible(roomy);
+    m_biasNote->setVisible(roomy);
 }
 
 void LayerPanel::zoomIn() {

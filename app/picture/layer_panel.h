@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QGridLayout;
 class QLabel;
 
 namespace tp {
@@ -14,6 +15,7 @@ namespace tp {
 class HeatmapLegend;
 class KernelWithBias;
 class MatrixView;
+class TracePanel;
 
 class LayerPanel : public QWidget {
     Q_OBJECT
@@ -29,11 +31,30 @@ public:
     MatrixView* inputView() const { return m_x; }
     MatrixView* kernelView() const { return m_kernel; }
     MatrixView* biasView() const { return m_bias; }
+    TracePanel* tracePanel() const { return m_trace; }
+
+    /// How many terms a trace lists before summing the rest.
+    static constexpr Index kTraceTerms = 8;
+    /// The panel height (logical px) from which the notes beside x are shown.
+    static constexpr int kRoomForNotes = 380;
+
+    /// The status text of kernel[row, col]: its value and group, the group's range, the output
+    /// column it feeds and its flat index (row * features + col) in the row-major kernel.
+    QString kernelHoverText(int row, int col, float value, int group) const;
 
 public slots:
+    /// Traces y[row, col]: outlines row `row` of x, column `col` of the kernel and bias[col] in
+    /// the owning group's colour and shows the sum in the trace panel.
+    void traceOutput(int row, int col);
+    void clearTrace();
     void zoomIn();
     void zoomOut();
     void fitToView();
+
+protected:
+    /// Folds the notes away when the panel is short (below kRoomForNotes), so that x and the
+    /// kernel keep the room; their text stays in the views' tooltips and the README.
+    void resizeEvent(QResizeEvent* event) override;
 
 signals:
     /// Text describing the hovered cell ("" when the pointer leaves).
@@ -43,6 +64,7 @@ private:
     void connectHover(MatrixView* view, const QString& name, bool vector = false);
 
     ScenePtr m_scene;
+    QGridLayout* m_grid;
     MatrixView* m_x;
     MatrixView* m_kernel;
     MatrixView* m_bias;
@@ -50,6 +72,7 @@ private:
     QLabel* m_biasNote;
     HeatmapLegend* m_legend;
     KernelWithBias* m_kernelWithBias;
+    TracePanel* m_trace;
 };
 
 }  // namespace tp

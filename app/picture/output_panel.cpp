@@ -65,6 +65,8 @@ void OutputPanel::connectHover(MatrixView* view, const QString& name) {
             [this, view, name](int row, int col, float value, int group) {
                 emit hoverText(
                     tp::hoverText(view == m_result ? m_resultName : name, row, col, value, group));
+                emit outputCellHovered(row,
+                                       view == m_partial ? int(m_partialFirstColumn) + col : col);
             });
     connect(view, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
 }
@@ -129,6 +131,7 @@ void OutputPanel::showColumnStep(int step) {
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
     m_partial->setGroups({IndexRange{0, g.outputCols.size()}}, Qt::Horizontal, {group});
     m_partial->setGroupLabelRanges({g.outputCols});  // the output columns it fills
+    m_partialFirstColumn = g.outputCols.start;
     m_partial->setTitle(
         tr("partial of group %1 = %2  %3")
             .arg(group)
@@ -164,7 +167,8 @@ void OutputPanel::showRowStep(int step) {
 
     m_partial->setMatrix(MatrixData::of(m_scene, r.partials[std::size_t(group)]));
     m_partial->setGroups({g.outputCols}, Qt::Horizontal, {group});
-    m_partial->setGroupLabelRanges({g.kernelRows});  // the kernel rows it reads
+    m_partial->setGroupLabelRanges({g.kernelRows}, QStringLiteral("kernel rows"));
+    m_partialFirstColumn = 0;  // a row-mode partial is full width
     m_partial->setTitle(tr("partial sum of group %1, rows %2  %3")
                             .arg(group)
                             .arg(qs(sliceText(g.kernelRows)), qs(shapeTuple(c.batch, c.features))));

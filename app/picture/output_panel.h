@@ -42,6 +42,9 @@ public:
 
 signals:
     void hoverText(const QString& text);
+    /// The pointer is over y[row, col] (in the full output's coordinates) in any output view: the
+    /// partial, the concatenation or running sum, y = sum + bias, or the reference.
+    void outputCellHovered(int row, int col);
 
 private:
     void connectHover(MatrixView* view, const QString& name);
@@ -59,6 +62,7 @@ private:
     QLabel* m_warning;
     VerificationView* m_verification;
     QString m_resultName;
+    Index m_partialFirstColumn = 0;  ///< column mode: the partial's column 0 is y[:, this]
 };
 
 }  // namespace tp

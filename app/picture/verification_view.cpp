@@ -39,6 +39,10 @@ QString VerificationView::verdictText() const {
     return m_verdict->text();
 }
 
+QString VerificationView::detailText() const {
+    return m_numbers->text();
+}
+
 void VerificationView::setVerification(const Verification& v, bool complete,
                                        const QString& waitingText) {
     m_state = !complete ? State::Waiting : v.allclose ? State::Passed : State::Failed;
@@ -57,10 +61,21 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             text = tr("✘ not allclose: output differs from x @ kernel + bias");
             break;
     }
+    // Dark text on the light verdict colours, whatever the theme's text colour is.
     setStyleSheet(QStringLiteral("QFrame#verificationView { background: %1; border: 1px solid "
-                                 "#aaa; border-radius: 4px; }")
+                                 "#aaa; border-radius: 4px; } QFrame#verificationView QLabel { "
+                                 "color: #1a1a1a; }")
                       .arg(background));
     m_verdict->setText(text);
+    if (m_state == State::Waiting) {
+        // Nothing to judge yet: say what will be compared, not figures of an output not shown.
+        m_numbers->setText(
+            tr("Once the output is complete it is compared with the reference x @ kernel + bias "
+               "(one full product): max abs error, max rel error and allclose(rtol=%1, atol=%2).")
+                .arg(v.tolerance.rtol)
+                .arg(v.tolerance.atol));
+        return;
+    }
     m_numbers->setText(
         tr("Output vs reference (one full product):<br>max abs error <b>%1</b> &nbsp; max rel "
            "error <b>%2</b><br>allclose(rtol=%3, atol=%4): <b>%5</b>")

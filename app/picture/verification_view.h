@@ -11,7 +11,8 @@ class QLabel;
 namespace tp {
 
 /// Max abs error, max rel error and allclose with its tolerance. Green when the output is complete
-/// and allclose, red when complete and not, grey (waiting) before the last step.
+/// and allclose, red when complete and not; before the last step grey, saying what is missing and
+/// what will be compared, with no figures.
 class VerificationView : public QFrame {
     Q_OBJECT
 
@@ -25,6 +26,8 @@ public:
     enum class State { Waiting, Passed, Failed };
     State state() const { return m_state; }
     QString verdictText() const;
+    /// The figures under the verdict (or, while waiting, what will be compared).
+    QString detailText() const;
 
 private:
     State m_state = State::Waiting;

@@ -13,7 +13,9 @@ void StepController::setStepCount(int count) {
     count = std::max(count, 1);
     if (count == m_count)
         return;
-    const bool wasAtEnd = atEnd();
+    // A fresh controller (one step) starts the first scene at step 0; after that, a controller at
+    // the end of a walk stays at the end of the next scene.
+    const bool wasAtEnd = m_count > 1 && atEnd();
     m_count = count;
     emit stepCountChanged(m_count);
     const int step = wasAtEnd ? lastStep() : std::min(m_step, lastStep());

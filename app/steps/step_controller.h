@@ -24,7 +24,8 @@ public:
 
 public slots:
     /// A new number of steps (a new scene). A walk that was at its end stays at the end, so a
-    /// finished picture stays finished; otherwise the step is clamped.
+    /// finished picture stays finished; otherwise the step is clamped. A fresh controller (one
+    /// step, no scene yet) stays at step 0.
     void setStepCount(int count);
     void setStep(int step);
     void next();

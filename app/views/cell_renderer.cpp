@@ -1,6 +1,6 @@
 #include "cell_renderer.h"
 
-#include "float_format.h"
+#include "cell_text.h"
 
 #include <QFontMetricsF>
 #include <QPainter>
@@ -15,18 +15,6 @@ namespace {
 
 bool stopped(const std::atomic_bool* stop) {
     return stop && stop->load(std::memory_order_relaxed);
-}
-
-// The shortest form of `v` that fits `room` device pixels: 3 then 2 significant digits, then fixed
-// 2 or 1 decimals, so that small values (-0.0123) still show as "-0.01" rather than a blank.
-QString fittingNumber(float v, const QFontMetricsF& metrics, qreal room) {
-    for (const QString& candidate : {QString::fromStdString(formatFloatShort(v, 3)),
-                                     QString::fromStdString(formatFloatShort(v, 2)),
-                                     QString::number(v, 'f', 2), QString::number(v, 'f', 1)}) {
-        if (metrics.horizontalAdvance(candidate) <= room)
-            return candidate;
-    }
-    return {};
 }
 
 }  // namespace
@@ -106,26 +94,25 @@ QImage renderBlock(const MatrixData& block, const HeatmapStyle& style, QSize dev
     if (decoration.numbers) {
         const qreal cellW = qreal(width) / qreal(cols);
         const qreal cellH = qreal(height) / qreal(rows);
+        int pixelSize = decoration.numberPixelSize;
+        if (pixelSize <= 0)
+            pixelSize = numberPixelSize(decoration.font, QSizeF(cellW / dpr, cellH / dpr),
+                                        widestCellText(rows * cols, [&](long long i) {
+                                            return block(i / cols, i % cols);
+                                        }));
         QFont font = decoration.font;
-        font.setPixelSize(std::max(
-            1, int(std::lround(
-                   std::clamp(std::min(cellH / dpr * 0.42, cellW / dpr * 0.3), 7.0, 14.0) * dpr))));
+        font.setPixelSize(std::max(1, int(std::lround(pixelSize * dpr))));
         painter.setFont(font);
         painter.setRenderHint(QPainter::TextAntialiasing);
-        const QFontMetricsF metrics(font);
-        const qreal room = cellW - 4 * dpr;
-        for (Index r = 0; r < rows && !stopped(stop); ++r) {
+        for (Index r = 0; r < rows && pixelSize > 0 && !stopped(stop); ++r) {
             const int y0 = firstPixelOf(r, rows, height);
             const int y1 = firstPixelOf(r + 1, rows, height);
             for (Index c = 0; c < cols; ++c) {
-                const QString text = fittingNumber(block(r, c), metrics, room);
-                if (text.isEmpty())
-                    continue;
                 const int x0 = firstPixelOf(c, cols, width);
                 const int x1 = firstPixelOf(c + 1, cols, width);
-                const QRgb under = centre[std::size_t(r * cols + c)];
-                painter.setPen(qGray(under) < 140 ? QColor(Qt::white) : QColor(0x20, 0x20, 0x20));
-                painter.drawText(QRectF(x0, y0, x1 - x0, y1 - y0), Qt::AlignCenter, text);
+                painter.setPen(QColor(numberColourOn(centre[std::size_t(r * cols + c)])));
+                painter.drawText(QRectF(x0, y0, x1 - x0, y1 - y0), Qt::AlignCenter,
+                                 cellText(block(r, c)));
             }
         }
     }

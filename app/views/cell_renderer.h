@@ -17,8 +17,11 @@ namespace tp {
 /// What is drawn over the heatmap of a block.
 struct CellDecoration {
     bool grid = false;     ///< a light line between neighbouring cells
-    bool numbers = false;  ///< each value printed in its cell, where a short form fits
-    QFont font;            ///< the family of the numbers (the size follows the cell)
+    bool numbers = false;  ///< each value printed in its cell (cellText)
+    QFont font;            ///< the family of the numbers
+    /// The numbers' pixel size in logical pixels, one for the whole matrix so that every panel
+    /// of the same shape reads alike; 0 picks numberPixelSize() for the block's widest text.
+    int numberPixelSize = 0;
 };
 
 /// The first device pixel of element `e` when `count` elements span `pixels` pixels:
@@ -35,10 +38,11 @@ HeatmapStyle styleForBlock(const HeatmapStyle& style, Index rowOffset, Index col
 /// renderHeatmap(block, style, deviceSize) and over it: when `decoration.grid`, a
 /// max(1, round(dpr)) device pixel line (white, alpha 150) at the start of every cell but the
 /// first; a white gap of max(2, round(2 dpr)) device pixels centred on every group boundary inside
-/// the block; when `decoration.numbers`, each value centred in its cell in the longest of 3 or 2
-/// significant digits, 2 or 1 decimals that fits, white on dark cells (grey < 140) and near-black
-/// on light ones. The image carries style.devicePixelRatio. Returns a null image for an empty
-/// block or size, or when `stop` becomes true while it renders (a stale request told to stop).
+/// the block; when `decoration.numbers`, each value's cellText() centred in its cell at one pixel
+/// size, in black or white, whichever contrasts more with the cell (numberColourOn); no number at
+/// all when the pixel size is 0 (the widest text does not fit). The image carries
+/// style.devicePixelRatio. Returns a null image for an empty block or size, or when `stop` becomes
+/// true while it renders (a stale request told to stop).
 QImage renderBlock(const MatrixData& block, const HeatmapStyle& style, QSize deviceSize,
                    const CellDecoration& decoration, const std::atomic_bool* stop = nullptr);
 

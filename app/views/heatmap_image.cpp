@@ -322,7 +322,7 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     painter.drawText(tickRow, Qt::AlignRight | Qt::AlignTop, high);
     if (caption) {
         const QString text = neutral ? QStringLiteral(
-                                           "negative = warm grey \u00b7 zero = white "
+                                           "negative = dark slate \u00b7 zero = white "
                                            "\u00b7 positive = slate blue")
                                      : QStringLiteral(
                                            "negative = dark \u00b7 zero = white \u00b7 "

@@ -47,7 +47,7 @@ struct HeatmapStyle {
 /// Renders `m` stretched to `size` device pixels (RGB32). Each element takes its group's hue from
 /// groupColor(); inside the hue the value is diverging: 0 is white, +scale the group colour itself
 /// (vivid), -scale a dark shade of it (negativeShade), mixed in OKLab in between (groupRampColor);
-/// elements outside every group use the neutral map, warm grey (negative) to slate blue (positive).
+/// elements outside every group use the neutral map, the same ramp in slate blue.
 /// Groups other than a highlighted one are faded towards light grey. When the image is smaller than
 /// the matrix each pixel shows the MaxAbs or Mean of the elements it covers (one parallel pass over
 /// the matrix, no copy: 4096 x 16384 to 1600 x 800 in tens of milliseconds). Returns a null image
@@ -82,7 +82,7 @@ struct LegendStyle {
 /// A value-scale legend `size` device pixels large (ARGB32 premultiplied, transparent background):
 /// stacked ramps (at most 4, at most 420 logical pixels wide) from -scale to +scale in each listed
 /// group's colour, ticks at -scale, 0 and +scale, and a caption saying how sign reads ("negative =
-/// dark · zero = white · positive = vivid", or the neutral map's warm grey and slate blue).
+/// dark · zero = white · positive = vivid", the same for the neutral map).
 QImage renderLegend(const LegendStyle& style, QSize size);
 
 }  // namespace tp

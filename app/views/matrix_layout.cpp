@@ -44,10 +44,12 @@ MatrixLayout::MatrixLayout(const MatrixLayoutInput& in) : rows(in.rows), cols(in
     const qreal fitW = area.width() / qreal(cols);
     const qreal fitH = area.height() / qreal(rows);
     const qreal square = std::min(fitW, fitH);
+    const qreal cap = in.maxFitCell > 0 ? in.maxFitCell : kMaxFitCell;
     if (square >= kMinSquareCell)
-        base = QSizeF(std::min(square, kMaxFitCell), std::min(square, kMaxFitCell));
+        base = QSizeF(std::min({fitW, kMaxAspect * square, cap}),
+                      std::min({fitH, kMaxAspect * square, cap}));
     else
-        base = QSizeF(std::min(fitW, kMaxFitCell), std::min(fitH, kMaxFitCell));
+        base = QSizeF(std::min(fitW, cap), std::min(fitH, cap));
     const qreal baseMin = std::min(base.width(), base.height());
     const auto zoomed = [&](qreal side) {
         return in.zoom <= 1.0 ? side * in.zoom : std::max(side, baseMin * in.zoom);
@@ -57,9 +59,11 @@ MatrixLayout::MatrixLayout(const MatrixLayoutInput& in) : rows(in.rows), cols(in
         cell = QSizeF(in.leader->cellWidth, std::min(in.leader->cellWidth, fitH));
     content = QSizeF(qreal(cols) * cell.width(), qreal(rows) * cell.height());
 
-    qreal x = content.width() <= area.width()
-                  ? area.left() + std::floor((area.width() - content.width()) / 2)
-                  : area.left() - in.scroll.x();
+    const qreal spare = area.width() - content.width();
+    const qreal shift = in.horizontalAlign & Qt::AlignLeft    ? 0
+                        : in.horizontalAlign & Qt::AlignRight ? std::floor(spare)
+                                                              : std::floor(spare / 2);
+    qreal x = spare >= 0 ? area.left() + shift : area.left() - in.scroll.x();
     if (in.leader)
         x = in.leader->originX;
     const qreal y = content.height() <= area.height()

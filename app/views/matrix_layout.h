@@ -33,20 +33,29 @@ struct MatrixLayoutInput {
     double zoom = 1.0;     ///< 1: the matrix fits the area
     QPoint scroll = {};    ///< scroll bar values (pixels scrolled right and down)
     std::optional<LeaderColumns> leader = {};  ///< follow these columns instead of fitting
+    /// Where a matrix narrower than the area sits: Qt::AlignHCenter, AlignLeft or AlignRight
+    /// (towards a neighbouring panel, so that no empty band separates two matrices).
+    Qt::Alignment horizontalAlign = Qt::AlignHCenter;
+    /// The largest fitted cell side (kMaxFitCell by default): x follows the kernel's cell size.
+    qreal maxFitCell = 80;
 };
 
-/// The geometry of one MatrixView. At zoom 1 the cells fit the area: square when square cells of
-/// at least kMinSquareCell fit, else stretched to fill it, never larger than kMaxFitCell. Zooming
+/// The geometry of one MatrixView. At zoom 1 the cells fit the area: when cells of at least
+/// kMinSquareCell fit, each side is the area's share min(fit, kMaxAspect * the other side's fit),
+/// else stretched to fill it; never larger than maxFitCell. Zooming
 /// in grows the smaller side of a stretched cell first (cells turn square before they grow),
-/// zooming out shrinks both. A matrix smaller than the area is centred in it, a larger one is
-/// scrolled. Following a leader, the cells are the leader's width (and as tall, when the area
-/// allows) and column j lies under the leader's column j; the area (the clip) and the title span
-/// the leader's columns inside the viewport.
+/// zooming out shrinks both. A matrix smaller than the area is centred in it vertically and placed
+/// by horizontalAlign, a larger one is scrolled. Following a leader, the cells are the leader's
+/// width (and as tall, when the area allows) and column j lies under the leader's column j; the
+/// area (the clip) and the title span the leader's columns inside the viewport.
 struct MatrixLayout {
     static constexpr qreal kMargin = 6;         ///< around everything, in the viewport
     static constexpr qreal kMaxFitCell = 80;    ///< a 2 x 4 matrix should not fill a monitor
     static constexpr qreal kMinSquareCell = 4;  ///< below this, fitting stretches cells
-    static constexpr qreal kMaxCell = 400;      ///< the largest zoomed cell side
+    /// A fitted cell may be this much wider (or taller) than the smaller fit allows, so that a
+    /// matrix short of height still gets cells wide enough for its numbers.
+    static constexpr qreal kMaxAspect = 1.6;
+    static constexpr qreal kMaxCell = 400;  ///< the largest zoomed cell side
     static constexpr double kMinZoom = 0.25;
 
     MatrixLayout() = default;

@@ -1,8 +1,10 @@
 #include "matrix_view.h"
 
 #include "cell_image_cache.h"
+#include "cell_text.h"
 #include "group_band.h"
 #include "hover_text.h"
+#include "title_row.h"
 
 #include <QFontMetricsF>
 #include <QGestureEvent>
@@ -58,7 +60,16 @@ MatrixView::~MatrixView() = default;
 void MatrixView::setMatrix(MatrixData matrix) {
     const float before = effectiveScale();
     m_matrix = std::move(matrix);
+    m_traceRow = m_traceCol = -1;
     m_autoScale = m_matrix.isEmpty() ? 1.0f : maxAbs(m_matrix);
+    // One font size for the whole matrix: the one its widest text fits. A matrix too big to scan
+    // assumes the widest form there is.
+    const long long count = m_matrix.isEmpty() ? 0 : m_matrix.rows() * m_matrix.cols();
+    const Index cols = m_matrix.cols();
+    m_widestText = count > kScannedCells ? QStringLiteral("-8.8e-88")
+                                         : widestCellText(count, [&](long long i) {
+                                               return m_matrix(Index(i / cols), Index(i % cols));
+                                           });
     if (!(m_autoScale > 0.0f) || !std::isfinite(m_autoScale))
         m_autoScale = 1.0f;
     clearHover();
@@ -80,6 +91,27 @@ void MatrixView::setHighlightedGroup(int group) {
         return;
     m_style.highlightedGroup = group;
     invalidate();
+}
+
+void MatrixView::setMaxFitCell(qreal side) {
+    if (std::abs(side - m_maxFitCell) < 0.5)
+        return;
+    m_maxFitCell = side;
+    invalidateLayout();
+}
+
+void MatrixView::setHorizontalAlignment(Qt::Alignment align) {
+    m_horizontalAlign = align;
+    invalidateLayout();
+}
+
+void MatrixView::setTraceLines(int row, int col, const QColor& colour) {
+    if (row == m_traceRow && col == m_traceCol && colour == m_traceColour)
+        return;
+    m_traceRow = row;
+    m_traceCol = col;
+    m_traceColour = colour;
+    viewport()->update();
 }
 
 void MatrixView::setTitle(const QString& title) {
@@ -113,16 +145,13 @@ void MatrixView::setCellNumbers(CellNumbers mode) {
 bool MatrixView::cellNumbersShown() const {
     if (m_matrix.isEmpty())
         return false;
-    const QSizeF cell = cellSize();
-    switch (m_cellNumbers) {
-        case CellNumbers::Auto:
-            return cell.width() >= 28 && cell.height() >= 16;
-        case CellNumbers::Shown:
-            return cell.width() >= 14 && cell.height() >= 10;
-        case CellNumbers::Hidden:
-            return false;
-    }
-    return false;
+    return numberPixelSize() > 0;
+}
+
+int MatrixView::numberPixelSize() const {
+    if (m_matrix.isEmpty() || m_cellNumbers == CellNumbers::Hidden)
+        return 0;
+    return tp::numberPixelSize(font(), cellSize(), m_widestText);
 }
 
 void MatrixView::setColumnLeader(MatrixView* leader) {
@@ -143,12 +172,13 @@ void MatrixView::setColumnLeader(MatrixView* leader) {
 qreal MatrixView::heightForSquareCells() const {
     if (!m_columnLeader || m_matrix.isEmpty())
         return 0;
-    const qreal wanted = std::min(m_columnLeader->cellSize().width(), MatrixLayout::kMaxFitCell);
+    const qreal wanted = std::min(m_columnLeader->cellSize().height(), MatrixLayout::kMaxFitCell);
     return std::max<qreal>(0, wanted - cellSize().height());
 }
 
-void MatrixView::setGroupLabelRanges(std::vector<IndexRange> ranges) {
+void MatrixView::setGroupLabelRanges(std::vector<IndexRange> ranges, QString what) {
     m_labelRanges = std::move(ranges);
+    m_labelWhat = std::move(what);
     invalidateLayout();
 }
 
@@ -174,6 +204,8 @@ MatrixLayout MatrixView::layout() const {
         in.bandExtent = groupBandExtent(font(), m_style.groupAxis, labels);
     }
     in.zoom = m_zoom;
+    in.horizontalAlign = m_horizontalAlign;
+    in.maxFitCell = m_maxFitCell;
     in.scroll = QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value());
     if (m_columnLeader && !m_matrix.isEmpty() && m_columnLeader->matrix().cols() == in.cols) {
         // The leader's first column, in this viewport's coordinates.
@@ -286,7 +318,7 @@ void MatrixView::requestImage(const MatrixLayout& l) {
     style.scale = effectiveScale();
     style.devicePixelRatio = key.devicePixelRatio;
     m_cache->request({key, m_matrix.block(key.rows, key.cols), std::move(style),
-                      CellDecoration{key.grid, key.numbers, font()}});
+                      CellDecoration{key.grid, key.numbers, font(), numberPixelSize()}});
 }
 
 void MatrixView::paintEvent(QPaintEvent*) {
@@ -306,22 +338,29 @@ void MatrixView::paintEvent(QPaintEvent*) {
     }
 }
 
+int MatrixView::scaleGroup() const {
+    if (m_style.highlightedGroup >= 0)
+        return m_style.highlightedGroup;
+    if (m_style.groups.empty())
+        return -1;
+    return m_style.groupIds.empty() ? 0 : m_style.groupIds.front();
+}
+
+QRectF MatrixView::scaleRampRect(const MatrixLayout& l) const {
+    if (m_matrix.isEmpty())
+        return {};
+    return titleScaleRamp(l, font(), scaleText(), m_zoom);
+}
+
+QString MatrixView::scaleText() const {
+    return QStringLiteral("\u00b1") + cellText(effectiveScale());
+}
+
 void MatrixView::paintTitle(QPainter& painter, const MatrixLayout& l) {
-    if (l.title.isEmpty())
-        return;
-    QFont titleFont = font();
-    titleFont.setBold(true);
-    painter.setFont(titleFont);
-    painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(
-        l.title, Qt::AlignLeft | Qt::AlignVCenter,
-        QFontMetricsF(titleFont).elidedText(m_title, Qt::ElideRight, l.title.width() - 60));
-    if (std::abs(m_zoom - 1.0) > 1e-6) {
-        painter.setFont(font());
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(l.title, Qt::AlignRight | Qt::AlignVCenter,
-                         QStringLiteral("%1%").arg(std::lround(m_zoom * 100)));
-    }
+    paintTitleRow(painter, l,
+                  TitleRow{m_title, m_matrix.isEmpty() ? QString() : scaleText(), effectiveScale(),
+                           scaleGroup(), m_zoom},
+                  font(), palette());
 }
 
 // The cached image (1:1 when it is the wanted one, scaled while a newer one renders), the frame
@@ -351,6 +390,20 @@ void MatrixView::paintCells(QPainter& painter, const MatrixLayout& l) {
     painter.setPen(QPen(palette().color(QPalette::Mid), 0));
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(QRectF(l.origin, l.content).adjusted(-0.5, -0.5, 0.5, 0.5));
+
+    // Traced row and column: a band in the tracing group's colour, white-edged on every map.
+    const auto outline = [&](const QRectF& band) {
+        painter.setPen(QPen(Qt::white, 4));
+        painter.drawRect(band.adjusted(-1, -1, 1, 1));
+        painter.setPen(QPen(m_traceColour, 2));
+        painter.drawRect(band.adjusted(-1, -1, 1, 1));
+    };
+    if (m_traceRow >= 0 && m_traceRow < l.rows)
+        outline(QRectF(l.origin.x(), l.origin.y() + m_traceRow * l.cell.height(), l.content.width(),
+                       l.cell.height()));
+    if (m_traceCol >= 0 && m_traceCol < l.cols)
+        outline(QRectF(l.origin.x() + m_traceCol * l.cell.width(), l.origin.y(), l.cell.width(),
+                       l.content.height()));
 
     if (m_hovered.x() >= 0 && l.cell.width() >= 3 && l.cell.height() >= 3) {
         const QRectF cell = l.cellRect(m_hovered.x(), m_hovered.y());
@@ -386,7 +439,10 @@ QString MatrixView::cellDescription(int row, int col) const {
                 position < m_style.groups[k].stop)
                 range = shownRange(k);
         }
-        span = (byColumn ? QStringLiteral("columns ") : QStringLiteral("rows ")) + rangeText(range);
+        const QString what = !m_labelWhat.isEmpty() ? m_labelWhat
+                             : byColumn             ? QStringLiteral("columns")
+                                                    : QStringLiteral("rows");
+        span = what + QLatin1Char(' ') + rangeText(range);
     }
     return hoverText(name, row, col, m_matrix(row, col), group, span);
 }

@@ -18,8 +18,8 @@ class CellImageCache;
 
 /// When a MatrixView prints values inside cells.
 enum class CellNumbers {
-    Auto,    ///< when cells are at least 28 x 16 logical pixels
-    Shown,   ///< whenever a number can be made legible (cells at least 14 x 10)
+    Auto,    ///< when the matrix's widest cellText() fits every cell (numberPixelSize() > 0)
+    Shown,   ///< the same rule (kept for callers that ask for numbers explicitly)
     Hidden,  ///< never
 };
 
@@ -63,17 +63,32 @@ public:
     /// nullptr ends following.
     void setColumnLeader(MatrixView* leader);
     /// How much taller this follower's viewport must grow for its cells to be as tall as the
-    /// leader's are wide (at most MatrixLayout::kMaxFitCell); 0 without a leader.
+    /// leader's are tall (at most MatrixLayout::kMaxFitCell); 0 without a leader.
     qreal heightForSquareCells() const;
 
     /// The ranges that group labels and tooltips name, when they differ from the positions in this
     /// matrix: a partial output (N, chunk) shows its group's output columns, e.g. [4:8), not [0:4).
-    /// Empty (the default) names the positional ranges.
-    void setGroupLabelRanges(std::vector<IndexRange> ranges);
+    /// Empty (the default) names the positional ranges. `what` names what the ranges count in
+    /// tooltips ("kernel rows" for a row-mode partial sum); empty says "columns" or "rows" by the
+    /// group axis.
+    void setGroupLabelRanges(std::vector<IndexRange> ranges, QString what = {});
 
     /// Shows group number `group` at full colour and dims the others; -1 dims nothing.
     void setHighlightedGroup(int group);
     int highlightedGroup() const { return m_style.highlightedGroup; }
+
+    /// The largest fitted cell side (MatrixLayoutInput::maxFitCell), e.g. the kernel's cell width
+    /// for x, so that both draw alike.
+    void setMaxFitCell(qreal side);
+
+    /// Where the cells sit when narrower than the view (MatrixLayoutInput::horizontalAlign).
+    void setHorizontalAlignment(Qt::Alignment align);
+
+    /// Outlines row `row` and column `col` (-1: none) in `colour`: the cells an output value
+    /// traced elsewhere is made of (row i of x, column j of the kernel).
+    void setTraceLines(int row, int col, const QColor& colour);
+    int tracedRow() const { return m_traceRow; }
+    int tracedColumn() const { return m_traceCol; }
 
     /// The caption above the matrix, e.g. "kernel (8, 12)".
     void setTitle(const QString& title);
@@ -91,8 +106,12 @@ public:
     void setCellNumbersVisible(bool visible);
     void setCellNumbers(CellNumbers mode);
     CellNumbers cellNumbers() const { return m_cellNumbers; }
-    /// Whether numbers are printed at the current zoom and size.
+    /// Whether numbers are printed at the current zoom and size: all of them or none, so that
+    /// matrices of the same shape at the same size follow the same rule.
     bool cellNumbersShown() const;
+    /// The numbers' pixel size at the current cell size (cell_text.h numberPixelSize for the
+    /// matrix's widest cell text), 0 when they are not printed.
+    int numberPixelSize() const;
 
     /// Current zoom: 1 fits the whole matrix in the view; zoomIn() multiplies by 1.25.
     double zoom() const { return m_zoom; }
@@ -104,6 +123,15 @@ public:
     QPoint cellAt(QPointF viewportPos) const;
     /// Where cell (row, col) is drawn, in viewport coordinates (may lie outside the viewport).
     QRectF cellRect(Index row, Index col) const;
+
+    /// Where the title row draws this view's colour map (a ramp from -scale to +scale in the
+    /// colours of scaleGroup()), followed by scaleText(); empty when the title is too narrow.
+    QRectF scaleRampRect(const MatrixLayout& l) const;
+    /// "±" and the effective scale in cellText(), e.g. "±0.62".
+    QString scaleText() const;
+    /// The group whose colours the title's ramp shows: the highlighted one, else the first, else
+    /// -1 (the neutral map).
+    int scaleGroup() const;
 
     /// How many images have been rendered (for tests and profiling).
     int renderCount() const;
@@ -160,15 +188,23 @@ private:
     MatrixData m_matrix;
     HeatmapStyle m_style;
     std::vector<IndexRange> m_labelRanges;
+    QString m_labelWhat;
     QPointer<MatrixView> m_columnLeader;
     QString m_title;
+    QString m_widestText;  ///< the longest cellText() of the matrix
+    static constexpr long long kScannedCells = 1 << 16;
     float m_autoScale = 1.0f;
     CellNumbers m_cellNumbers = CellNumbers::Auto;
+    Qt::Alignment m_horizontalAlign = Qt::AlignHCenter;
+    qreal m_maxFitCell = MatrixLayout::kMaxFitCell;
     double m_zoom = 1.0;
     quint64 m_generation = 1;  ///< bumped by every change of the pixels' inputs
     CellImageCache* m_cache;
 
     QPoint m_hovered{-1, -1};
+    int m_traceRow = -1;
+    int m_traceCol = -1;
+    QColor m_traceColour;
     bool m_dragging = false;
     QPointF m_dragStart;
     QPoint m_dragScrollStart;

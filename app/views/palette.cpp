@@ -53,7 +53,7 @@ QColor neutralColor() {
 }
 
 QColor neutralNegativeColor() {
-    return QColor::fromRgb(0x6E625A);
+    return negativeShade(neutralColor());
 }
 
 namespace {

@@ -28,8 +28,8 @@ int groupHatchStyle(int group);
 /// neutral slate blue-grey.
 QColor neutralColor();
 
-/// The colour for negative elements that belong to no group: a warm grey, so that the neutral map
-/// diverges from grey (negative) through white (zero) to slate blue (positive).
+/// The colour for negative elements that belong to no group: negativeShade(neutralColor()), so
+/// that the neutral map reads like every group's: dark = negative, white = zero, vivid = positive.
 QColor neutralNegativeColor();
 
 /// A colour in Björn Ottosson's OKLab (2020): perceived lightness l (0 black .. 1 white) and the

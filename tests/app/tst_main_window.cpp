@@ -2,6 +2,7 @@
 // cancel, row mode, settings.
 
 #include "config_fixtures.h"
+#include "float_format.h"
 #include "heatmap_image.h"
 #include "layer_panel.h"
 #include "main_window.h"
@@ -14,6 +15,7 @@
 #include "step_actions.h"
 #include "step_controller.h"
 #include "step_plan.h"
+#include "trace_panel.h"
 #include "verification_view.h"
 
 #include <QAction>
@@ -21,6 +23,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDeadlineTimer>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
@@ -31,6 +34,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -126,6 +130,94 @@ private slots:
         QCOMPARE(w.kernel()->highlightedGroup(), 3);
     }
 
+    void screenshotNameErrorAndDocks() {
+        Window w(LayerConfig{.batch = 3, .inDim = 16, .features = 24, .tpSize = 4});
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(2);
+        QCOMPARE(w.window.screenshotName(), QString("tpviz-16x24-column-tp4-step2.png"));
+        QString error;
+        QVERIFY(!w.window.saveScreenshot("/proc/nope/x.png", &error));
+        QVERIFY2(!error.isEmpty(), "a refused screenshot says why");
+        // View > Parameters and View > Groups are usable.
+        for (QDockWidget* dock : w.window.findChildren<QDockWidget*>())
+            QVERIFY2(dock->toggleViewAction()->isEnabled(), qPrintable(dock->objectName()));
+    }
+
+    void resetToDefaultsShowsTheDefaultScene() {
+        Window w(LayerConfig{.batch = 3, .inDim = 16, .features = 24, .tpSize = 4});
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(2);
+        auto* reset = w.window.findChild<QAction*>("resetToDefaultsAction");
+        QVERIFY(reset);
+        reset->trigger();
+        QVERIFY(w.window.parameterPanel()->problems().empty());
+        QTRY_COMPARE(w.window.scene()->config.features, LayerConfig{}.features);
+        QCOMPARE(w.window.stepController()->step(), 0);
+    }
+
+    void kernelTitleSpeaksInTheSingular() {
+        LayerConfig config{.batch = 2, .inDim = 2, .features = 4, .tpSize = 2};
+        config.mode = ParallelMode::Row;
+        Window w(config);
+        QTRY_VERIFY(w.window.scene());
+        QVERIFY2(w.kernel()->title().endsWith("2 groups of 1 row"),
+                 qPrintable(w.kernel()->title()));
+    }
+
+    void openingSizeFitsTheScreen() {
+        for (const QSize screen : {QSize(1366, 768), QSize(1600, 1000), QSize(1920, 1080)}) {
+            const QSize size = MainWindow::openingSize(screen - QSize(0, 30));
+            QVERIFY(size.width() <= screen.width() && size.height() <= screen.height() - 30);
+            QVERIFY(size.width() >= screen.width() * 0.9 || size.width() == 1800);
+        }
+    }
+
+    void hoveringAnOutputCellTracesItsSum_data() {
+        QTest::addColumn<bool>("rowMode");
+        QTest::addColumn<QString>("view");
+        QTest::newRow("column, reference") << false << "referenceView";
+        QTest::newRow("column, partial") << false << "partialView";
+        QTest::newRow("row, running sum") << true << "resultView";
+        QTest::newRow("row, y") << true << "finalView";
+    }
+
+    void hoveringAnOutputCellTracesItsSum() {
+        QFETCH(bool, rowMode);
+        QFETCH(QString, view);
+        LayerConfig config = rowMode ? test::kFourGroupsRow : LayerConfig{};
+        Window w(config);
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->goToEnd();
+        OutputPanel* out = w.window.outputPanel();
+        auto* output = out->findChild<MatrixView*>(view);
+        QVERIFY(output);
+        // The last group's partial (column mode) starts at output column 8: its column 1 is y[:,
+        // 9].
+        const int shownCol = 1;
+        const int col = view == "partialView" && !rowMode ? 9 : shownCol;
+        QTRY_VERIFY(output->isVisible() && !output->cellRect(1, shownCol).isEmpty());
+        LayerPanel* layer = w.window.layerPanel();
+        // Move until the layout has settled under the pointer: each move is a real hover.
+        QTRY_VERIFY(
+            (QTest::mouseMove(output->viewport(), output->cellRect(1, shownCol).center().toPoint()),
+             layer->kernelView()->tracedColumn() == col));
+        QCOMPARE(layer->inputView()->tracedRow(), 1);
+        QCOMPARE(layer->biasView()->tracedColumn(), col);
+        const QString text = layer->tracePanel()->text();
+        QVERIFY2(
+            text.contains(QString("y[1, %1] = sum_k x[1, k] * kernel[k, %1] + bias[%1]").arg(col)),
+            qPrintable(text));
+        const ScenePtr scene = w.window.scene();
+        QVERIFY2(text.contains(QString::fromStdString(formatFloat(scene->result.output(1, col)))),
+                 qPrintable(text));
+        if (rowMode) {
+            QVERIFY(text.contains("group 3 (kernel rows [6:8)) adds its partial"));
+            QVERIFY(text.contains("added once"));
+        } else {
+            QVERIFY(text.contains(QString("belongs to group %1").arg(col / 4)));
+        }
+    }
+
     void equationLineForAStep() {
         Window w;
         QTRY_VERIFY(w.window.scene());
@@ -146,6 +238,7 @@ private slots:
             QStringLiteral("problem%1").arg(int(ConfigField::TpSize)));
         QVERIFY(label->isVisible());
         QVERIFY2(label->text().contains("not divisible by tp_size (5)"), qPrintable(label->text()));
+        QVERIFY(w.window.statusBar()->currentMessage().contains("Input refused"));
         // The refusal asks for nothing: no request waits for its debounce, nothing computes, so
         // no later scene can replace the picture.
         QVERIFY(!computer->hasPendingRequest());
@@ -158,6 +251,8 @@ private slots:
         QTRY_VERIFY(w.window.scene() != before);
         QCOMPARE(w.window.scene()->config.tpSize, 4);
         QVERIFY(!label->isVisible());
+        // No stale refusal in the status bar once a valid value redrew the picture.
+        QVERIFY(!w.window.statusBar()->currentMessage().contains("Input refused"));
     }
 
     void lastStepConcatenationEqualsTheReference() {
@@ -166,12 +261,16 @@ private slots:
         w.window.stepController()->setStep(2);
         VerificationView* check = w.window.outputPanel()->verificationView();
         QCOMPARE(check->state(), VerificationView::State::Waiting);
+        // No figures before there is an output to judge: only what will be compared.
+        QVERIFY(!check->detailText().contains("True"));
+        QVERIFY(check->detailText().contains("Once the output is complete"));
         QVERIFY(w.window.outputPanel()->resultOverlay()->isVisible());
         QCOMPARE(w.window.outputPanel()->resultOverlay()->fromColumn(), 12);
 
         w.window.stepController()->goToEnd();
         QCOMPARE(check->state(), VerificationView::State::Passed);
         QVERIFY(check->verdictText().contains("allclose"));
+        QVERIFY(check->detailText().contains("True"));
         QVERIFY(!w.window.outputPanel()->resultOverlay()->isVisible());
         // What the result view shows is the concatenation, and it matches the reference.
         const ScenePtr scene = w.window.scene();
@@ -298,8 +397,15 @@ private slots:
         QVERIFY(w.window.cancelButton()->isVisible());
         QTRY_VERIFY(w.window.progressBar()->value() > 0);
         QVERIFY(computer->isBusy());
+        // While computing, the status does not show the previous scene's time as current.
+        QVERIFY(!w.window.timingLabel()->text().contains("computed in"));
         QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
         QCOMPARE(cancelled.count(), 1);
+        // Fields and picture agree again: the fields read the scene on screen.
+        QCOMPARE(panel->findChild<QSpinBox*>("inDimBox")->value(), int(before->config.inDim));
+        QCOMPARE(panel->findChild<QSpinBox*>("featuresBox")->value(), int(before->config.features));
+        QCOMPARE(panel->config().tpSize, before->config.tpSize);
+        QVERIFY(w.window.timingLabel()->text().contains("computed in"));
         QVERIFY(!w.window.progressBar()->isVisible());
         QVERIFY(!computer->isBusy());
         QTRY_VERIFY(workerSawCancel);
@@ -367,6 +473,10 @@ private slots:
             QVERIFY(out->finalOverlay()->isVisible());          // no bias yet
             QCOMPARE(w.window.layerPanel()->inputView()->highlightedGroup(), step - 1);
             QVERIFY(w.window.equationLabel()->text().startsWith(step == 1 ? "sum = " : "sum += "));
+            // A partial-sum cell names the kernel rows its group reads, not columns.
+            const QString tip = out->partialView()->cellDescription(0, 0);
+            QVERIFY2(tip.contains(QString("kernel rows [%1:%2)").arg(2 * (step - 1)).arg(2 * step)),
+                     qPrintable(tip));
         }
         steps->setStep(5);
         QCOMPARE(w.window.equationLabel()->text(),

@@ -35,14 +35,17 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("field");
         QTest::addColumn<QString>("needle");
-        QTest::newRow("tp 5 of 12") << "tpBox" << "5" << int(ConfigField::TpSize)
-                                    << "not divisible by tp_size (5)";
-        QTest::newRow("tp not a number") << "tpBox" << "abc" << int(ConfigField::TpSize)
-                                         << "not a whole number";
-        QTest::newRow("seed not int64") << "seedEdit" << "99999999999999999999"
-                                        << int(ConfigField::Seed) << "int64";
-        QTest::newRow("seed text") << "seedEdit" << "1.5" << int(ConfigField::Seed)
-                                   << "not a whole number";
+        QTest::newRow("tp 5 of 12")
+            << "tpBox"
+            << "5" << int(ConfigField::TpSize) << "not divisible by tp_size (5)";
+        QTest::newRow("tp not a number")
+            << "tpBox"
+            << "abc" << int(ConfigField::TpSize) << "not a whole number";
+        QTest::newRow("seed not int64")
+            << "seedEdit"
+            << "99999999999999999999" << int(ConfigField::Seed) << "int64";
+        QTest::newRow("seed text") << "seedEdit"
+                                   << "1.5" << int(ConfigField::Seed) << "not a whole number";
     }
     void refusedValueSaysWhyNextToItsInput() {
         QFETCH(QString, input);
@@ -78,8 +81,9 @@ private slots:
         QVERIFY(panel.problems().empty());
         QCOMPARE(edited.count(), 1);
         QCOMPARE(panel.config().tpSize, 4);
-        QVERIFY(!panel.findChild<QLabel*>(QStringLiteral("problem%1").arg(int(ConfigField::TpSize)))
-                     ->isVisible());
+        QVERIFY(
+            !panel.findChild<QLabel*>(QStringLiteral("problem%1").arg(int(ConfigField::TpSize)))
+                 ->isVisible());
     }
 
     void changingFeaturesCanInvalidateTp() {
@@ -106,6 +110,60 @@ private slots:
         QCOMPARE(panel.config().features, 4);
         QCOMPARE(panel.config().tpSize, 2);
         QVERIFY(!panel.findChild<QSpinBox*>("featuresBox")->isEnabled());
+        QVERIFY(panel.findChild<QComboBox*>("sourceBox")
+                    ->currentText()
+                    .contains("the worked example (2x4, tp 2)"));
+    }
+
+    void workedExampleAndBackKeepsTheSeededSettings() {
+        ParameterPanel panel;
+        LayerConfig config{.batch = 5, .inDim = 16, .features = 24, .tpSize = 4};
+        config.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
+        panel.setConfig(config, SceneSource::Nnx);
+        auto* source = panel.findChild<QComboBox*>("sourceBox");
+        source->setCurrentIndex(1);
+        QCOMPARE(panel.config().features, 4);
+        source->setCurrentIndex(0);
+        QVERIFY(panel.source() == SceneSource::Nnx);
+        QCOMPARE(panel.config().batch, 5);
+        QCOMPARE(panel.config().inDim, 16);
+        QCOMPARE(panel.config().features, 24);
+        QCOMPARE(panel.config().tpSize, 4);
+        QVERIFY(panel.config().bias.kind == BiasInit::Kind::Normal);
+        QCOMPARE(panel.config().bias.stddev, 0.5f);
+    }
+
+    void modeSwitchKeepsAValidSceneAndSaysSo() {
+        ParameterPanel panel;  // the default 8 x 12, tp 3, column mode
+        QCOMPARE(panel.config().tpSize, 3);
+        QSignalSpy refused(&panel, &ParameterPanel::configRefused);
+        QSignalSpy edited(&panel, &ParameterPanel::configEdited);
+        panel.findChild<QComboBox*>("modeBox")->setCurrentIndex(1);  // row: split in_dim 8
+        QCOMPARE(refused.count(), 0);
+        QVERIFY(edited.count() >= 1);
+        QVERIFY(panel.problems().empty());
+        QCOMPARE(panel.config().tpSize, 2);  // 2 and 4 are as near as each other: the smaller
+        QVERIFY2(panel.tpNoteText().contains("nearest divisor"), qPrintable(panel.tpNoteText()));
+        // Back to column mode: 2 divides 12, nothing to say.
+        panel.findChild<QComboBox*>("modeBox")->setCurrentIndex(0);
+        QCOMPARE(panel.config().tpSize, 2);
+        QVERIFY(panel.tpNoteText().isEmpty());
+    }
+
+    void zeroSizesSayWhy() {
+        ParameterPanel panel;
+        panel.findChild<QSpinBox*>("batchBox")->setValue(0);
+        QVERIFY(!panel.problemText(ConfigField::Batch).isEmpty());
+        QCOMPARE(panel.findChild<QSpinBox*>("batchBox")->value(), 0);  // not silently reverted
+        panel.findChild<QSpinBox*>("featuresBox")->setValue(0);
+        QVERIFY(!panel.problemText(ConfigField::Features).isEmpty());
+    }
+
+    void nearestDivisorPrefersTheSmallerOnATie() {
+        QCOMPARE(nearestDivisor(8, 3), std::int64_t(2));
+        QCOMPARE(nearestDivisor(12, 5), std::int64_t(4));
+        QCOMPARE(nearestDivisor(7, 3), std::int64_t(1));
+        QCOMPARE(nearestDivisor(16, 100), std::int64_t(16));
     }
 };
 

@@ -14,7 +14,7 @@ private slots:
     void movesAndClamps() {
         StepController steps;
         steps.setStepCount(4);
-        QCOMPARE(steps.step(), 3);  // a fresh controller is at its end and stays there
+        QCOMPARE(steps.step(), 0);  // a fresh controller starts the first scene at step 0
         steps.reset();
         QSignalSpy spy(&steps, &StepController::stepChanged);
         steps.previous();

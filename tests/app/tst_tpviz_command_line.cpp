@@ -54,6 +54,10 @@ private slots:
         QTest::newRow("step without screenshot") << QStringList{"--step", "1"} << "--screenshot";
         QTest::newRow("cli-only option") << QStringList{"--json"} << "tpviz-cli";
         QTest::newRow("cli-only tolerance") << QStringList{"--rtol", "0.1"} << "tpviz-cli";
+        QTest::newRow("trace outside the output")
+            << QStringList{"--screenshot", "x.png", "--trace", "2,0"} << "not ROW,COL";
+        QTest::newRow("trace without screenshot")
+            << QStringList{"--trace", "0,1"} << "--screenshot";
     }
     void badOptionsExitWithTwo() {
         QFETCH(QStringList, args);
@@ -70,6 +74,16 @@ private slots:
             QVERIFY2(run.outText().contains(option), option);
         QVERIFY(!run.outText().contains("--json"));
         QVERIFY(!run.outText().contains("--rtol"));
+    }
+
+    void traceNamesAnOutputCell() {
+        const AppCommandLine line =
+            parseAppCommandLine({"--screenshot", "a.png", "--trace", "1,5"});
+        QVERIFY(line.errors.empty());
+        QVERIFY(line.trace);
+        QCOMPARE(line.trace->first, 1);
+        QCOMPARE(line.trace->second, 5);
+        QVERIFY(!line.sceneGiven);
     }
 
     void sceneOptionsOverrideSettingsOnlyWhenGiven() {

@@ -26,7 +26,19 @@ private slots:
     void clampZoomLimitsCellSide();
     void followsLeadersColumns();
     void emptyMatrixHasNoCells();
+    void horizontalAlignPlacesNarrowMatrices();
 };
+
+void TestMatrixLayout::horizontalAlignPlacesNarrowMatrices() {
+    // The same 2 x 4 matrix of 80 px cells in a 488 px wide area: 168 px to spare.
+    MatrixLayoutInput in{.viewport = QSizeF(500, 300), .rows = 2, .cols = 4};
+    in.horizontalAlign = Qt::AlignLeft;
+    QCOMPARE(MatrixLayout(in).origin.x(), 6.0);
+    in.horizontalAlign = Qt::AlignRight;
+    QCOMPARE(MatrixLayout(in).origin.x(), 6.0 + 168);
+    in.horizontalAlign = Qt::AlignHCenter;
+    QCOMPARE(MatrixLayout(in).origin.x(), 6.0 + 84);
+}
 
 void TestMatrixLayout::fitsSmallMatrixWithSquareCentredCells() {
     // 500 x 300: area (6, 6, 488, 288); 2 x 4 cells of min(488 / 4, 288 / 2) = 122, capped at 80.

@@ -78,6 +78,8 @@ private slots:
     void staleRenderIsDroppedForTheNewest();
     void followerLinesUpWithLeadersColumns();
     void hoverTextNamesCellValueAndGroup();
+    void numbersAreAllOrNone();
+    void titleShowsTheViewsScale();
 };
 
 void TestMatrixView::hoverReportsCell_data() {
@@ -264,7 +266,9 @@ void TestMatrixView::cellNumbersFollowCellSize_data() {
     QTest::newRow("64x256 auto") << 64 << 256 << int(CellNumbers::Auto) << false;
     QTest::newRow("2x4 hidden") << 2 << 4 << int(CellNumbers::Hidden) << false;
     QTest::newRow("16x30 auto (cells too small)") << 16 << 30 << int(CellNumbers::Auto) << false;
-    QTest::newRow("16x30 shown") << 16 << 30 << int(CellNumbers::Shown) << true;
+    // Shown follows the same rule: numbers only where the widest fits.
+    QTest::newRow("16x30 shown") << 16 << 30 << int(CellNumbers::Shown) << false;
+    QTest::newRow("8x12 shown") << 8 << 12 << int(CellNumbers::Shown) << true;
 }
 
 void TestMatrixView::cellNumbersFollowCellSize() {
@@ -551,6 +555,63 @@ void TestMatrixView::smallValuesStillShowANumber() {
             QVERIFY2(dark > 3, qPrintable(QString("cell (%1, %2) is blank").arg(r).arg(c)));
         }
     }
+}
+
+void TestMatrixView::numbersAreAllOrNone() {
+    // One value has a long text (-2.3e-3): in cells too narrow for it no cell prints a number,
+    // in cells wide enough every cell does. Never some cells with and some without.
+    auto m = std::make_shared<Matrix>(1, 8);
+    *m << 0.5f, -0.00232f, 0.25f, 1.0f, 0.5f, 0.5f, 0.5f, 0.5f;
+    for (const int width : {260, 330, 400, 600}) {
+        MatrixView view;
+        view.resize(width, 120);
+        view.setMatrix(MatrixData::of(m, *m));
+        view.setScale(4.0f);  // light cells, dark numbers
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTRY_VERIFY(view.renderCount() > 0);
+        const QImage shot = view.viewport()->grab().toImage();
+        const qreal dpr = shot.devicePixelRatio();
+        int cellsWithText = 0;
+        for (int c = 0; c < 8; ++c) {
+            const QRect cell = view.cellRect(0, c).adjusted(2, 2, -2, -2).toRect();
+            int dark = 0;
+            for (int y = cell.top(); y <= cell.bottom(); ++y) {
+                for (int x = cell.left(); x <= cell.right(); ++x)
+                    dark += qGray(shot.pixel(int(x * dpr), int(y * dpr))) < 128;
+            }
+            cellsWithText += dark > 3;
+        }
+        QVERIFY2(cellsWithText == 0 || cellsWithText == 8,
+                 qPrintable(QString("width %1: %2 of 8 cells").arg(width).arg(cellsWithText)));
+        QCOMPARE(cellsWithText == 8, view.cellNumbersShown());
+        if (width == 600)
+            QVERIFY(view.cellNumbersShown());
+    }
+}
+
+void TestMatrixView::titleShowsTheViewsScale() {
+    const auto m = briefKernel();
+    MatrixView view;
+    view.resize(600, 300);
+    view.setMatrix(MatrixData::of(m, *m));
+    view.setTitle("kernel (2, 4)");
+    view.setScale(2.0f);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.scaleText(), QString("\u00b12"));
+    const QRectF ramp = view.scaleRampRect(view.layout());
+    QVERIFY(!ramp.isEmpty());
+    const QImage shot = view.viewport()->grab().toImage();
+    const qreal dpr = shot.devicePixelRatio();
+    // The ramp's right end is the +scale colour, its left end the -scale colour (neutral map).
+    const auto at = [&](qreal x) {
+        return QColor(shot.pixel(int(x * dpr), int(ramp.center().y() * dpr)));
+    };
+    const QColor positive(heatmapColor(2.0f, 2.0f, -1));
+    const QColor negative(heatmapColor(-2.0f, 2.0f, -1));
+    QVERIFY(std::abs(at(ramp.right() - 2).lightness() - positive.lightness()) < 20);
+    QVERIFY(std::abs(at(ramp.left() + 2).lightness() - negative.lightness()) < 20);
 }
 
 QTEST_MAIN(TestMatrixView)

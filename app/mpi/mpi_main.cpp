@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     }
     if (parse.options.python) {
         if (rank == 0)
-            std::cout << tp::pythonSnippet(parse.options.config, parse.options.tolerance);
+            std::cout << tp::pythonSnippet(parse.options.config, tp::Mistake::None,
+                                           tp::sceneRun(parse.options).check);
         MPI_Finalize();
         return 0;
     }

@@ -3,8 +3,11 @@
 #include "forward.h"
 #include "nnx_init.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
+#include <cmath>
+#include <cstdint>
 
 namespace tp::mpi {
 namespace {
@@ -24,9 +27,10 @@ using ConstBlockMap = Eigen::Map<const Matrix>;
 
 }  // namespace
 
-Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference,
-                         Tolerance tolerance) {
-    return verify(actual, reference, tolerance);
+Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference, const MatrixCRef& x,
+                         const MatrixCRef& kernel, const RowVectorCRef& bias,
+                         const CheckSettings& settings) {
+    return verify(actual, reference, x, kernel, bias, settings);
 }
 
 IndexRange contributedColumns(const LayerConfig& config, const RankPlace& place) {
@@ -84,7 +88,7 @@ std::vector<Matrix> gatherPartials(const LayerConfig& config, const RankPlace& p
 }
 
 Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
-                         const RankOutput& output, RankShare& share, Tolerance tolerance,
+                         const RankOutput& output, RankShare& share, const CheckSettings& settings,
                          MPI_Comm world) {
     const Matrix block = contributedBlock(config, place, output);
     const IndexRange cols = contributedColumns(config, place);
@@ -92,29 +96,65 @@ Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
     share.kernel = Matrix();  // the share's kernel is done with; the reference block takes its room
     const Matrix x = inputBlock(config, rows, {0, config.inDim});
     const Matrix kernel = kernelBlock(config, {0, config.inDim}, cols);
-    const Matrix reference = forwardReference(x, kernel, biasSlice(config, cols));
-    const Verification mine = checkOutput(block, reference, tolerance);
+    const RowVector bias = biasSlice(config, cols);
+    const Matrix reference = forwardReference(x, kernel, bias);
+    const Verification mine = checkOutput(block, reference, x, kernel, bias, settings);
 
-    // maxAbs, maxRel, worst row and column in the whole output, allclose.
-    const std::array<double, 5> fields{
-        mine.maxAbsError, mine.maxRelError, double(rows.start + mine.worstRow),
-        double(cols.start + mine.worstCol), mine.allclose ? 1.0 : 0.0};
+    // The counts and places, then the errors; places in the whole output.
+    constexpr int kCounts = 11;
+    constexpr int kErrors = 3;
+    const std::array<std::uint64_t, kCounts> counts{mine.passed ? 1u : 0u,
+                                                    mine.allclose ? 1u : 0u,
+                                                    std::uint64_t(mine.elements),
+                                                    std::uint64_t(mine.bitIdentical),
+                                                    std::uint64_t(mine.nanElements),
+                                                    mine.maxUlp,
+                                                    std::uint64_t(rows.start + mine.worstRow),
+                                                    std::uint64_t(cols.start + mine.worstCol),
+                                                    std::uint64_t(mine.overBound),
+                                                    std::uint64_t(rows.start + mine.worstBoundRow),
+                                                    std::uint64_t(cols.start + mine.worstBoundCol)};
+    const std::array<double, kErrors> errors{mine.maxAbsError, mine.maxRelError,
+                                             mine.maxErrorOverBound};
     int size = 1;
     MPI_Comm_size(world, &size);
-    std::vector<double> all(place.rank == 0 ? 5 * std::size_t(size) : 0);
-    MPI_Gather(fields.data(), 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, world);
+    const std::size_t ranks = place.rank == 0 ? std::size_t(size) : 0;
+    std::vector<std::uint64_t> allCounts(kCounts * ranks);
+    std::vector<double> allErrors(kErrors * ranks);
+    MPI_Gather(counts.data(), kCounts, MPI_UINT64_T, allCounts.data(), kCounts, MPI_UINT64_T, 0,
+               world);
+    MPI_Gather(errors.data(), kErrors, MPI_DOUBLE, allErrors.data(), kErrors, MPI_DOUBLE, 0, world);
 
+    // A NaN error (a NaN element) wins the maximum, as it does within one block.
+    const auto larger = [](double candidate, double current) {
+        return std::isnan(candidate) ? !std::isnan(current) : candidate > current;
+    };
     Verification merged;
-    merged.tolerance = tolerance;
-    for (int r = 0; r < int(all.size() / 5); ++r) {
-        const double* f = all.data() + 5 * r;
-        if (r == 0 || f[0] > merged.maxAbsError) {
-            merged.maxAbsError = f[0];
-            merged.worstRow = Index(f[2]);
-            merged.worstCol = Index(f[3]);
+    merged.rule = settings.rule;
+    merged.tolerance = settings.tolerance;
+    merged.inDim = mine.inDim;
+    for (std::size_t r = 0; r < ranks; ++r) {
+        const std::uint64_t* c = allCounts.data() + kCounts * r;
+        const double* e = allErrors.data() + kErrors * r;
+        merged.passed = merged.passed && c[0] != 0;
+        merged.allclose = merged.allclose && c[1] != 0;
+        merged.elements += Index(c[2]);
+        merged.bitIdentical += Index(c[3]);
+        merged.nanElements += Index(c[4]);
+        merged.maxUlp = std::max(merged.maxUlp, c[5]);
+        if (r == 0 || larger(e[0], merged.maxAbsError)) {
+            merged.maxAbsError = e[0];
+            merged.worstRow = Index(c[6]);
+            merged.worstCol = Index(c[7]);
         }
-        merged.maxRelError = std::max(merged.maxRelError, f[1]);
-        merged.allclose = merged.allclose && f[4] != 0.0;
+        merged.overBound += Index(c[8]);
+        if (r == 0 || larger(e[2], merged.maxErrorOverBound)) {
+            merged.maxErrorOverBound = e[2];
+            merged.worstBoundRow = Index(c[9]);
+            merged.worstBoundCol = Index(c[10]);
+        }
+        if (r == 0 || larger(e[1], merged.maxRelError))
+            merged.maxRelError = e[1];
     }
     return merged;
 }

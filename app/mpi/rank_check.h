@@ -12,10 +12,12 @@
 
 namespace tp::mpi {
 
-/// The project's check of an output against its reference, in one place, so that changing the
-/// rule (allclose today) is one line.
-Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference,
-                         Tolerance tolerance);
+/// The project's check of an output (N, F) against its reference = x @ kernel + bias, x (N, K),
+/// kernel (K, F), bias (F): the float32 rounding bound, or allclose when the settings say so
+/// (tp::verify with the operands).
+Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference, const MatrixCRef& x,
+                         const MatrixCRef& kernel, const RowVectorCRef& bias,
+                         const CheckSettings& settings);
 
 /// The (Nd, F/P) output block a rank hands to rank 0: rows d and column block m when sharded;
 /// when replicated, column block (m + 1) % P, which reached the rank through the collective.
@@ -33,11 +35,13 @@ std::vector<Matrix> gatherPartials(const LayerConfig& config, const RankPlace& p
                                    const RankOutput& output, MPI_Comm world);
 
 /// Each rank checks its contributed block against x[rows_d] @ kernel[:, block] + bias[block],
-/// drawn on that rank (after `share` has released its kernel); rank 0 gets the merged result:
-/// the largest errors, their place in the whole output, and whether every block passed.
-/// Collective over `world`.
+/// drawn on that rank (after `share` has released its kernel), with checkOutput on those operands
+/// (an element's rounding bound needs only its own row of x and column of kernel). Rank 0 gets
+/// the merged result: passed and allclose when every block's is; elements, bit-identical, NaN
+/// and over-bound counts summed; the largest ULP distance, absolute and relative error and
+/// error over bound, with their place in the whole output. Collective over `world`.
 Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
-                         const RankOutput& output, RankShare& share, Tolerance tolerance,
+                         const RankOutput& output, RankShare& share, const CheckSettings& settings,
                          MPI_Comm world);
 
 }  // namespace tp::mpi

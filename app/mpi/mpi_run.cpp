@@ -36,6 +36,14 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
         problems.push_back(
             "--example brief: the brief's arrays are not drawn from a seed, and "
             "each rank draws its share from the seed; leave it out");
+    if (options.source == SceneSource::Files)
+        problems.push_back(
+            "--kernel, --bias FILE, --x: each rank draws its share from the seed; tpviz-cli reads "
+            "array files");
+    if (options.mistake != Mistake::None)
+        problems.push_back(
+            "--mistake: tpviz-mpi runs the correct split on real ranks; tpviz-cli "
+            "and the app make the mistakes");
     if (!problems.empty() || !configValid)
         return problems;
     LayerConfig c = options.config;

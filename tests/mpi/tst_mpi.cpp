@@ -247,6 +247,17 @@ private slots:
         QVERIFY(run.out.isEmpty());
     }
 
+    // A mistake or array files cannot run on ranks that draw their shares from the seed: refused
+    // in words, not silently ignored.
+    void mistakesAndFilesAreRefused() {
+        const ProcessRun mistake = runMpi(2, {"--tp", "2", "--mistake", "sum-groups"}, 60000);
+        QVERIFY2(mistake.finished, qPrintable(mistake.errText()));
+        QCOMPARE(mistake.exitCode, 2);
+        QVERIFY2(mistake.errText().contains("--mistake: tpviz-mpi runs the correct split"),
+                 qPrintable(mistake.errText()));
+        QVERIFY(mistake.out.isEmpty());
+    }
+
     void failedRankAbortsTheJob_data() {
         QTest::addColumn<QString>("failure");
         QTest::addColumn<QString>("message");

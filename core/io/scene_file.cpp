@@ -168,7 +168,7 @@ SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir
     json document;
     try {
         document = json::parse(text);
-    } catch (const json::parse_error& error) {
+    } catch (const json::exception& error) {  // parse errors, and numbers beyond a double
         read.errors.push_back(name + ": not valid JSON: " + error.what());
         return read;
     }
@@ -182,7 +182,9 @@ SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir
                                   "' is missing; a scene file starts with {\"format\": "
                                   "\"tpviz-scene\", \"version\": 1");
     SceneFile scene;
-    for (const auto& [key, value] : document.items()) {
+    for (const auto& item : document.items()) {
+        const std::string& key = item.key();
+        const auto& value = item.value();
         const auto entry = std::find_if(std::begin(kSceneKeys), std::end(kSceneKeys),
                                         [&](const SceneKey& k) { return key == k.name; });
         if (entry == std::end(kSceneKeys)) {

@@ -114,6 +114,9 @@ private slots:
         };
         add("not JSON", R"({"format": )", "s.tpviz: not valid JSON");
         add("not an object", "[1, 2]", "s.tpviz: not a JSON object");
+        // Found by fuzz_scene_file: a number past a double's range threw out of the parser.
+        add("number past a double", R"({"format": "tpviz-scene", "in_dim": 1e400})",
+            "s.tpviz: not valid JSON");
         add("no format", R"({"version": 1})", "s.tpviz: the key 'format' is missing");
         add("wrong format", R"({"format": "png", "version": 1})",
             "s.tpviz: 'format' is not \"tpviz-scene\"");

@@ -24,6 +24,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -212,9 +213,15 @@ void MainWindow::buildStatusBar() {
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setObjectName(QStringLiteral("cancelButton"));
     m_cancel->setToolTip(tr("Stop computing; the picture keeps the last scene (Esc)"));
-    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancel->hide();
     connect(m_cancel, &QPushButton::clicked, m_computer, &SceneComputer::cancel);
+    // Not the button's own shortcut: that clicks 100 ms later, and would cancel an edit made in
+    // between. Esc cancels at once, and only while Cancel is shown.
+    auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(escape, &QShortcut::activated, this, [this] {
+        if (m_cancel->isVisible())
+            m_computer->cancel();
+    });
     statusBar()->addWidget(m_hover, 1);
     statusBar()->addPermanentWidget(m_timing);
     statusBar()->addPermanentWidget(m_progress);

@@ -133,6 +133,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_computer, &SceneComputer::cancelled, this, [this] {
         statusBar()->showMessage(tr("Cancelled: the picture shows the last computed scene"), 4000);
     });
+    connect(m_computer, &SceneComputer::failed, this, [this](const QString& reason) {
+        statusBar()->showMessage(tr("Refused: %1").arg(reason), 10000);
+    });
     connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
     connect(m_groupTable, &QTableView::clicked, this,
             [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +34,13 @@ int main(int argc, char** argv) {
         std::cout << tp::pythonSnippet(options.config, options.tolerance);
         return 0;
     }
-    const auto scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    std::optional<tp::Scene> scene;
+    try {
+        scene = tp::computeScene(options.config, options.source, nullptr, options.tolerance);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "tpviz-cli: " << tp::allocationFailureMessage(options.config) << '\n';
+        return 2;
+    }
     std::cout << (options.json ? tp::jsonReport(*scene, options.summary)
                                : tp::textReport(*scene, options.summary));
     return scene->verification.allclose ? 0 : 1;

@@ -17,6 +17,8 @@ Verification verify(const MatrixCRef& actual, const MatrixCRef& reference, Toler
                 v.allclose = false;
                 continue;
             }
+            if (std::isinf(a) || std::isinf(b))
+                v.allclose = false;  // an overflow is never a pass, not even inf against inf
             const double error = std::abs(a - b);
             if (error > v.maxAbsError) {
                 v.maxAbsError = error;

@@ -23,7 +23,7 @@ struct Verification {
     Tolerance tolerance;
 };
 
-/// Compares two arrays of the same shape. Any NaN in either makes allclose false.
+/// Compares two arrays of the same shape. Any NaN or infinity in either makes allclose false.
 Verification verify(const MatrixCRef& actual, const MatrixCRef& reference,
                     Tolerance tolerance = {});
 

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace tp {
 
@@ -39,6 +40,11 @@ LayerParams briefExampleParams();
 
 /// Work units computeScene reports: parameterCount (or 0 for the brief) plus tpSize.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
+
+/// What to tell a user when computing a scene ran out of memory (std::bad_alloc from computeScene):
+/// "not enough memory for this scene: it needs 1.5 GiB (N bytes) and an allocation failed; choose
+/// smaller sizes", with N = bytesNeeded(config).
+std::string allocationFailureMessage(const LayerConfig& config);
 
 /// Computes a scene from a valid config (assert config.validate().empty()). With progress: sets the
 /// total to sceneWorkUnits and advances while generating and per group; returns nullopt when

@@ -29,6 +29,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -157,6 +158,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
             tr("Cancelled: the fields are back to the scene on screen, the last one computed"),
             6000);
     });
+    connect(m_computer, &SceneComputer::failed, this, [this](const QString& reason) {
+        statusBar()->showMessage(tr("Refused: %1").arg(reason), 10000);
+    });
     connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
     connect(m_groupTable, &QTableView::clicked, this,
             [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });
@@ -254,6 +258,15 @@ void MainWindow::buildMenus() {
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
+void MainWindow::cancelComputation() {
+    m_computer->cancel();
+    // The fields go back to the scene on screen, so that fields and picture agree.
+    if (m_scene) {
+        const QSignalBlocker block(m_parameters);
+        m_parameters->setConfig(m_scene->config, m_scene->source);
+    }
+}
+
 void MainWindow::buildStatusBar() {
     m_hover = new QLabel;
     m_hover->setObjectName(QStringLiteral("hoverLabel"));
@@ -268,15 +281,14 @@ void MainWindow::buildStatusBar() {
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setObjectName(QStringLiteral("cancelButton"));
     m_cancel->setToolTip(tr("Stop computing; the picture keeps the last scene (Esc)"));
-    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancel->hide();
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        m_computer->cancel();
-        // The fields go back to the scene on screen, so that fields and picture agree.
-        if (m_scene) {
-            const QSignalBlocker block(m_parameters);
-            m_parameters->setConfig(m_scene->config, m_scene->source);
-        }
+    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelComputation);
+    // Not the button's own shortcut: that clicks 100 ms later, and would cancel an edit made in
+    // between. Esc cancels at once, and only while Cancel is shown.
+    auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(escape, &QShortcut::activated, this, [this] {
+        if (m_cancel->isVisible())
+            cancelComputation();
     });
     statusBar()->addWidget(m_hover, 1);
     statusBar()->addPermanentWidget(m_timing);

@@ -83,6 +83,8 @@ protected:
 private:
     void buildMenus();
     void buildStatusBar();
+    /// Stops the computation in flight; the fields return to the scene on screen.
+    void cancelComputation();
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
     void showStep(int step);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,11 +50,17 @@ int main(int argc, char** argv) {
     }
     for (const std::string& notice : options.arrays.notices)
         std::cerr << "tpviz-cli: note: " << notice << '\n';
-    const auto scene =
-        options.source == tp::SceneSource::Files
-            ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
-                                         tp::sceneRun(options))
-            : tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
+    std::optional<tp::Scene> scene;
+    try {
+        scene =
+            options.source == tp::SceneSource::Files
+                ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
+                                             tp::sceneRun(options))
+                : tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
+    } catch (const std::bad_alloc&) {
+        std::cerr << "tpviz-cli: " << tp::allocationFailureMessage(options.config) << '\n';
+        return 2;
+    }
     if (!options.saveNpyDir.empty()) {
         if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
             !error.empty()) {

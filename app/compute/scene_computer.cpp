@@ -3,12 +3,14 @@
 #include <QThread>
 
 #include <algorithm>
+#include <new>
 
 namespace tp {
 
 struct SceneComputer::Job {
     Progress progress;
-    ScenePtr scene;  ///< written by the worker before its thread finishes
+    ScenePtr scene;       ///< written by the worker before its thread finishes
+    std::string failure;  ///< likewise; set when the computation ran out of memory
     QElapsedTimer clock;
 };
 
@@ -69,9 +71,13 @@ void SceneComputer::startPending() {
     const LayerConfig config = m_pendingConfig;
     const SceneSource source = m_pendingSource;
     QThread* thread = QThread::create([job, config, source, compute = m_compute] {
-        std::optional<Scene> scene = compute(config, source, &job->progress);
-        if (scene && !job->progress.cancelled())
-            job->scene = std::make_shared<const Scene>(std::move(*scene));
+        try {
+            std::optional<Scene> scene = compute(config, source, &job->progress);
+            if (scene && !job->progress.cancelled())
+                job->scene = std::make_shared<const Scene>(std::move(*scene));
+        } catch (const std::bad_alloc&) {
+            job->failure = allocationFailureMessage(config);  // an exception would end the app
+        }
     });
     m_threads.push_back(thread);
     connect(thread, &QThread::finished, this, [this, thread, job] {
@@ -97,6 +103,8 @@ void SceneComputer::finishJob(const std::shared_ptr<Job>& job) {
     emit busyChanged(false);
     if (job->scene)
         emit sceneReady(job->scene, elapsed);
+    else if (!job->failure.empty())
+        emit failed(QString::fromStdString(job->failure));
 }
 
 void SceneComputer::pollProgress() {

@@ -55,6 +55,9 @@ signals:
     void sceneReady(tp::ScenePtr scene, qint64 elapsedMs);
     /// The running computation was cancelled by cancel() (not by a newer request).
     void cancelled();
+    /// The newest computation could not allocate its arrays (std::bad_alloc); the last scene stays.
+    /// `reason` is tp::allocationFailureMessage.
+    void failed(const QString& reason);
 
 private:
     struct Job;

@@ -148,6 +148,7 @@ void ParameterPanel::buildForm() {
             LayerConfig brief = briefExampleConfig();
             brief.mode = m_mode->currentIndex() == 1 ? ParallelMode::Row : ParallelMode::Column;
             brief.tpSize = brief.splitDim() % 2 == 0 ? 2 : 1;
+            brief.memoryBudgetBytes = m_config.memoryBudgetBytes;  // the machine's, not the scene's
             setConfig(brief, SceneSource::Brief);
             return;
         }

@@ -80,7 +80,7 @@ struct Verification {
 
     Index elements = 0;        ///< elements compared: N * features
     Index bitIdentical = 0;    ///< elements with the same float32 bits in both (NaN excluded)
-    Index nanElements = 0;     ///< elements where either array holds NaN
+    Index nanElements = 0;     ///< elements where either array holds NaN or an infinity
     std::uint64_t maxUlp = 0;  ///< largest ulpDistance over the elements
     double maxAbsError = 0.0;  ///< max |actual - reference|
     double maxRelError = 0.0;  ///< max |actual - reference| / |reference| over nonzero refs
@@ -114,6 +114,7 @@ Verification verify(const MatrixCRef& actual, const MatrixCRef& reference, const
                     const CheckSettings& settings = {});
 
 /// Compares two arrays without knowing what they sum: rule Allclose, the rounding figures NaN.
+/// Any NaN or infinity in either fails it.
 Verification verify(const MatrixCRef& actual, const MatrixCRef& reference,
                     Tolerance tolerance = {});
 

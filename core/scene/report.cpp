@@ -100,7 +100,7 @@ std::string verificationText(const Verification& v) {
         return text + ": " + v.shapeMismatch + "; no element can be compared with the reference\n";
     if (v.nanElements > 0)
         text += ": " + std::to_string(v.nanElements) + " of " + std::to_string(v.elements) +
-                " elements are NaN, and NaN never passes";
+                " elements are NaN or infinite, and neither ever passes";
     else if (byAllclose)
         text += std::string(" by allclose (rtol ") + formatDouble(v.tolerance.rtol) + ", atol " +
                 formatDouble(v.tolerance.atol) + ", given explicitly)";

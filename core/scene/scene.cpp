@@ -25,6 +25,12 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
     return (source == SceneSource::Nnx ? parameterCount(config) : 0) + config.tpSize;
 }
 
+std::string allocationFailureMessage(const LayerConfig& config) {
+    const std::int64_t need = bytesNeeded(config);
+    return "not enough memory for this scene: it needs " + formatBytes(need) + " (" +
+           std::to_string(need) + " bytes) and an allocation failed; choose smaller sizes";
+}
+
 namespace {
 
 // The split forward pass (with run.mistake made for real), the reference and the check over

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace tp {
 
@@ -66,6 +67,11 @@ LayerParams briefExampleParams();
 
 /// Work units computeScene reports: parameterCount (or 0 for the brief and files) plus tpSize.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
+
+/// What to tell a user when computing a scene ran out of memory (std::bad_alloc from computeScene):
+/// "not enough memory for this scene: it needs 1.5 GiB (N bytes) and an allocation failed; choose
+/// smaller sizes", with N = bytesNeeded(config).
+std::string allocationFailureMessage(const LayerConfig& config);
 
 /// Computes a scene from a valid config (assert config.validate().empty() and, with a mistake,
 /// mistakeProblems(...).empty()), makes run.mistake for real (forwardWithMistake) and checks the

@@ -45,6 +45,27 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // A scene within the memory budget that the process cannot allocate (address space limited to
+    // 600 MB; the kernel alone is 1 GiB) exits 2 with the reason, not with a crash.
+    void allocationFailureExitsWithTheReason() {
+#if defined(__SANITIZE_ADDRESS__)
+        QSKIP("AddressSanitizer cannot run under a small address-space limit");
+#endif
+        tp::LayerConfig config;
+        config.inDim = 16384;
+        config.features = 16384;
+        config.tpSize = 4;
+        const auto result = tp::test::runProcess(
+            QStringLiteral("/bin/sh"),
+            {"-c", "ulimit -v 600000 && exec \"$0\" \"$@\"", QStringLiteral(TPVIZ_CLI_PATH),
+             "--in-dim", "16384", "--features", "16384", "--tp", "4", "--summary"});
+        QVERIFY2(result.finished, qPrintable(result.errText()));
+        QCOMPARE(result.exitCode, 2);
+        QCOMPARE(
+            result.errText(),
+            "tpviz-cli: " + QString::fromStdString(tp::allocationFailureMessage(config)) + "\n");
+    }
+
     void briefExampleJson() {
         const QJsonObject doc = runJson({"--example", "brief", "--json"});
         QCOMPARE(flatten(doc["output"].toArray()), (std::vector<float>{1.5f, 1.5f, 5.f, 7.f}));

@@ -78,9 +78,10 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     }
     if (const auto it = extras.find("--trace"); it != extras.end()) {
         const std::size_t comma = it->second.find(',');
-        const auto row = parseInt64(it->second.substr(0, comma));
-        const auto col =
-            comma == std::string::npos ? std::nullopt : parseInt64(it->second.substr(comma + 1));
+        const std::optional<std::int64_t> row = parseInt64(it->second.substr(0, comma));
+        std::optional<std::int64_t> col;
+        if (comma != std::string::npos)
+            col = parseInt64(it->second.substr(comma + 1));
         if (!line.screenshotFile)
             line.errors.push_back("--trace applies to --screenshot only");
         if (!row || !col || *row < 0 || *col < 0 || *row >= line.config.batch ||

@@ -135,7 +135,9 @@ void TestCellRenderer::gridLightensCellStarts() {
     HeatmapStyle style;
     style.groups = {{0, 4}};
     const QImage plain = renderBlock(data, style, QSize(40, 20), CellDecoration{});
-    const QImage grid = renderBlock(data, style, QSize(40, 20), CellDecoration{.grid = true});
+    const QImage grid = renderBlock(
+        data, style, QSize(40, 20),
+        CellDecoration{.grid = true, .numbers = false, .font = {}, .numberPixelSize = 0});
     QCOMPARE(grid.pixel(5, 5), plain.pixel(5, 5));  // inside a cell: unchanged
     for (const QPoint line : {QPoint(10, 5), QPoint(20, 5), QPoint(30, 5), QPoint(5, 10)}) {
         QVERIFY(qGray(grid.pixel(line)) > qGray(plain.pixel(line)) + 40);
@@ -152,8 +154,9 @@ void TestCellRenderer::numbersArePrintedInContrast() {
     style.groups = {{0, 2}};
     style.scale = 1.0f;
     const QImage plain = renderBlock(data, style, QSize(160, 80), CellDecoration{});
-    const QImage numbers =
-        renderBlock(data, style, QSize(160, 80), CellDecoration{.numbers = true});
+    const QImage numbers = renderBlock(
+        data, style, QSize(160, 80),
+        CellDecoration{.grid = false, .numbers = true, .font = {}, .numberPixelSize = 0});
     const QRect zeroCell(4, 4, 72, 72);
     const QRect negativeCell(84, 4, 72, 72);
     QCOMPARE(darkPixels(plain, zeroCell), 0);

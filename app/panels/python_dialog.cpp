@@ -23,8 +23,9 @@ PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, QWidge
     intro->setWordWrap(true);
     layout->addWidget(intro);
     if (source == SceneSource::Brief) {
-        auto* note = new QLabel(tr("The brief's example is itself Python (the brief shows it); "
-                                   "this script builds an nnx.Linear of the same sizes instead."));
+        auto* note =
+            new QLabel(tr("The brief's example is itself Python (the brief shows it); "
+                          "this script builds an nnx.Linear of the same sizes instead."));
         note->setWordWrap(true);
         layout->addWidget(note);
     }

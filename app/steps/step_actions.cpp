@@ -20,8 +20,7 @@ QAction* makeAction(QWidget* parent, QStyle::StandardPixmap icon, const QString&
     auto* action = new QAction(parent->style()->standardIcon(icon), text, parent);
     action->setShortcut(key);
     action->setShortcutContext(Qt::WindowShortcut);
-    const QString tip =
-        QStringLiteral("%1 (%2)").arg(help, key.toString(QKeySequence::NativeText));
+    const QString tip = QStringLiteral("%1 (%2)").arg(help, key.toString(QKeySequence::NativeText));
     action->setToolTip(tip);
     action->setStatusTip(tip);
     parent->addAction(action);
@@ -71,7 +70,8 @@ StepActions::StepActions(StepController* controller, QWidget* parent)
 
     m_label = new QLabel;
     m_label->setObjectName(QStringLiteral("stepLabel"));
-    m_label->setMinimumWidth(m_label->fontMetrics().horizontalAdvance(QStringLiteral("step 000 / 000")));
+    m_label->setMinimumWidth(
+        m_label->fontMetrics().horizontalAdvance(QStringLiteral("step 000 / 000")));
 
     m_speed = new QSpinBox;
     m_speed->setObjectName(QStringLiteral("speedBox"));
@@ -133,8 +133,8 @@ void StepActions::updateFromController() {
     const bool playing = m_controller->isPlaying();
     auto* window = qobject_cast<QWidget*>(parent());
     m_play->setText(playing ? tr("&Pause") : tr("&Play"));
-    m_play->setIcon(window->style()->standardIcon(playing ? QStyle::SP_MediaPause
-                                                          : QStyle::SP_MediaPlay));
+    m_play->setIcon(
+        window->style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     if (!m_slider->isEnabled())
         return;
     m_previous->setEnabled(step > 0);

@@ -20,7 +20,8 @@ class StepActions : public QObject {
     Q_OBJECT
 
 public:
-    /// Creates the actions (parented to `parent`, a window, so their shortcuts work anywhere in it).
+    /// Creates the actions (parented to `parent`, a window, so their shortcuts work anywhere in
+    /// it).
     StepActions(StepController* controller, QWidget* parent);
 
     QAction* previousAction() const { return m_previous; }

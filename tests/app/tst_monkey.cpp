@@ -1,3 +1,5 @@
+// Over 600 lines because each kind of random action is a small function of its own and they are
+// read together with the consistency checks that follow every action.
 // A random user on the real main window. From a fixed seed (TPVIZ_MONKEY_SEED overrides it), it
 // performs TPVIZ_MONKEY_ACTIONS random actions: valid and invalid values in every input of the
 // parameter panel, every combo choice, mode and source switches, stepping (actions, slider, keys,

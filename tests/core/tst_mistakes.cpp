@@ -2,10 +2,10 @@
 // does not apply, and said to have no effect where it has none.
 
 #include "mistakes.h"
-#include "step_plan.h"
 #include "python_snippet.h"
 #include "scene.h"
 #include "scene_options.h"
+#include "step_plan.h"
 
 #include <QRegularExpression>
 #include <QTest>

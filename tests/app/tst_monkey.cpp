@@ -1,13 +1,13 @@
-// Over 600 lines because each kind of random action is a small function of its own and they are
-// read together with the consistency checks that follow every action.
-// A random user on the real main window. From a fixed seed (TPVIZ_MONKEY_SEED overrides it), it
-// performs TPVIZ_MONKEY_ACTIONS random actions: valid and invalid values in every input of the
-// parameter panel, every combo choice, mode and source switches, stepping (actions, slider, keys,
-// the Groups table), play and pause, zoom, pan, hover and resize on the matrix views, every menu
-// item (dialogs included, closed again), and big computations cancelled mid-way. After every action
-// it checks that no Qt warning was printed and that the window is consistent: the step is in range
-// and drawn, and once nothing is pending the picture shows the last valid parameters and no worker
-// is left running. The deterministic tests after it replay the bugs it found.
+// This file is over 600 lines because each kind of random action is a small function of its own and
+// they are read together with the consistency checks that follow every action. A random user on the
+// real main window. From a fixed seed (TPVIZ_MONKEY_SEED overrides it), it performs
+// TPVIZ_MONKEY_ACTIONS random actions: valid and invalid values in every input of the parameter
+// panel, every combo choice, mode and source switches, stepping (actions, slider, keys, the Groups
+// table), play and pause, zoom, pan, hover and resize on the matrix views, every menu item (dialogs
+// included, closed again), and big computations cancelled mid-way. After every action it checks
+// that no Qt warning was printed and that the window is consistent: the step is in range and drawn,
+// and once nothing is pending the picture shows the last valid parameters and no worker is left
+// running. The deterministic tests after it replay the bugs it found.
 
 #include "layer_panel.h"
 #include "main_window.h"

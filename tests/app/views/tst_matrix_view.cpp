@@ -1,5 +1,5 @@
-// MatrixView driven as a user would: hover, zoom, pan, and what it caches. Over 600 lines because
-// every input the widget takes (hover, wheel, keys, drag, resize, a column leader) has its own test.
+// MatrixView driven as a user would: hover, zoom, pan, and what it caches.
+// This file is over 600 lines because each input the widget takes has its own test.
 
 #include "cell_image_cache.h"
 #include "float_format.h"

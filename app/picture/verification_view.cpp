@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace tp {
 namespace {
 
@@ -45,7 +47,8 @@ QString VerificationView::detailText() const {
 
 void VerificationView::setVerification(const Verification& v, bool complete,
                                        const QString& waitingText) {
-    m_state = !complete ? State::Waiting : v.allclose ? State::Passed : State::Failed;
+    m_state = !complete ? State::Waiting : v.passed ? State::Passed : State::Failed;
+    const bool byAllclose = v.rule == CheckRule::Allclose;
     QString background, text;
     switch (m_state) {
         case State::Waiting:
@@ -54,11 +57,15 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             break;
         case State::Passed:
             background = QStringLiteral("#c8e6c9");
-            text = tr("✔ allclose: output matches x @ kernel + bias");
+            text = byAllclose ? tr("✔ allclose: output matches x @ kernel + bias")
+                              : tr("✔ passed: output matches x @ kernel + bias within float32 "
+                                   "rounding");
             break;
         case State::Failed:
             background = QStringLiteral("#ffcdd2");
-            text = tr("✘ not allclose: output differs from x @ kernel + bias");
+            text = byAllclose ? tr("✘ not allclose: output differs from x @ kernel + bias")
+                              : tr("✘ failed: output differs from x @ kernel + bias by more than "
+                                   "rounding can explain");
             break;
     }
     // Dark text on the light verdict colours, whatever the theme's text colour is.
@@ -70,16 +77,23 @@ void VerificationView::setVerification(const Verification& v, bool complete,
     if (m_state == State::Waiting) {
         // Nothing to judge yet: say what will be compared, not figures of an output not shown.
         m_numbers->setText(
-            tr("Once the output is complete it is compared with the reference x @ kernel + bias "
-               "(one full product): max abs error, max rel error and allclose(rtol=%1, atol=%2).")
+            tr("Once the output is complete, every element is compared with the reference x @ "
+               "kernel + bias (one full product) against its float32 rounding bound 2 &middot; "
+               "&gamma;(K+1) &middot; (|x| @ |kernel| + |bias|), K = in_dim; allclose(rtol=%1, "
+               "atol=%2) is shown beside it.")
                 .arg(v.tolerance.rtol)
                 .arg(v.tolerance.atol));
         return;
     }
+    const QString bound =
+        std::isnan(v.maxErrorOverBound) ? tr("n/a") : QString::number(v.maxErrorOverBound, 'g', 3);
     m_numbers->setText(
-        tr("Output vs reference (one full product):<br>max abs error <b>%1</b> &nbsp; max rel "
-           "error <b>%2</b><br>allclose(rtol=%3, atol=%4): <b>%5</b>")
-            .arg(number(v.maxAbsError), number(v.maxRelError))
+        tr("Output vs reference (one full product):<br>bit-identical <b>%1</b> of %2 &nbsp; "
+           "largest error <b>%3</b> of its rounding bound<br>max abs error <b>%4</b> &nbsp; max "
+           "rel error <b>%5</b><br>allclose(rtol=%6, atol=%7): <b>%8</b>")
+            .arg(v.bitIdentical)
+            .arg(v.elements)
+            .arg(bound, number(v.maxAbsError), number(v.maxRelError))
             .arg(v.tolerance.rtol)
             .arg(v.tolerance.atol)
             .arg(v.allclose ? tr("True") : tr("False")));

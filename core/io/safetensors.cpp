@@ -174,7 +174,7 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
     json header;
     try {
         header = json::parse(text);
-    } catch (const json::parse_error& error) {
+    } catch (const json::exception& error) {  // parse errors, and numbers beyond a double
         return failure(std::string("the header is not valid JSON: ") + error.what());
     }
     if (!header.is_object())

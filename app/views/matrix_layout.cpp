@@ -34,15 +34,20 @@ MatrixLayout::MatrixLayout(const MatrixLayoutInput& in) : rows(in.rows), cols(in
         band = QRectF(left, top, in.bandExtent, 0);
         left += in.bandExtent + 2;
     }
-    area = QRectF(left, top, std::max<qreal>(1, width - left - kMargin),
-                  std::max<qreal>(1, height - top - kMargin));
+    const auto areaIn = [&](qreal w, qreal h) {
+        return QRectF(left, top, std::max<qreal>(1, w - left - kMargin),
+                      std::max<qreal>(1, h - top - kMargin));
+    };
+    area = areaIn(width, height);
+    fitArea =
+        in.fitViewport.isEmpty() ? area : areaIn(in.fitViewport.width(), in.fitViewport.height());
     if (in.band == BandSide::Left)
         band.setHeight(area.height());
     if (rows <= 0 || cols <= 0)
         return;
 
-    const qreal fitW = area.width() / qreal(cols);
-    const qreal fitH = area.height() / qreal(rows);
+    const qreal fitW = fitArea.width() / qreal(cols);
+    const qreal fitH = fitArea.height() / qreal(rows);
     const qreal square = std::min(fitW, fitH);
     const qreal cap = in.maxFitCell > 0 ? in.maxFitCell : kMaxFitCell;
     if (square >= kMinSquareCell)
@@ -121,6 +126,10 @@ QSize MatrixLayout::visibleDeviceSize(qreal dpr) const {
 }
 
 QSize MatrixLayout::scrollRange() const {
+    // Scroll bars shrink `area`, never `content`: a bar needed without bars stays needed with
+    // them, so whether the bars are shown follows from the content alone.
+    if (content.width() <= fitArea.width() && content.height() <= fitArea.height())
+        return {0, 0};
     return QSize(int(std::ceil(std::max<qreal>(0, content.width() - area.width()))),
                  int(std::ceil(std::max<qreal>(0, content.height() - area.height()))));
 }

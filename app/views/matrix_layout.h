@@ -25,7 +25,12 @@ struct LeaderColumns {
 /// What the geometry depends on. Sizes are logical pixels.
 struct MatrixLayoutInput {
     QSizeF viewport = {};  ///< the viewport's size
-    Index rows = 0;        ///< the matrix's shape; 0 x 0 is an empty view
+    /// The viewport without scroll bars, which the cells are fitted to (empty: `viewport`). Fitting
+    /// to it, not to `viewport`, keeps the cells' size from depending on whether a scroll bar is
+    /// shown: otherwise a bar that shrinks the cells can remove the need for itself, and the view
+    /// shows and hides it without end.
+    QSizeF fitViewport = {};
+    Index rows = 0;  ///< the matrix's shape; 0 x 0 is an empty view
     Index cols = 0;
     qreal titleHeight = 0;  ///< height of the title row; 0 means no title
     BandSide band = BandSide::None;
@@ -64,6 +69,7 @@ struct MatrixLayout {
     QRectF title;    ///< the title row (empty without a title)
     QRectF band;     ///< group labels: above the cells (Above) or left of them (Left)
     QRectF area;     ///< where cells may be drawn (clip)
+    QRectF fitArea;  ///< `area` in the viewport without scroll bars (what the cells are fitted to)
     QSizeF base;     ///< cell size at zoom 1
     QSizeF cell;     ///< cell size at the current zoom
     QSizeF content;  ///< the whole matrix at the current zoom
@@ -83,7 +89,8 @@ struct MatrixLayout {
     IndexRange visibleCols() const;
     /// The size in device pixels of the visible cells: round(count * cell * dpr), at least 1.
     QSize visibleDeviceSize(qreal devicePixelRatio) const;
-    /// How far the content can scroll: ceil(max(0, content - area)) on each axis.
+    /// How far the content can scroll: ceil(max(0, content - area)) on each axis, or nothing on
+    /// both axes when the content fits `fitArea` (the scroll bars, only then, are not needed).
     QSize scrollRange() const;
     /// `zoom` limited to [kMinZoom, the zoom where the smaller base side reaches kMaxCell].
     double clampZoom(double zoom) const;

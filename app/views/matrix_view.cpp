@@ -189,6 +189,7 @@ IndexRange MatrixView::shownRange(std::size_t k) const {
 MatrixLayout MatrixView::layout() const {
     MatrixLayoutInput in;
     in.viewport = viewport()->size();
+    in.fitViewport = maximumViewportSize();
     in.rows = m_matrix.rows();
     in.cols = m_matrix.cols();
     if (!m_title.isEmpty()) {

@@ -7,7 +7,8 @@
 // included, closed again), and big computations cancelled mid-way. After every action it checks
 // that no Qt warning was printed and that the window is consistent: the step is in range and drawn,
 // and once nothing is pending the picture shows the last valid parameters and no worker is left
-// running. The deterministic tests after it replay the bugs it found.
+// running. The deterministic tests after it replay the bugs it found (and tst_matrix_view's
+// scrollBarsSettle the scroll bar that was shown and hidden without end).
 
 #include "layer_panel.h"
 #include "main_window.h"
@@ -530,7 +531,7 @@ private slots:
 
     void randomUser() {
         const std::uint64_t seed = envNumber("TPVIZ_MONKEY_SEED", 20261130);
-        const int actions = int(envNumber("TPVIZ_MONKEY_ACTIONS", kSanitized ? 300 : 600));
+        const int actions = int(envNumber("TPVIZ_MONKEY_ACTIONS", kSanitized ? 2000 : 3000));
         qInfo("monkey: seed %llu, %d actions (TPVIZ_MONKEY_SEED, TPVIZ_MONKEY_ACTIONS)",
               static_cast<unsigned long long>(seed), actions);
         const bool trace = qEnvironmentVariableIsSet("TPVIZ_MONKEY_TRACE");  // print every action

@@ -23,6 +23,7 @@ private slots:
     void visibleRangeCoversTheArea();
     void visibleDeviceSizeScalesWithRatio();
     void scrollRangeIsTheOverhang();
+    void scrollBarsDoNotChangeTheCells();
     void clampZoomLimitsCellSide();
     void followsLeadersColumns();
     void emptyMatrixHasNoCells();
@@ -167,6 +168,25 @@ void TestMatrixLayout::scrollRangeIsTheOverhang() {
     QCOMPARE(fit.scrollRange(), QSize(0, 0));
     const MatrixLayout zoomed({.viewport = QSizeF(300, 300), .rows = 16, .cols = 16, .zoom = 4});
     QCOMPARE(zoomed.scrollRange(), QSize(16 * 72 - 288, 16 * 72 - 288));
+}
+
+// A scroll bar shrinks the viewport; the cells stay fitted to the viewport without bars, so a bar
+// never shrinks the content into not needing it (which showed and hid it without end).
+void TestMatrixLayout::scrollBarsDoNotChangeTheCells() {
+    const MatrixLayoutInput without{
+        .viewport = QSizeF(300, 300), .rows = 8, .cols = 12, .zoom = 1.1};
+    MatrixLayoutInput with = without;
+    with.viewport = QSizeF(285, 285);
+    with.fitViewport = without.viewport;
+    QCOMPARE(MatrixLayout(with).cell, MatrixLayout(without).cell);
+    // Cells of 26.4 x 36 (the zoomed width, the fitted height): 316.8 x 288 px of content in an
+    // area of 288 x 288 without bars, 273 x 273 with them.
+    QCOMPARE(MatrixLayout(without).scrollRange(), QSize(29, 0));
+    QCOMPARE(MatrixLayout(with).scrollRange(), QSize(44, 15));
+    // At zoom 1 the content fits the viewport without bars: no bar is needed, even while one is
+    // still shown.
+    with.zoom = 1;
+    QCOMPARE(MatrixLayout(with).scrollRange(), QSize(0, 0));
 }
 
 void TestMatrixLayout::clampZoomLimitsCellSide() {

@@ -12,6 +12,7 @@
 #include <QTest>
 #include <QToolTip>
 
+#include <functional>
 #include <memory>
 
 using namespace tp;
@@ -66,6 +67,7 @@ private slots:
     void zoomSlotsScaleCells();
     void ctrlWheelAndKeysZoom();
     void zoomKeepsAnchorCell();
+    void scrollBarsSettle();
     void dragPans();
     void fitsSmallMatrixWithSquareCells();
     void cellNumbersFollowCellSize_data();
@@ -225,6 +227,45 @@ void TestMatrixView::zoomKeepsAnchorCell() {
     view.setZoom(4.0, anchor);
     QCOMPARE(view.cellAt(anchor), QPoint(12, 3));
     QVERIFY(view.verticalScrollBar()->value() > 0);
+}
+
+// Counts the times a widget is shown.
+class ShowCounter : public QObject {
+public:
+    int shows = 0;
+    std::function<void()> onFlood;
+    bool eventFilter(QObject*, QEvent* event) override {
+        if (event->type() == QEvent::Show && ++shows == 50 && onFlood)
+            onFlood();
+        return false;
+    }
+};
+
+// Found by the random user: zoomed just past fitting, a scroll bar shrank the cells until they no
+// longer needed it, its hiding grew them again, and the view showed and hid the bar without end
+// (the event loop never returned). Over many sizes and zooms, the bars settle after a few shows.
+void TestMatrixView::scrollBarsSettle() {
+    const auto m = indexed(8, 12);
+    MatrixView view;
+    view.setMatrix(MatrixData::of(m, *m));
+    view.resize(300, 200);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShowCounter counter;
+    counter.onFlood = [&view] { view.resetZoom(); };  // ends a loop that would never end
+    view.horizontalScrollBar()->installEventFilter(&counter);
+    view.verticalScrollBar()->installEventFilter(&counter);
+    for (int width = 200; width <= 420; width += 5) {
+        for (double zoom = 1.0; zoom <= 1.6; zoom += 0.02) {
+            counter.shows = 0;
+            view.resetZoom();
+            view.resize(width, 2 * width / 3);
+            view.setZoom(zoom);
+            QCoreApplication::processEvents();
+            QVERIFY2(counter.shows < 50,
+                     qPrintable(QStringLiteral("%1 px wide at zoom %2").arg(width).arg(zoom)));
+        }
+    }
 }
 
 void TestMatrixView::dragPans() {

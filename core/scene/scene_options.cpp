@@ -478,4 +478,11 @@ std::vector<std::string> cliOnlyOptions() {
     return names;
 }
 
+std::vector<std::string> sceneOptionNames() {
+    std::vector<std::string> names;
+    for (const SharedOption& o : kSharedOptions)
+        names.push_back(o.name);
+    return names;
+}
+
 }  // namespace tp

@@ -82,4 +82,7 @@ std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras = {},
 /// The names of the options only tpviz-cli takes, in help order.
 std::vector<std::string> cliOnlyOptions();
 
+/// The names of every shared option (extras aside), in help order.
+std::vector<std::string> sceneOptionNames();
+
 }  // namespace tp

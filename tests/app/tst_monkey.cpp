@@ -15,6 +15,7 @@
 #include "matrix_view.h"
 #include "parameter_panel.h"
 #include "python_dialog.h"
+#include "sanitizer_build.h"
 #include "step_actions.h"
 #include "step_controller.h"
 #include "step_plan.h"
@@ -52,17 +53,7 @@ using namespace tp;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using test::kSanitized;
 
 // The window is given a budget that stands in for a smaller machine: every scene it accepts stays
 // quick to compute, and big sizes are refused with the budget's message.

@@ -5,6 +5,7 @@
 
 #include "compute/scene_computer.h"
 #include "main_window.h"
+#include "sanitizer_build.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -17,17 +18,7 @@ using namespace tp;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using test::kSanitized;
 
 // VmRSS of this process in KiB, from /proc/self/status; -1 when it cannot be read.
 qint64 residentKiB() {

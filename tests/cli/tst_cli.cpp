@@ -4,6 +4,7 @@
 #include "float_format.h"
 #include "process_run.h"
 #include "python_snippet.h"
+#include "sanitizer_build.h"
 #include "scene.h"
 
 #include <QJsonArray>
@@ -48,9 +49,8 @@ private slots:
     // A scene within the memory budget that the process cannot allocate (address space limited to
     // 600 MB; the kernel alone is 1 GiB) exits 2 with the reason, not with a crash.
     void allocationFailureExitsWithTheReason() {
-#if defined(__SANITIZE_ADDRESS__)
-        QSKIP("AddressSanitizer cannot run under a small address-space limit");
-#endif
+        if (tp::test::kSanitized)
+            QSKIP("AddressSanitizer cannot run under a small address-space limit");
         tp::LayerConfig config;
         config.inDim = 16384;
         config.features = 16384;

@@ -1,26 +1,18 @@
 // tpviz-cli --costs end to end: the JSON costs object, the text table, --hardware list, refusals.
 
+#include "process_run.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = tp::test::ProcessRun;
 
 Run runCli(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(TPVIZ_CLI_PATH), args);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return tp::test::runProcess(QStringLiteral(TPVIZ_CLI_PATH), args);
 }
 
 // Column mode, tp 8, data 2, replicated: Nd = 2 rows per device.

@@ -2,6 +2,7 @@
 // --x FILE, --scene, --save-npy, and every refused combination with its reason.
 
 #include "npy.h"
+#include "python_numpy.h"
 #include "safetensors.h"
 #include "scene_file.h"
 
@@ -10,8 +11,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -23,21 +22,12 @@ using namespace tp;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using test::pythonPresent;
+using test::pythonWithNumpy;
+using Run = test::ProcessRun;
 
 Run runCli(const QStringList& args, const QString& workingDir = {}) {
-    QProcess process;
-    if (!workingDir.isEmpty())
-        process.setWorkingDirectory(workingDir);
-    process.start(QStringLiteral(TPVIZ_CLI_PATH), args);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return test::runProcess(QStringLiteral(TPVIZ_CLI_PATH), args, {.workingDirectory = workingDir});
 }
 
 QJsonObject jsonOf(const Run& run) {
@@ -92,20 +82,6 @@ void writeFloat64Npy(const std::string& path, const Matrix& m) {
         const double value = m.data()[i];
         out.write(reinterpret_cast<const char*>(&value), 8);
     }
-}
-
-QString pythonWithNumpy() {
-    for (const QString& candidate :
-         {QStandardPaths::findExecutable("python3"), QStringLiteral("/usr/bin/python3")}) {
-        if (candidate.isEmpty())
-            continue;
-        QProcess probe;
-        probe.start(candidate, {"-c", "import numpy"});
-        if (probe.waitForFinished(60000) && probe.exitStatus() == QProcess::NormalExit &&
-            probe.exitCode() == 0)
-            return candidate;
-    }
-    return {};
 }
 
 }  // namespace
@@ -331,21 +307,20 @@ private slots:
         }
 
         // numpy loads every file as float32 with the same bits.
-        const QString python = pythonWithNumpy();
-        if (python.isEmpty() && QStandardPaths::findExecutable("python3").isEmpty())
+        if (!pythonPresent())
             QSKIP("python3 is not installed (cmake/install-deps.sh installs python3-numpy)");
-        QVERIFY2(!python.isEmpty(), "python3 cannot import numpy: install python3-numpy");
+        QVERIFY2(!pythonWithNumpy().isEmpty(),
+                 "python3 cannot import numpy: install python3-numpy (cmake/install-deps.sh)");
         const QString script =
             "import sys, os, numpy as np\n"
             "for name in sys.argv[2:]:\n"
             "    a = np.load(os.path.join(sys.argv[1], name + '.npy'))\n"
             "    assert a.dtype == np.float32, a.dtype\n"
             "    print(name, a.tobytes().hex())";
-        QProcess numpy;
-        numpy.start(python, QStringList{"-c", script, out} + expected.keys());
-        QVERIFY(numpy.waitForFinished(60000));
-        QCOMPARE(QString::fromUtf8(numpy.readAllStandardError()), QString());
-        QCOMPARE(QString::fromUtf8(numpy.readAllStandardOutput()), hexes);
+        const test::ProcessRun numpy = test::runNumpy(script, QStringList{out} + expected.keys());
+        QVERIFY2(numpy.finished, qPrintable(numpy.errText()));
+        QCOMPARE(numpy.errText(), QString());
+        QCOMPARE(numpy.outText(), hexes);
     }
 };
 

@@ -3,10 +3,8 @@
 // itself reading our files and writing files we read.
 
 #include "npy.h"
+#include "python_numpy.h"
 
-#include <QFile>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -65,37 +63,15 @@ bool sameBits(const Matrix& a, const Matrix& b) {
            std::memcmp(a.data(), b.data(), std::size_t(a.size()) * 4) == 0;
 }
 
-// The first python3 that imports numpy: the one on PATH, else the system's (a PATH python3 from a
-// version manager may lack the Debian package). Empty when none does.
-QString pythonWithNumpy() {
-    for (const QString& candidate :
-         {QStandardPaths::findExecutable("python3"), QStringLiteral("/usr/bin/python3")}) {
-        if (candidate.isEmpty())
-            continue;
-        QProcess probe;
-        probe.start(candidate, {"-c", "import numpy"});
-        if (probe.waitForFinished(60000) && probe.exitStatus() == QProcess::NormalExit &&
-            probe.exitCode() == 0)
-            return candidate;
-    }
-    return {};
-}
+using test::pythonPresent;
+using test::pythonWithNumpy;
 
-bool pythonPresent() {
-    return !QStandardPaths::findExecutable("python3").isEmpty() ||
-           QFile::exists("/usr/bin/python3");
-}
-
-// Runs a python3 with numpy; returns its stdout.
+// Runs a python3 with numpy; returns its stdout, or its stderr after a failure.
 QString runNumpy(const QString& script, const QStringList& args) {
-    QProcess python;
-    python.start(pythonWithNumpy(), QStringList{"-c", script} + args);
-    if (!python.waitForStarted())
-        return {};
-    python.waitForFinished(60000);
-    if (python.exitCode() != 0)
-        qWarning() << python.readAllStandardError();
-    return QString::fromUtf8(python.readAllStandardOutput()).trimmed();
+    const test::ProcessRun run = test::runNumpy(script, args);
+    if (!run.finished || run.exitCode != 0)
+        return run.errText();
+    return run.outText().trimmed();
 }
 
 }  // namespace

@@ -163,6 +163,12 @@ private slots:
         add("not starting with {", safetensorsByHand(" {}", ""), "w", false,
             "does not start with '{'");
         add("not JSON", safetensorsByHand("{\"w\":", ""), "w", false, "not valid JSON");
+        // Found by fuzz_safetensors: the JSON reader threw a number it cannot hold as a double
+        // past the reader, and the program aborted.
+        add("number past a double",
+            one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,1e999]})", f32x2), "w", false,
+            "the header is not valid JSON: [json.exception.out_of_range.406] number overflow "
+            "parsing '1e999'");
         add("entry not an object", one("3", ""), "w", false, "tensor 'w' is not a JSON object");
         add("no dtype", one(R"({"shape":[2],"data_offsets":[0,8]})", f32x2), "w", false,
             "'dtype' is missing");

@@ -4,22 +4,21 @@
 // starting an empty one; every other byte, NUL included, belongs to an argument). Any parse result
 // is fine; a crash, a sanitizer report or a broken invariant is a bug. The invariants:
 //   - every error is a non-empty message;
-//   - when the arguments parse without errors and without --help (which skips validation), the
-//     config is valid (config.validate() is empty), and the options round-trip through their
-//     spellings: the arguments rebuilt from the parsed options, once as separate words and once as
-//     --name=value, parse again without errors to the same options, bit for bit.
+//   - when the arguments parse without errors and without --help or --hardware list (which skip
+//     validation), the config is valid (config.validate() is empty), and the options round-trip
+//     through their spellings: the arguments tp::sceneArguments rebuilds from the parsed options,
+//     every option of the table, once as separate words and once as --name=value, parse again
+//     without errors to the same options, bit for bit.
 
+#include "scene_arguments.h"
 #include "scene_options.h"
 
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace {
@@ -61,74 +60,17 @@ void require(bool holds, const char* what, const std::vector<std::string>& args,
     std::abort();
 }
 
-std::string shortest(double value) {
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return std::string(buffer, result.ptr);
-}
-
-// The options as (option, value) pairs, each setting once, spelled as the parser reads them; the
-// value is absent for flags. Sizes follow --example brief, which fixes them, so only --tp and
-// --mode are spelled for it.
-std::vector<std::pair<std::string, std::optional<std::string>>> spell(
-    const tp::SceneOptions& options) {
-    const tp::LayerConfig& config = options.config;
-    std::vector<std::pair<std::string, std::optional<std::string>>> spelled;
-    if (options.source == tp::SceneSource::Brief) {
-        spelled.push_back({"--example", "brief"});
-    } else {
-        spelled.push_back({"--batch", std::to_string(config.batch)});
-        spelled.push_back({"--in-dim", std::to_string(config.inDim)});
-        spelled.push_back({"--features", std::to_string(config.features)});
-        spelled.push_back({"--seed", std::to_string(config.seed)});
-        spelled.push_back({"--prng", std::string(tp::toString(config.prng))});
-        spelled.push_back({"--bias", tp::toString(config.bias)});
-        if (config.x64)
-            spelled.push_back({"--x64", std::nullopt});
-    }
-    spelled.push_back({"--tp", std::to_string(config.tpSize)});
-    spelled.push_back({"--mode", std::string(tp::toString(config.mode))});
-    spelled.push_back({"--rtol", shortest(options.tolerance.rtol)});
-    spelled.push_back({"--atol", shortest(options.tolerance.atol)});
-    for (const auto& [flag, on] :
-         {std::pair{"--json", options.json}, std::pair{"--summary", options.summary},
-          std::pair{"--python", options.python}})
-        if (on)
-            spelled.push_back({flag, std::nullopt});
-    for (const tp::ExtraOption& extra : kExtras) {
-        const auto given = options.extras.find(extra.name);
-        if (given == options.extras.end())
-            continue;
-        if (extra.valueName.empty())
-            spelled.push_back({extra.name, std::nullopt});
-        else
-            spelled.push_back({extra.name, given->second});
-    }
-    return spelled;
-}
-
-std::vector<std::string> arguments(const tp::SceneOptions& options, bool inlineValues) {
-    std::vector<std::string> args;
-    for (const auto& [name, value] : spell(options)) {
-        if (!value) {
-            args.push_back(name);
-        } else if (inlineValues) {
-            args.push_back(name + "=" + *value);
-        } else {
-            args.push_back(name);
-            args.push_back(*value);
-        }
-    }
-    return args;
+bool sameBits(double a, double b) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
 }
 
 bool sameOptions(const tp::SceneOptions& a, const tp::SceneOptions& b) {
     return a.config == b.config && a.source == b.source && a.json == b.json &&
            a.summary == b.summary && a.python == b.python && a.help == b.help &&
-           std::bit_cast<std::uint64_t>(a.tolerance.rtol) ==
-               std::bit_cast<std::uint64_t>(b.tolerance.rtol) &&
-           std::bit_cast<std::uint64_t>(a.tolerance.atol) ==
-               std::bit_cast<std::uint64_t>(b.tolerance.atol) &&
+           a.toleranceGiven == b.toleranceGiven && sameBits(a.tolerance.rtol, b.tolerance.rtol) &&
+           sameBits(a.tolerance.atol, b.tolerance.atol) && a.mistake == b.mistake &&
+           a.costs == b.costs && a.hardware == b.hardware && a.listHardware == b.listHardware &&
+           a.files == b.files && a.sceneFile == b.sceneFile && a.saveNpyDir == b.saveNpyDir &&
            a.extras == b.extras;
 }
 
@@ -140,20 +82,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const tp::SceneOptionsParse parse = tp::parseSceneOptions(args, kExtras);
     for (const std::string& error : parse.errors)
         require(!error.empty(), "an error message is empty", args);
-    if (!parse.errors.empty() || parse.options.help)
+    if (!parse.errors.empty() || parse.options.help || parse.options.listHardware)
         return 0;
 
     require(parse.options.config.validate().empty(),
             "parsed without errors, but the config does not validate", args);
-    // The rebuilt arguments spell the layer, check and report options; the mesh, mistake and
-    // file options are not rebuilt yet, so a run that gives one of them stops at validation.
-    for (const std::string& arg : args)
-        for (const char* later : {"--data", "--output", "--costs", "--hardware", "--mistake",
-                                  "--kernel", "--transpose", "--x", "--scene", "--save-npy"})
-            if (arg == later || arg.starts_with(std::string(later) + "="))
-                return 0;
-    for (const bool inlineValues : {false, true}) {
-        const std::vector<std::string> rebuilt = arguments(parse.options, inlineValues);
+    for (const tp::ValueSpelling spelling :
+         {tp::ValueSpelling::Separate, tp::ValueSpelling::Inline}) {
+        const std::vector<std::string> rebuilt =
+            tp::sceneArguments(parse.options, kExtras, spelling);
         const tp::SceneOptionsParse again = tp::parseSceneOptions(rebuilt, kExtras);
         require(again.errors.empty(), "the rebuilt arguments do not parse", args, rebuilt);
         require(sameOptions(again.options, parse.options),

@@ -21,6 +21,8 @@ ProcessRun runProcess(const QString& program, const QStringList& args,
     for (auto it = options.environment.begin(); it != options.environment.end(); ++it)
         env.insert(it.key(), it.value());
     process.setProcessEnvironment(env);
+    if (!options.workingDirectory.isEmpty())
+        process.setWorkingDirectory(options.workingDirectory);
     process.start(program, args);
 
     ProcessRun run;

@@ -25,6 +25,7 @@ struct ProcessOptions {
     QMap<QString, QString> environment{};  ///< set on top of the test's own environment
     QByteArray input{};                    ///< written to stdin, which is then closed
     int timeoutMs = 120000;                ///< to start, and then to finish
+    QString workingDirectory{};            ///< empty: the test's own
 };
 
 /// Runs `program args...` and waits for it. A run that fails to start, crashes or outlives the

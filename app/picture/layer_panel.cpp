@@ -265,6 +265,10 @@ void LayerPanel::setScene(ScenePtr scene) {
     }
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, -1));
+    NonFiniteKinds nonFinite = m_x->nonFinite();
+    nonFinite |= m_kernel->nonFinite();
+    nonFinite |= m_bias->nonFinite();
+    m_legend->setNonFinite(nonFinite);
     // x (N, in_dim) and the kernel (in_dim, features) share the width by their columns, so their
     // cells come out alike; the kernel keeps at least 55% of it.
     const double xShare = std::clamp(double(c.inDim) / double(c.inDim + c.features), 0.15, 0.45);

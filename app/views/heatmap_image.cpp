@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace tp {
 
@@ -16,7 +17,9 @@ namespace {
 
 // Quantisation of t = value / scale in [-1, 1]: 255 steps on each side of zero.
 constexpr int kSteps = 255;
-constexpr QRgb kNanColor = 0xFF9E9E9E;
+constexpr QRgb kNanColor = 0xFFFF00FF;
+constexpr QRgb kPlusInfColor = 0xFFFFE600;
+constexpr QRgb kMinusInfColor = 0xFF000000;
 constexpr QRgb kDimTarget = 0xFFEEEEEE;
 constexpr float kDimAmount = 0.75f;
 constexpr std::size_t kLegendMaxRamps = 4;
@@ -34,6 +37,12 @@ QRgb mix(QRgb a, QRgb b, float amountOfB) {
 
 int stepOf(float t) {
     return int(std::lround(std::clamp(t, -1.0f, 1.0f) * float(kSteps)));
+}
+
+// max(largest, |v|) for a finite v; NaN and +-inf leave `largest` as it is.
+float finiteMax(float largest, float v) {
+    const float a = std::fabs(v);
+    return a <= std::numeric_limits<float>::max() && a > largest ? a : largest;
 }
 
 // The colour of quantised step s in [-kSteps, kSteps] of a group's diverging ramp.
@@ -88,10 +97,11 @@ float reduceRow(const MatrixData& m, IndexRange rows, const std::vector<IndexRan
                 if constexpr (kMean) {
                     acc += v;
                 } else {
-                    acc = std::fabs(v) > std::fabs(acc) ? v : acc;
+                    // A NaN wins and stays, so that one NaN under a pixel is seen.
+                    acc = std::fabs(v) > std::fabs(acc) || std::isnan(v) ? v : acc;
                 }
                 if constexpr (kTrackMax)
-                    rowMax = std::max(rowMax, std::fabs(v));  // max ignores NaN here
+                    rowMax = finiteMax(rowMax, v);
             }
             out[x] = acc;
         }
@@ -126,9 +136,36 @@ IndexRange elementsOfPixel(Index pixel, Index pixels, Index count) {
     return {start, std::min(stop, count)};
 }
 
-QRgb heatmapColor(float value, float scale, int group, bool dimmed) {
+QRgb nonFiniteColor(float value) {
     if (std::isnan(value))
         return kNanColor;
+    return value > 0 ? kPlusInfColor : kMinusInfColor;
+}
+
+NonFiniteKinds nonFiniteKinds(const MatrixData& m) {
+    bool nan = false, plusInf = false, minusInf = false;
+    const Index rows = m.rows();
+    const Index cols = m.cols();
+#pragma omp parallel for schedule(static) \
+    reduction(||                          \
+              : nan, plusInf, minusInf) if (rows * cols > (1 << 16))
+    for (Index r = 0; r < rows; ++r) {
+        const float* row = m.rowData(r);
+        for (Index c = 0; c < cols; ++c) {
+            const float v = row[c];
+            if (std::isfinite(v))
+                continue;
+            nan = nan || std::isnan(v);
+            plusInf = plusInf || v > 0;
+            minusInf = minusInf || v < 0;
+        }
+    }
+    return {nan, plusInf, minusInf};
+}
+
+QRgb heatmapColor(float value, float scale, int group, bool dimmed) {
+    if (!std::isfinite(value))
+        return nonFiniteColor(value);
     const float t = scale > 0.0f ? value / scale : 0.0f;
     return rampColor(group, stepOf(t), dimmed);
 }
@@ -142,7 +179,7 @@ float maxAbs(const MatrixData& m) {
         const float* row = m.rowData(r);
         float rowMax = 0.0f;
         for (Index c = 0; c < cols; ++c)
-            rowMax = std::max(rowMax, std::fabs(row[c]));
+            rowMax = finiteMax(rowMax, row[c]);
         result = std::max(result, rowMax);
     }
     return result;
@@ -243,8 +280,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
             if (k < 0)
                 k = neutralRamp;
             const float v = values[x];
-            if (std::isnan(v)) {
-                line[x] = kNanColor;
+            if (!std::isfinite(v)) {
+                line[x] = nonFiniteColor(v);
                 continue;
             }
             const float s = std::clamp(v * stepsPerUnit, -float(kSteps), float(kSteps));
@@ -262,6 +299,18 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
         return {};
     image.setDevicePixelRatio(dpr);
     return image;
+}
+
+std::vector<std::pair<QString, float>> nonFiniteLegendEntries(NonFiniteKinds kinds) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    std::vector<std::pair<QString, float>> entries;
+    if (kinds.nan)
+        entries.emplace_back(QStringLiteral("NaN"), std::numeric_limits<float>::quiet_NaN());
+    if (kinds.plusInf)
+        entries.emplace_back(QStringLiteral("+inf"), kInf);
+    if (kinds.minusInf)
+        entries.emplace_back(QStringLiteral("-inf"), -kInf);
+    return entries;
 }
 
 QImage renderLegend(const LegendStyle& style, QSize size) {
@@ -318,8 +367,29 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     painter.drawLine(QPointF(bar.center().x(), bar.bottom()), QPointF(bar.center().x(), tickY));
     const QRectF tickRow(bar.left() - side, tickY, bar.width() + 2 * side, textHeight);
     painter.drawText(tickRow, Qt::AlignLeft | Qt::AlignTop, low);
-    painter.drawText(tickRow, Qt::AlignHCenter | Qt::AlignTop, QStringLiteral("0"));
     painter.drawText(tickRow, Qt::AlignRight | Qt::AlignTop, high);
+
+    // The non-finite values: a swatch of each colour and its label, before the caption, or in
+    // place of the 0 tick without a caption.
+    const auto entries = nonFiniteLegendEntries(style.nonFinite);
+    const qreal swatch = std::max<qreal>(4, std::round(textHeight * 0.7));
+    qreal entriesWidth = 0;
+    for (const auto& entry : entries)
+        entriesWidth += swatch + 3 + metrics.horizontalAdvance(entry.first) + 8;
+    const auto drawEntries = [&](qreal x, qreal y) {
+        for (const auto& [label, value] : entries) {
+            const QRectF box(x, y + (textHeight - swatch) / 2, swatch, swatch);
+            painter.fillRect(box, QColor(nonFiniteColor(value)));
+            x += swatch + 3;
+            painter.drawText(QRectF(x, y, metrics.horizontalAdvance(label) + 1, textHeight),
+                             Qt::AlignLeft | Qt::AlignTop, label);
+            x += metrics.horizontalAdvance(label) + 8;
+        }
+    };
+    if (caption || entries.empty())
+        painter.drawText(tickRow, Qt::AlignHCenter | Qt::AlignTop, QStringLiteral("0"));
+    else
+        drawEntries((logical.width() - entriesWidth) / 2, tickY);
     if (caption) {
         const QString text = neutral ? QStringLiteral(
                                            "negative = dark slate \u00b7 zero = white "
@@ -327,9 +397,13 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
                                      : QStringLiteral(
                                            "negative = dark \u00b7 zero = white \u00b7 "
                                            "positive = vivid");
-        painter.drawText(QRectF(0, tickY + textHeight, logical.width(), textHeight),
-                         Qt::AlignHCenter | Qt::AlignTop,
-                         metrics.elidedText(text, Qt::ElideRight, logical.width()));
+        const QString shown = metrics.elidedText(
+            text, Qt::ElideRight, std::max<qreal>(0, logical.width() - entriesWidth));
+        const qreal left = (logical.width() - entriesWidth - metrics.horizontalAdvance(shown)) / 2;
+        drawEntries(std::max<qreal>(0, left), tickY + textHeight);
+        painter.drawText(QRectF(std::max<qreal>(0, left) + entriesWidth, tickY + textHeight,
+                                logical.width() - entriesWidth, textHeight),
+                         Qt::AlignLeft | Qt::AlignTop, shown);
     }
     return image;
 }

@@ -9,9 +9,11 @@
 #include <QFont>
 #include <QImage>
 #include <QSize>
+#include <QString>
 
 #include <atomic>
 
+#include <utility>
 #include <vector>
 
 namespace tp {
@@ -44,15 +46,40 @@ struct HeatmapStyle {
     bool operator==(const HeatmapStyle&) const = default;
 };
 
+/// Which non-finite values a matrix holds (loaded arrays may hold any float32).
+struct NonFiniteKinds {
+    bool nan = false;
+    bool plusInf = false;
+    bool minusInf = false;
+
+    bool any() const { return nan || plusInf || minusInf; }
+    NonFiniteKinds& operator|=(const NonFiniteKinds& other) {
+        nan |= other.nan;
+        plusInf |= other.plusInf;
+        minusInf |= other.minusInf;
+        return *this;
+    }
+    bool operator==(const NonFiniteKinds&) const = default;
+};
+
+/// The kinds of non-finite elements in `m`. One parallel pass.
+NonFiniteKinds nonFiniteKinds(const MatrixData& m);
+
+/// The fixed colour of a non-finite value, the same in every group and never dimmed or hatched:
+/// NaN magenta (0xFF00FF), +inf yellow (0xFFE600), -inf black. No ramp colour, dimmed or not,
+/// comes close to them (tested), so they read as "not a number on the scale".
+QRgb nonFiniteColor(float value);
+
 /// Renders `m` stretched to `size` device pixels (RGB32). Each element takes its group's hue from
 /// groupColor(); inside the hue the value is diverging: 0 is white, +scale the group colour itself
 /// (vivid), -scale a dark shade of it (negativeShade), mixed in OKLab in between (groupRampColor);
-/// elements outside every group use the neutral map, the same ramp in slate blue.
+/// elements outside every group use the neutral map, the same ramp in slate blue. NaN and +-inf
+/// take their nonFiniteColor(); the automatic scale is the largest finite |element|.
 /// Groups other than a highlighted one are faded towards light grey. When the image is smaller than
-/// the matrix each pixel shows the MaxAbs or Mean of the elements it covers (one parallel pass over
-/// the matrix, no copy: 4096 x 16384 to 1600 x 800 in tens of milliseconds). Returns a null image
-/// for an empty matrix or size, or when `stop` becomes true while it renders (the remaining rows
-/// are skipped).
+/// the matrix each pixel shows the MaxAbs (a NaN wins) or Mean of the elements it covers (one
+/// parallel pass over the matrix, no copy: 4096 x 16384 to 1600 x 800 in tens of milliseconds).
+/// Returns a null image for an empty matrix or size, or when `stop` becomes true while it renders
+/// (the remaining rows are skipped).
 QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
                      const std::atomic_bool* stop = nullptr);
 
@@ -60,7 +87,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
 /// renderHeatmap draws it (without hatching).
 QRgb heatmapColor(float value, float scale, int group, bool dimmed = false);
 
-/// The largest |element| of `m` (0 for an empty matrix; NaN is ignored). One parallel pass.
+/// The largest finite |element| of `m` (0 for an empty matrix or one with no finite element; NaN
+/// and +-inf are ignored, so they cannot wash the finite values out). One parallel pass.
 float maxAbs(const MatrixData& m);
 
 /// The group number (palette index) that element (row, col) belongs to under `style`, or -1.
@@ -72,8 +100,9 @@ IndexRange elementsOfPixel(Index pixel, Index pixels, Index count);
 
 /// The legend's contents.
 struct LegendStyle {
-    float scale = 1.0f;       ///< the value at either end of the ramps
-    std::vector<int> groups;  ///< a ramp per group number (first 4 drawn); empty: the neutral map
+    float scale = 1.0f;        ///< the value at either end of the ramps
+    std::vector<int> groups;   ///< a ramp per group number (first 4 drawn); empty: the neutral map
+    NonFiniteKinds nonFinite;  ///< the non-finite values shown, each given a swatch and a label
     QFont font;
     QColor textColor = QColor(0x33, 0x33, 0x33);
     qreal devicePixelRatio = 1.0;
@@ -82,7 +111,13 @@ struct LegendStyle {
 /// A value-scale legend `size` device pixels large (ARGB32 premultiplied, transparent background):
 /// stacked ramps (at most 4, at most 420 logical pixels wide) from -scale to +scale in each listed
 /// group's colour, ticks at -scale, 0 and +scale, and a caption saying how sign reads ("negative =
-/// dark · zero = white · positive = vivid", the same for the neutral map).
+/// dark · zero = white · positive = vivid", the same for the neutral map). For each kind in
+/// `nonFinite`, a swatch of its nonFiniteColor labelled "NaN", "+inf" or "-inf", before the
+/// caption (in place of the 0 tick when there is no room for a caption).
 QImage renderLegend(const LegendStyle& style, QSize size);
+
+/// The legend's non-finite entries, in the order drawn: "NaN", "+inf", "-inf", each only when
+/// present in `kinds`, with the value whose nonFiniteColor its swatch shows.
+std::vector<std::pair<QString, float>> nonFiniteLegendEntries(NonFiniteKinds kinds);
 
 }  // namespace tp

@@ -1,7 +1,5 @@
 #include "heatmap_legend.h"
 
-#include "heatmap_image.h"
-
 #include <QEvent>
 #include <QFontMetrics>
 #include <QPainter>
@@ -28,11 +26,22 @@ void HeatmapLegend::setGroups(std::vector<int> groups) {
     update();
 }
 
+void HeatmapLegend::setNonFinite(NonFiniteKinds kinds) {
+    if (kinds == m_nonFinite)
+        return;
+    m_nonFinite = kinds;
+    m_cache = {};
+    update();
+}
+
 QSize HeatmapLegend::sizeHint() const {
     const QFontMetrics metrics(font());
+    int entries = 0;
+    for (const auto& entry : nonFiniteLegendEntries(m_nonFinite))
+        entries += metrics.height() + metrics.horizontalAdvance(entry.first) + 11;
     return {metrics.horizontalAdvance(QStringLiteral("negative = dark \u00b7 zero = white \u00b7 "
                                                      "positive = vivid")) +
-                16,
+                16 + entries,
             3 * metrics.height() + 14};
 }
 
@@ -48,6 +57,7 @@ void HeatmapLegend::paintEvent(QPaintEvent*) {
         LegendStyle style;
         style.scale = m_scale;
         style.groups = m_groups;
+        style.nonFinite = m_nonFinite;
         style.font = font();
         style.textColor = palette().color(QPalette::WindowText);
         style.devicePixelRatio = dpr;

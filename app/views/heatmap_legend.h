@@ -2,6 +2,8 @@
 
 // A small widget showing what the heatmap colours mean.
 
+#include "heatmap_image.h"
+
 #include <QImage>
 #include <QWidget>
 
@@ -23,6 +25,9 @@ public:
     /// Group numbers whose ramps are shown (the first 4 are drawn); empty shows the neutral map.
     void setGroups(std::vector<int> groups);
     const std::vector<int>& groups() const { return m_groups; }
+    /// The non-finite values the matrices hold: each gets a swatch labelled NaN, +inf or -inf.
+    void setNonFinite(NonFiniteKinds kinds);
+    NonFiniteKinds nonFinite() const { return m_nonFinite; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -34,6 +39,7 @@ protected:
 private:
     float m_scale = 1.0f;
     std::vector<int> m_groups;
+    NonFiniteKinds m_nonFinite;
     QImage m_cache;
 };
 

@@ -62,6 +62,7 @@ void MatrixView::setMatrix(MatrixData matrix) {
     m_matrix = std::move(matrix);
     m_traceRow = m_traceCol = -1;
     m_autoScale = m_matrix.isEmpty() ? 1.0f : maxAbs(m_matrix);
+    m_nonFinite = m_matrix.isEmpty() ? NonFiniteKinds{} : nonFiniteKinds(m_matrix);
     // One font size for the whole matrix: the one its widest text fits. A matrix too big to scan
     // assumes the widest form there is.
     const long long count = m_matrix.isEmpty() ? 0 : m_matrix.rows() * m_matrix.cols();

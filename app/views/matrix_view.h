@@ -98,8 +98,11 @@ public:
     /// Give several views one scale to compare them.
     void setScale(float scale);
     float scale() const { return m_style.scale; }
-    /// The scale in use: scale() if > 0, else the matrix's largest |element| (1 if that is 0).
+    /// The scale in use: scale() if > 0, else the matrix's largest finite |element| (1 if that
+    /// is 0).
     float effectiveScale() const;
+    /// The non-finite values the matrix holds (drawn in their own colours; see nonFiniteColor).
+    NonFiniteKinds nonFinite() const { return m_nonFinite; }
 
     /// true: print values in cells whenever legible (CellNumbers::Shown); false: never. The
     /// default is CellNumbers::Auto.
@@ -194,6 +197,7 @@ private:
     QString m_widestText;  ///< the longest cellText() of the matrix
     static constexpr long long kScannedCells = 1 << 16;
     float m_autoScale = 1.0f;
+    NonFiniteKinds m_nonFinite;
     CellNumbers m_cellNumbers = CellNumbers::Auto;
     Qt::Alignment m_horizontalAlign = Qt::AlignHCenter;
     qreal m_maxFitCell = MatrixLayout::kMaxFitCell;

@@ -18,6 +18,8 @@ std::string formatFloat(float value) {
 }
 
 std::string formatDouble(double value) {
+    if (std::isnan(value))
+        return "nan";  // NaN's sign carries no meaning; to_chars would print "-nan" for some
     char buffer[32];
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
     return std::string(buffer, result.ptr);

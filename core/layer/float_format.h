@@ -12,6 +12,7 @@ namespace tp {
 std::string formatFloat(float value);
 
 /// The shortest decimal text that reads back to the same double (std::to_chars), e.g. "1e-05".
+/// NaN prints as "nan" whatever its sign, infinities as "inf", "-inf".
 std::string formatDouble(double value);
 
 /// Fixed-width text with `digits` significant digits, for tables and cells (e.g. "-0.262").

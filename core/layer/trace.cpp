@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace tp {
@@ -42,9 +43,18 @@ OutputTrace traceOutput(const MatrixCRef& x, const MatrixCRef& kernel, const Row
     if (inDim <= maxTerms) {
         t.terms = std::move(all);
     } else {
+        // NaN products rank above every number (a NaN in x or the kernel, or 0 * inf, is what
+        // the reader of the trace looks for), then by |product|: a strict weak order, as
+        // partial_sort needs.
+        const auto rank = [](const TraceTerm& term) {
+            return std::isnan(term.product) ? std::numeric_limits<double>::infinity()
+                                            : std::abs(term.product);
+        };
         std::partial_sort(all.begin(), all.begin() + maxTerms, all.end(),
-                          [](const TraceTerm& a, const TraceTerm& b) {
-                              return std::abs(a.product) > std::abs(b.product);
+                          [&](const TraceTerm& a, const TraceTerm& b) {
+                              const double ra = rank(a), rb = rank(b);
+                              return ra > rb ||
+                                     (ra == rb && std::isnan(a.product) && !std::isnan(b.product));
                           });
         t.terms.assign(all.begin(), all.begin() + maxTerms);
         t.omittedCount = inDim - maxTerms;

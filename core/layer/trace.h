@@ -31,7 +31,7 @@ struct OutputTrace {
     Index row = 0;
     Index col = 0;
     /// The terms shown: all of them (k = 0, 1, ...) when in_dim <= maxTerms, else the maxTerms
-    /// largest |product| in decreasing order.
+    /// largest |product| in decreasing order, NaN products first (above +-inf).
     std::vector<TraceTerm> terms;
     Index omittedCount = 0;  ///< how many terms are not listed
     double omittedSum = 0;   ///< their sum (exact in double)

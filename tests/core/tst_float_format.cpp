@@ -83,6 +83,17 @@ private slots:
         QCOMPARE(formatFloat(std::numeric_limits<float>::quiet_NaN()), std::string("nan"));
         QCOMPARE(formatFloatShort(-0.26290740f), std::string("-0.263"));
     }
+
+    // A NaN with its sign bit set (what inf - inf gives on x86) prints as "nan" too, in both forms.
+    void nonFiniteDoubles() {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        QCOMPARE(formatDouble(nan), std::string("nan"));
+        QCOMPARE(formatDouble(-nan), std::string("nan"));
+        QCOMPARE(formatFloat(-std::numeric_limits<float>::quiet_NaN()), std::string("nan"));
+        QCOMPARE(formatDouble(std::numeric_limits<double>::infinity()), std::string("inf"));
+        QCOMPARE(formatDouble(-std::numeric_limits<double>::infinity()), std::string("-inf"));
+        QCOMPARE(formatDouble(1e-5), std::string("1e-05"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestFloatFormat)

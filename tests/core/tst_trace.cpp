@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace tp;
 
@@ -72,6 +73,26 @@ private slots:
         }
         QVERIFY(std::abs(t.exact - double(t.result)) < 1e-4);
         QCOMPARE(t.reference, s.reference(1, 5));
+    }
+
+    // A NaN in x ranks first among the listed terms, an infinity next; the sums carry them.
+    void nonFiniteTermsAreListedFirst() {
+        const Scene s = scene(LayerConfig{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2});
+        Matrix x = s.params.x;
+        x(1, 40) = std::numeric_limits<float>::quiet_NaN();
+        x(1, 3) = -std::numeric_limits<float>::infinity();
+        QVERIFY(s.params.kernel(3, 5) != 0.0f);
+        const OutputTrace t =
+            traceOutput(x, s.params.kernel, s.params.bias, s.result, s.reference, 1, 5, 6);
+        QCOMPARE(t.terms.size(), std::size_t(6));
+        QCOMPARE(t.terms[0].k, Index(40));
+        QVERIFY(std::isnan(t.terms[0].product));
+        QCOMPARE(t.terms[1].k, Index(3));
+        QVERIFY(std::isinf(t.terms[1].product));
+        for (std::size_t i = 3; i < t.terms.size(); ++i)
+            QVERIFY(std::abs(t.terms[i - 1].product) >= std::abs(t.terms[i].product));
+        QVERIFY(std::isnan(t.termSum) && std::isnan(t.exact));
+        QVERIFY(std::isfinite(t.omittedSum));
     }
 
     void rowModePartialsAddUpWithTheBiasOnce() {

@@ -24,11 +24,13 @@ void LayerPanel::showMistake() {
     if (own) {
         const Matrix& k = s.groupLayer.kernel;
         m_own->setMatrix(MatrixData::of(m_scene, k));
-        m_own->setTitle(tr("own_kernel %1: nnx.Linear(%2, %3, rngs=nnx.Rngs(%4)), every group's")
-                            .arg(QString::fromStdString(shapeTuple(k.rows(), k.cols())))
-                            .arg(k.rows())
-                            .arg(k.cols())
-                            .arg(c.seed));
+        m_own->setTitle(tr("own_kernel %1 of every group")
+                            .arg(QString::fromStdString(shapeTuple(k.rows(), k.cols()))));
+        m_own->setToolTip(tr("nnx.Linear(%1, %2, rngs=nnx.Rngs(%3)).kernel: the layer each group "
+                             "builds for itself, used instead of its slice of the one kernel")
+                              .arg(k.rows())
+                              .arg(k.cols())
+                              .arg(c.seed));
         m_own->setScale(m_kernel->effectiveScale());  // compare it with the slices it replaces
         // The own kernel takes room by its columns, as x and the kernel share theirs.
         const double share = double(k.cols()) / double(c.inDim + c.features + k.cols());
@@ -54,9 +56,12 @@ void LayerPanel::showMistakeStep(int group) {
         case Mistake::InitPerGroup:
             // Every group multiplies by the same own kernel: it takes the colour of the group
             // at work.
-            if (group >= 0)
+            if (group >= 0) {
                 m_own->setGroups({{0, m_own->matrix().cols()}}, Qt::Horizontal, {group});
-            else
+                // Labelled with the columns (column mode) it stands in for.
+                const ShardGroup& g = m_scene->result.plan.groups.at(std::size_t(group));
+                m_own->setGroupLabelRanges({g.kernelCols});
+            } else
                 m_own->setGroups({}, Qt::Horizontal);
             break;
         case Mistake::SliceX:

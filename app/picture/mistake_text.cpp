@@ -71,9 +71,7 @@ QString mistakePartialTitle(const Scene& scene, int group) {
     const ShardGroup& g = scene.result.plan.groups.at(std::size_t(group));
     switch (scene.mistake) {
         case Mistake::BiasPerPartial:
-            return tr("partial sum of group %1 + bias, rows %2  %3")
-                .arg(group)
-                .arg(qs(sliceText(g.kernelRows)), shape(c.batch, c.features));
+            return tr("partial of group %1 + bias  %2").arg(group).arg(shape(c.batch, c.features));
         case Mistake::InitPerGroup:
             if (c.mode == ParallelMode::Column)
                 return tr("partial of group %1 = x @ own_kernel + own_bias  %2, not %3")
@@ -101,14 +99,13 @@ QString mistakeOutputTitle(const Scene& scene) {
     const LayerConfig& c = scene.config;
     switch (scene.mistake) {
         case Mistake::BiasPerPartial:
-            return tr("y = sum  %1: the bias is already in each of the %2 partial sums")
+            return tr("y = sum  %1, the bias added %2 times")
                 .arg(shape(c.batch, c.features))
                 .arg(c.tpSize);
         case Mistake::ConcatPartials:
             if (c.tpSize == 1)
                 break;
-            return tr("y = concatenate(partial sums)  %1: the bias %2 no longer fits")
-                .arg(shape(c.batch, c.tpSize * c.features), qs(shapeTuple(c.features)));
+            return tr("y = concatenate  %1, no bias").arg(shape(c.batch, c.tpSize * c.features));
         case Mistake::InitPerGroup:
             return tr("y = sum + own_bias  %1").arg(shape(c.batch, c.features));
         case Mistake::None:

@@ -19,11 +19,12 @@ QString mistakeWarning(const Scene& scene);
 
 /// The title of group `group`'s partial when the mistake computes it differently from the split
 /// (bias-per-partial, init-per-group, slice-x), e.g. "partial of group 1 = x[:, 2:4] @
-/// kernel[2:4, 4:8] + bias[4:8]  (2, 4)"; empty when the partial is the right one.
+/// kernel[2:4, 4:8] + bias[4:8]  (2, 4)", "partial of group 1 + bias  (2, 12)"; empty when the
+/// partial is the right one.
 QString mistakePartialTitle(const Scene& scene, int group);
 
 /// Row mode: the title of the output y when the mistake ends the pass differently, e.g.
-/// "y = sum  (2, 12): the bias is already in each of the 3 partial sums"; empty otherwise.
+/// "y = sum  (2, 12), the bias added 3 times"; empty otherwise.
 QString mistakeOutputTitle(const Scene& scene);
 
 /// Under x and the bias in the layer: where the mistake reads the layer wrongly (HTML); empty

@@ -138,7 +138,10 @@ void OutputPanel::showErrorMap() {
     const bool column = m_scene->config.mode == ParallelMode::Column;
     m_grid->removeWidget(m_error);
     m_grid->addWidget(m_error, 1, column ? 0 : 3);
-    m_grid->setColumnStretch(3, m_errors && !column ? 3 : 0);
+    // Row mode: four (N, features) arrays share the width alike with the error map beside them.
+    const bool fourth = m_errors && !column;
+    m_grid->setColumnStretch(0, fourth ? 3 : 2);
+    m_grid->setColumnStretch(3, fourth ? 3 : 0);
     m_error->setVisible(m_errors != nullptr);
     if (!m_errors) {
         m_error->setMatrix({});
@@ -148,7 +151,7 @@ void OutputPanel::showErrorMap() {
     m_error->setMatrix(MatrixData::of(m_errors, *m_errors));
     m_error->setScale(0.0f);  // its own scale: errors are far smaller than the outputs
     m_error->setGroups({}, Qt::Horizontal);
-    m_error->setTitle(tr("|y - reference| per element, max %1 at [%2, %3]")
+    m_error->setTitle(tr("|y - reference|, max %1 at [%2, %3]")
                           .arg(QString::number(v.maxAbsError, 'g', 3))
                           .arg(v.worstRow)
                           .arg(v.worstCol));

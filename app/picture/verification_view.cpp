@@ -31,6 +31,7 @@ VerificationView::VerificationView(QWidget* parent) : QFrame(parent) {
     m_numbers = new QLabel;
     m_numbers->setObjectName(QStringLiteral("verificationNumbers"));
     m_numbers->setWordWrap(true);
+    m_numbers->setTextFormat(Qt::RichText);  // entities such as &gamma; even without a tag
     m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_note = new QLabel;
     m_note->setObjectName(QStringLiteral("verificationNote"));

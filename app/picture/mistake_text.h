@@ -24,7 +24,7 @@ QString mistakeWarning(const Scene& scene);
 QString mistakePartialTitle(const Scene& scene, int group);
 
 /// Row mode: the title of the output y when the mistake ends the pass differently, e.g.
-/// "y = sum  (2, 12), the bias added 3 times"; empty otherwise.
+/// "y = sum  (2, 12), bias 3 times"; empty otherwise.
 QString mistakeOutputTitle(const Scene& scene);
 
 /// Under x and the bias in the layer: where the mistake reads the layer wrongly (HTML); empty

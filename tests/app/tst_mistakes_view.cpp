@@ -173,7 +173,7 @@ private slots:
                 QCOMPARE(w.output()->resultView()->groups().size(), std::size_t(plan.tpSize));
                 break;
             case Mistake::BiasPerPartial:
-                QVERIFY(w.output()->finalView()->title().contains("bias added 4 times"));
+                QVERIFY(w.output()->finalView()->title().contains("bias 4 times"));
                 steps->setStep(2);  // group 1 adds the whole bias too
                 QCOMPARE(layer->biasView()->groups().size(), std::size_t(1));
                 QCOMPARE(layer->biasView()->groups().front().size(), plan.features);

@@ -99,9 +99,7 @@ QString mistakeOutputTitle(const Scene& scene) {
     const LayerConfig& c = scene.config;
     switch (scene.mistake) {
         case Mistake::BiasPerPartial:
-            return tr("y = sum  %1, bias %2 times")
-                .arg(shape(c.batch, c.features))
-                .arg(c.tpSize);
+            return tr("y = sum  %1, bias %2 times").arg(shape(c.batch, c.features)).arg(c.tpSize);
         case Mistake::ConcatPartials:
             if (c.tpSize == 1)
                 break;

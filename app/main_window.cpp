@@ -373,7 +373,7 @@ void MainWindow::showStep(int step) {
         return;
     const LayerConfig& config = m_scene->config;
     m_equation->setText(QString::fromStdString(sceneEquation(*m_scene, step)));
-    m_caption->setText(QString::fromStdString(stepCaption(config, step)));
+    m_caption->setText(QString::fromStdString(sceneCaption(*m_scene, step)));
     m_layer->setStep(step);
     m_output->setStep(step);
     m_devices->setStep(step);

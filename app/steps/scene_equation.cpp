@@ -30,7 +30,36 @@ std::string closingStep(const Scene& scene) {
     return {};
 }
 
+// What row mode's closing step does under the mistake, when not what stepCaption says.
+std::string closingCaption(const Scene& scene) {
+    const std::string groups = std::to_string(scene.config.tpSize);
+    switch (scene.mistake) {
+        case Mistake::BiasPerPartial:
+            return "no bias added here: it is already in each of the " + groups + " partial sums";
+        case Mistake::ConcatPartials:
+            return "the " + groups + " partial sums set side by side instead of added; the bias " +
+                   "no longer fits";
+        case Mistake::InitPerGroup:
+            return "the groups' own bias added once to the sum";
+        case Mistake::None:
+        case Mistake::SumGroups:
+        case Mistake::SliceX:
+            break;
+    }
+    return {};
+}
+
 }  // namespace
+
+std::string sceneCaption(const Scene& scene, int step) {
+    const LayerConfig& c = scene.config;
+    const StepState state = stepState(c, step);
+    if (scene.mistake == Mistake::None || state.ringStep >= 0 || !state.biasAdded ||
+        closingStep(scene).empty())
+        return stepCaption(c, step);
+    return "Step " + std::to_string(state.step) + " of " + std::to_string(stepCount(c) - 1) + ": " +
+           closingCaption(scene);
+}
 
 std::string sceneEquation(const Scene& scene, int step) {
     const LayerConfig& c = scene.config;

@@ -17,4 +17,9 @@ namespace tp {
 /// The start and the collective's steps read as without the mistake.
 std::string sceneEquation(const Scene& scene, int step);
 
+/// The caption under the equation: stepCaption(scene.config, step), except at row mode's closing
+/// step of a mistake that ends the pass otherwise, e.g. for bias-per-partial
+///   "Step 5 of 12: no bias added here: it is already in each of the 4 partial sums".
+std::string sceneCaption(const Scene& scene, int step);
+
 }  // namespace tp

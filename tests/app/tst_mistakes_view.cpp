@@ -174,6 +174,11 @@ private slots:
                 break;
             case Mistake::BiasPerPartial:
                 QVERIFY(w.output()->finalView()->title().contains("bias 4 times"));
+                steps->setStep(computeStepCount(scene->config) - 1);  // the closing step
+                QVERIFY2(w.window.findChild<QLabel*>("captionLabel")
+                             ->text()
+                             .contains("already in each of the 4 partial sums"),
+                         qPrintable(w.window.findChild<QLabel*>("captionLabel")->text()));
                 steps->setStep(2);  // group 1 adds the whole bias too
                 QCOMPARE(layer->biasView()->groups().size(), std::size_t(1));
                 QCOMPARE(layer->biasView()->groups().front().size(), plan.features);

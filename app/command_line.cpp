@@ -33,6 +33,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
     line.help = parse.options.help;
     line.config = parse.options.config;
     line.source = parse.options.source;
+    line.run = sceneRun(parse.options);
     line.errors = parse.errors;
     line.version = parse.options.extras.contains("--version");
     if (line.help || line.version)
@@ -105,6 +106,7 @@ std::string appHelp() {
            "\nExamples:\n"
            "  tpviz --features 16 --tp 4\n"
            "  tpviz --screenshot shot.png --example brief --step 1\n"
+           "  tpviz --screenshot wrong.png --mistake sum-groups --bias normal:0.5\n"
            "  tpviz --screenshot mesh.png --view devices --tp 4 --data 2 --output replicated\n";
 }
 

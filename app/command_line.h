@@ -21,6 +21,7 @@ struct AppCommandLine {
     bool sceneGiven = false;  ///< some scene option was given: it overrides the saved settings
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
+    SceneRun run;                               ///< --mistake NAME (the check: the default rule)
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<int> step;                    ///< --step K, in [0, stepCount(config) - 1]
     CentreView view = CentreView::Layer;        ///< --view layer|devices

@@ -40,7 +40,7 @@ int main(int argc, char* argv[]) {
 
     tp::MainWindow window;
     if (line.sceneGiven)
-        window.showConfig(line.config, line.source);
+        window.showConfig(line.config, line.source, line.run);
     if (line.view == tp::CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
     window.show();

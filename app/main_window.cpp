@@ -10,6 +10,7 @@
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
 #include "step_plan.h"
+#include "steps/scene_equation.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
 
@@ -135,10 +136,10 @@ MainWindow::MainWindow(Options options) : m_options(options) {
 
     // Wiring: edits -> computer (debounced) -> scene on screen; steps -> every panel.
     connect(m_parameters, &ParameterPanel::configEdited, this,
-            [this](const LayerConfig& config, SceneSource source) {
+            [this](const LayerConfig& config, SceneSource source, const SceneRun& run) {
                 // A valid value: an earlier "Input refused" no longer describes the picture.
                 statusBar()->clearMessage();
-                m_computer->request(config, source);
+                m_computer->request(config, source, run);
                 if (m_options.useSettings) {
                     QSettings settings;
                     saveSceneSettings(settings, config, source);
@@ -191,11 +192,12 @@ MainWindow::MainWindow(Options options) : m_options(options) {
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::showConfig(const LayerConfig& config, SceneSource source) {
+void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run) {
     const QSignalBlocker block(m_parameters);
     m_parameters->setConfig(config, source);
+    m_parameters->setRun(run);
     if (m_parameters->problems().empty())
-        m_computer->computeNow(m_parameters->config(), m_parameters->source());
+        m_computer->computeNow(m_parameters->config(), m_parameters->source(), m_parameters->run());
 }
 
 void MainWindow::buildMenus() {
@@ -264,6 +266,7 @@ void MainWindow::cancelComputation() {
     if (m_scene) {
         const QSignalBlocker block(m_parameters);
         m_parameters->setConfig(m_scene->config, m_scene->source);
+        m_parameters->setRun(runOf(*m_scene));
     }
 }
 
@@ -339,7 +342,18 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     }
     m_layer->setScene(m_scene);
     m_output->setScene(m_scene);
-    m_devices->setScene(m_scene);
+    // The devices run the correct split only (as tpviz-cli's --costs): a mistake keeps them on
+    // the last correct scene, their tab disabled, and shows the layer.
+    const bool correct = m_scene->mistake == Mistake::None;
+    if (correct)
+        m_devices->setScene(m_scene);
+    else if (m_views->currentWidget() == m_devices)
+        m_views->setCurrentIndex(0);
+    m_views->setTabEnabled(m_views->indexOf(m_devices), correct);
+    m_views->setTabToolTip(m_views->indexOf(m_devices),
+                           correct ? QString()
+                                   : tr("The devices run the correct split: choose "
+                                        "Mistake none to see them"));
     m_groups->setConfig(config);
     m_stepActions->setEnabled(true);
     m_steps->setStepCount(stepCount(config));
@@ -358,8 +372,8 @@ void MainWindow::showStep(int step) {
     if (!m_scene)
         return;
     const LayerConfig& config = m_scene->config;
-    m_equation->setText(QString::fromStdString(equationText(config, step)));
-    m_caption->setText(QString::fromStdString(stepCaption(config, step)));
+    m_equation->setText(QString::fromStdString(sceneEquation(*m_scene, step)));
+    m_caption->setText(QString::fromStdString(sceneCaption(*m_scene, step)));
     m_layer->setStep(step);
     m_output->setStep(step);
     m_devices->setStep(step);
@@ -451,7 +465,8 @@ void MainWindow::showAbout() {
 PythonDialog* MainWindow::showPythonSnippet() {
     const LayerConfig config = m_scene ? m_scene->config : m_parameters->config();
     const SceneSource source = m_scene ? m_scene->source : m_parameters->source();
-    auto* dialog = new PythonDialog(config, source, this);
+    const SceneRun run = m_scene ? runOf(*m_scene) : m_parameters->run();
+    auto* dialog = new PythonDialog(config, source, run, this);
     dialog->setObjectName(QStringLiteral("pythonDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();

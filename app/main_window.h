@@ -37,8 +37,9 @@ public:
     MainWindow() : MainWindow(Options{}) {}
     ~MainWindow() override;
 
-    /// Shows a config in the parameter panel and computes it now (no debounce).
-    void showConfig(const LayerConfig& config, SceneSource source);
+    /// Shows a config (and how to run it: a mistake, the check's rule) in the parameter panel and
+    /// computes it now (no debounce).
+    void showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run = {});
 
     /// The scene on screen (the last good one), or null before the first arrives.
     ScenePtr scene() const { return m_scene; }

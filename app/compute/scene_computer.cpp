@@ -7,6 +7,10 @@
 
 namespace tp {
 
+SceneRun runOf(const Scene& scene) {
+    return {scene.mistake, {scene.verification.rule, scene.verification.tolerance}};
+}
+
 struct SceneComputer::Job {
     Progress progress;
     ScenePtr scene;       ///< written by the worker before its thread finishes
@@ -16,9 +20,8 @@ struct SceneComputer::Job {
 
 SceneComputer::SceneComputer(QObject* parent)
     : QObject(parent),
-      m_compute([](const LayerConfig& config, SceneSource source, Progress* progress) {
-          return computeScene(config, source, progress);
-      }) {
+      m_compute([](const LayerConfig& config, SceneSource source, Progress* progress,
+                   const SceneRun& run) { return computeScene(config, source, progress, run); }) {
     qRegisterMetaType<tp::ScenePtr>();
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(150);
@@ -36,15 +39,17 @@ SceneComputer::~SceneComputer() {
     }
 }
 
-void SceneComputer::request(const LayerConfig& config, SceneSource source) {
+void SceneComputer::request(const LayerConfig& config, SceneSource source, const SceneRun& run) {
     m_pendingConfig = config;
     m_pendingSource = source;
+    m_pendingRun = run;
     m_debounce.start();
 }
 
-void SceneComputer::computeNow(const LayerConfig& config, SceneSource source) {
+void SceneComputer::computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run) {
     m_pendingConfig = config;
     m_pendingSource = source;
+    m_pendingRun = run;
     m_debounce.stop();
     startPending();
 }
@@ -70,9 +75,10 @@ void SceneComputer::startPending() {
     m_current = job;
     const LayerConfig config = m_pendingConfig;
     const SceneSource source = m_pendingSource;
-    QThread* thread = QThread::create([job, config, source, compute = m_compute] {
+    const SceneRun run = m_pendingRun;
+    QThread* thread = QThread::create([job, config, source, run, compute = m_compute] {
         try {
-            std::optional<Scene> scene = compute(config, source, &job->progress);
+            std::optional<Scene> scene = compute(config, source, &job->progress, run);
             if (scene && !job->progress.cancelled())
                 job->scene = std::make_shared<const Scene>(std::move(*scene));
         } catch (const std::bad_alloc&) {

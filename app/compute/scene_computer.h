@@ -16,6 +16,9 @@ class QThread;
 
 namespace tp {
 
+/// How a computed scene was run: its mistake, and its check's rule and tolerances.
+SceneRun runOf(const Scene& scene);
+
 /// Runs tp::computeScene on worker threads. request() restarts a short debounce timer; when it
 /// fires, the running computation (if any) is cancelled and a new one starts. Only the newest
 /// computation's result is delivered; a cancelled or superseded one is dropped. Progress is polled
@@ -29,16 +32,17 @@ public:
     ~SceneComputer() override;
 
     /// What a worker runs: tp::computeScene's signature (nullopt when cancelled).
-    using ComputeFunction =
-        std::function<std::optional<Scene>(const LayerConfig&, SceneSource, Progress*)>;
+    using ComputeFunction = std::function<std::optional<Scene>(const LayerConfig&, SceneSource,
+                                                               Progress*, const SceneRun&)>;
     /// Replaces tp::computeScene for computations started from now on; tests use it to hold a
     /// computation open until they have cancelled it.
     void setComputeFunction(ComputeFunction compute) { m_compute = std::move(compute); }
 
-    /// Computes after the debounce interval unless another request comes first.
-    void request(const LayerConfig& config, SceneSource source);
+    /// Computes after the debounce interval unless another request comes first; `run` is the
+    /// mistake made and the check's rule (computeScene's SceneRun).
+    void request(const LayerConfig& config, SceneSource source, const SceneRun& run = {});
     /// Computes now (cancelling the running computation), skipping the debounce.
-    void computeNow(const LayerConfig& config, SceneSource source);
+    void computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run = {});
 
     bool isBusy() const { return m_current != nullptr; }
     /// A request is waiting for its debounce interval.
@@ -71,6 +75,7 @@ private:
     ComputeFunction m_compute;
     LayerConfig m_pendingConfig;
     SceneSource m_pendingSource = SceneSource::Nnx;
+    SceneRun m_pendingRun;
     std::shared_ptr<Job> m_current;
     std::vector<QThread*> m_threads;  ///< every thread not yet finished, current or cancelled
 };

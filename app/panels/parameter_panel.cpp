@@ -98,6 +98,7 @@ void ParameterPanel::buildForm() {
     split->setRowVisible(m_tpNote, false);
     m_tpForm = split;
     layout->addWidget(splitBox);
+    buildRunBox(layout);
     buildMeshBox(layout);
 
     auto* initBox = new QGroupBox(tr("Initialisation"));
@@ -207,6 +208,13 @@ void ParameterPanel::setConfig(const LayerConfig& config, SceneSource source) {
     readInputs();
 }
 
+void ParameterPanel::setRun(const SceneRun& run) {
+    m_filling = true;
+    showRunInputs(run);
+    m_filling = false;
+    readInputs();
+}
+
 void ParameterPanel::fillTpChoices() {
     const std::int64_t splitDim =
         m_mode->currentIndex() == 1 ? std::int64_t(m_inDim->value()) : m_features->value();
@@ -306,10 +314,11 @@ void ParameterPanel::readInputs() {
         if (!alreadyParsed)
             m_problems.push_back(std::move(problem));
     }
+    m_run = readRunInputs(config, m_problems);
     updateEnabled();
     showProblems();
     if (m_problems.empty())
-        emit configEdited(m_config, m_source);
+        emit configEdited(m_config, m_source, m_run);
     else
         emit configRefused();
 }

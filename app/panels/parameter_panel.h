@@ -24,22 +24,28 @@ namespace tp {
 /// switch falls back to.
 std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted);
 
-/// Edits a LayerConfig and its SceneSource. Every edit revalidates through LayerConfig::validate;
-/// each problem is shown next to the input it belongs to (field by field), and only a valid config
-/// is announced through configEdited. tp_size offers the divisors of the split dimension and
-/// accepts any typed value, saying why a refused one is refused.
+/// Edits a LayerConfig and its SceneSource, and how the scene runs (SceneRun: a mistake made on
+/// purpose and the check's rule). Every edit revalidates through LayerConfig::validate and
+/// mistakeProblems; each problem is shown next to the input it belongs to (field by field), and
+/// only a valid config is announced through configEdited. tp_size offers the divisors of the split
+/// dimension and accepts any typed value, saying why a refused one is refused.
 class ParameterPanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit ParameterPanel(QWidget* parent = nullptr);
 
-    /// Shows a config in the inputs (without announcing it).
+    /// Shows a config in the inputs (without announcing it); the run's inputs stay as they are.
     void setConfig(const LayerConfig& config, SceneSource source);
+    /// Shows a run (the mistake, the check's rule and tolerances) in the inputs (without
+    /// announcing it).
+    void setRun(const SceneRun& run);
 
     /// The config as the inputs read now; check problems() before using it.
     LayerConfig config() const { return m_config; }
     SceneSource source() const { return m_source; }
+    /// The run as the inputs read now (the mistake and the check); check problems() before use.
+    const SceneRun& run() const { return m_run; }
     /// Every problem with the inputs now (parsing and validation); empty when valid.
     const std::vector<ConfigProblem>& problems() const { return m_problems; }
     /// The message shown next to a field's input ("" when none).
@@ -48,8 +54,9 @@ public:
     QString tpNoteText() const;
 
 signals:
-    /// The inputs changed and form a valid config.
-    void configEdited(const tp::LayerConfig& config, tp::SceneSource source);
+    /// The inputs changed and form a valid config, to be run as `run` says.
+    void configEdited(const tp::LayerConfig& config, tp::SceneSource source,
+                      const tp::SceneRun& run);
     /// The inputs changed and are invalid; the picture on screen is the last valid one.
     void configRefused();
 
@@ -66,8 +73,16 @@ private:
     void showMeshInputs(const LayerConfig& config);
     void readMeshInputs(LayerConfig& config) const;
 
+    // How the scene runs: the mistake and the check's rule (scene_run_inputs.cpp).
+    void buildRunBox(QVBoxLayout* layout);
+    void showRunInputs(const SceneRun& run);
+    /// The run the inputs say, with their problems (the tolerances, and mistakeProblems for
+    /// `config` when it is valid) appended to `problems`.
+    SceneRun readRunInputs(const LayerConfig& config, std::vector<ConfigProblem>& problems) const;
+
     LayerConfig m_config;
     SceneSource m_source = SceneSource::Nnx;
+    SceneRun m_run;
     std::vector<ConfigProblem> m_problems;
     bool m_filling = false;
 
@@ -85,6 +100,10 @@ private:
     QLabel* m_memory = nullptr;
     QSpinBox* m_data = nullptr;
     QComboBox* m_output = nullptr;
+    QComboBox* m_mistake = nullptr;
+    QComboBox* m_rule = nullptr;
+    QLineEdit* m_rtol = nullptr;
+    QLineEdit* m_atol = nullptr;
     QLabel* m_tpNote = nullptr;  ///< says when a mode switch moved tp_size
     QFormLayout* m_tpForm = nullptr;
     std::optional<LayerConfig> m_seededConfig;  ///< the seeded settings while the example shows

@@ -13,7 +13,8 @@
 
 namespace tp {
 
-PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, QWidget* parent)
+PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, const SceneRun& run,
+                           QWidget* parent)
     : QDialog(parent) {
     setWindowTitle(tr("Python snippet"));
     auto* layout = new QVBoxLayout(this);
@@ -34,7 +35,7 @@ PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, QWidge
     m_text->setReadOnly(true);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_text->setPlainText(QString::fromStdString(pythonSnippet(config)));
+    m_text->setPlainText(QString::fromStdString(pythonSnippet(config, run.mistake, run.check)));
     layout->addWidget(m_text, 1);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     QPushButton* copy = buttons->addButton(tr("&Copy"), QDialogButtonBox::ActionRole);

@@ -11,12 +11,14 @@ class QPlainTextEdit;
 
 namespace tp {
 
-/// Shows tp::pythonSnippet(config) in a read-only editor with a Copy button.
+/// Shows tp::pythonSnippet(config, run.mistake, run.check) in a read-only editor with a Copy
+/// button: with a mistake, the wrong code marked and the check that exposes it.
 class PythonDialog : public QDialog {
     Q_OBJECT
 
 public:
-    PythonDialog(const LayerConfig& config, SceneSource source, QWidget* parent = nullptr);
+    PythonDialog(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
+                 QWidget* parent = nullptr);
 
     QString script() const;
 

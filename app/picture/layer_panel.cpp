@@ -133,6 +133,9 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_kernel->setObjectName(QStringLiteral("kernelView"));
     m_bias = new MatrixView;
     m_bias->setObjectName(QStringLiteral("biasView"));
+    m_own = new MatrixView;
+    m_own->setObjectName(QStringLiteral("ownKernelView"));
+    m_own->hide();
     m_xNote = noteLabel();
     m_xNote->setObjectName(QStringLiteral("inputNote"));
     m_biasNote = noteLabel();
@@ -162,6 +165,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
             m_x->setMaxFitCell(std::max({cell.width(), cell.height(), kMinXCell}));
     };
     grid->addWidget(m_kernelWithBias, 0, 1, 5, 1);
+    grid->addWidget(m_own, 0, 2, 5, 1);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 4);
     grid->setRowStretch(0, 1);
@@ -173,6 +177,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
             });
     connect(m_kernel, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
     connectHover(m_bias, QStringLiteral("bias"), true);
+    connectHover(m_own, QStringLiteral("own_kernel"));
     connect(m_kernel, &MatrixView::effectiveScaleChanged, this,
             [this](float scale) { m_legend->setScale(scale); });
 }
@@ -204,6 +209,12 @@ void LayerPanel::traceOutput(int row, int col) {
         col >= m_scene->config.features)
         return;
     const Scene& s = *m_scene;
+    if (s.result.output.rows() != s.reference.rows() ||
+        s.result.output.cols() != s.reference.cols()) {
+        clearTrace();
+        m_trace->clear();
+        return;
+    }
     const OutputTrace t = tp::traceOutput(s.params.x, s.params.kernel, s.params.bias, s.result,
                                           s.reference, row, col, kTraceTerms);
     // Column mode: the owning group's colour; row mode: every group reads a part of the column,
@@ -274,6 +285,7 @@ void LayerPanel::setScene(ScenePtr scene) {
     const double xShare = std::clamp(double(c.inDim) / double(c.inDim + c.features), 0.15, 0.45);
     m_grid->setColumnStretch(0, int(std::lround(xShare * 100)));
     m_grid->setColumnStretch(1, 100 - int(std::lround(xShare * 100)));
+    showMistake();
     m_kernelWithBias->placeBias();
     m_kernelWithBias->onResized();
 }
@@ -294,6 +306,7 @@ void LayerPanel::setStep(int step) {
     }
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, group));
+    showMistakeStep(group);
 }
 
 void LayerPanel::resizeEvent(QResizeEvent* event) {

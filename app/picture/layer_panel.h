@@ -32,6 +32,9 @@ public:
     MatrixView* kernelView() const { return m_kernel; }
     MatrixView* biasView() const { return m_bias; }
     TracePanel* tracePanel() const { return m_trace; }
+    /// init-per-group: the kernel every group builds for itself (Scene::groupLayer), drawn right
+    /// of the one kernel whose slices the groups should have used; hidden for other scenes.
+    MatrixView* ownKernelView() const { return m_own; }
 
     /// How many terms a trace lists before summing the rest.
     static constexpr Index kTraceTerms = 8;
@@ -44,7 +47,8 @@ public:
 
 public slots:
     /// Traces y[row, col]: outlines row `row` of x, column `col` of the kernel and bias[col] in
-    /// the owning group's colour and shows the sum in the trace panel.
+    /// the owning group's colour and shows the sum in the trace panel. A mistake's output of
+    /// another shape than y (sum-groups, concat-partials) has no y[row, col]: the trace clears.
     void traceOutput(int row, int col);
     void clearTrace();
     void zoomIn();
@@ -62,12 +66,16 @@ signals:
 
 private:
     void connectHover(MatrixView* view, const QString& name, bool vector = false);
+    // How the layer is read wrongly by the scene's mistake (mistake_layer.cpp).
+    void showMistake();
+    void showMistakeStep(int group);
 
     ScenePtr m_scene;
     QGridLayout* m_grid;
     MatrixView* m_x;
     MatrixView* m_kernel;
     MatrixView* m_bias;
+    MatrixView* m_own;
     QLabel* m_xNote;
     QLabel* m_biasNote;
     HeatmapLegend* m_legend;

@@ -1,8 +1,10 @@
 #include "output_panel.h"
 
+#include "error_map.h"
 #include "heatmap_image.h"
 #include "hover_text.h"
 #include "matrix_view.h"
+#include "mistake_text.h"
 #include "pending_overlay.h"
 #include "range_text.h"
 #include "step_plan.h"
@@ -29,9 +31,13 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     m_final->setObjectName(QStringLiteral("finalView"));
     m_reference = new MatrixView;
     m_reference->setObjectName(QStringLiteral("referenceView"));
+    m_error = new MatrixView;
+    m_error->setObjectName(QStringLiteral("errorView"));
+    m_error->hide();
     m_partialOverlay = new PendingOverlay(m_partial);
     m_resultOverlay = new PendingOverlay(m_result);
     m_finalOverlay = new PendingOverlay(m_final);
+    m_errorOverlay = new PendingOverlay(m_error);
     m_warning = new QLabel;
     m_warning->setObjectName(QStringLiteral("warningLabel"));
     m_warning->setWordWrap(true);
@@ -42,15 +48,17 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     m_verification->setMaximumWidth(240);
 
     // partial | warning | result
-    // final   | check   | reference
+    // final   | check   | reference | error map (column mode: the error map in final's place)
     auto* grid = new QGridLayout(this);
+    m_grid = grid;
     grid->setContentsMargins(0, 0, 0, 0);
     grid->addWidget(m_partial, 0, 0);
     grid->addWidget(m_warning, 0, 1);
-    grid->addWidget(m_result, 0, 2);
+    grid->addWidget(m_result, 0, 2, 1, 2);
     grid->addWidget(m_final, 1, 0);
     grid->addWidget(m_verification, 1, 1);
     grid->addWidget(m_reference, 1, 2);
+    grid->addWidget(m_error, 1, 3);
     grid->setColumnStretch(0, 2);
     grid->setColumnStretch(2, 3);
 
@@ -58,6 +66,7 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     connectHover(m_result, QStringLiteral("y"));
     connectHover(m_final, QStringLiteral("y"));
     connectHover(m_reference, QStringLiteral("reference"));
+    connectHover(m_error, QStringLiteral("|y - reference|"));
 }
 
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
@@ -88,11 +97,16 @@ void OutputPanel::setScene(ScenePtr scene) {
     for (const ShardGroup& g : r.plan.groups)
         outputRanges.push_back(g.outputCols);
 
+    const QString mistakeWarning = tp::mistakeWarning(*m_scene);
+    m_verification->setNote(qs(m_scene->mistakeWithoutEffect));
     if (c.mode == ParallelMode::Column) {
         m_final->hide();
         m_resultName = QStringLiteral("y");
         m_result->setMatrix(MatrixData::of(m_scene, r.output));
-        m_result->setGroups(outputRanges, Qt::Horizontal);
+        if (m_scene->mistake == Mistake::SumGroups)
+            m_result->setGroups({}, Qt::Horizontal);  // a sum of every group's columns
+        else
+            m_result->setGroups(outputRanges, Qt::Horizontal);
         m_warning->setText(
             tr("<p style='color:#b35900'><b>⚠ Do not sum the groups' outputs:</b> they are "
                "different output columns, not partial sums of the same columns.</p>"
@@ -103,13 +117,48 @@ void OutputPanel::setScene(ScenePtr scene) {
         m_resultName = QStringLiteral("sum");
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
-        m_final->setTitle(tr("y = sum + bias  %1").arg(qs(shapeTuple(c.batch, c.features))));
+        const QString title = mistakeOutputTitle(*m_scene);
+        m_final->setTitle(!title.isEmpty()
+                              ? title
+                              : tr("y = sum + bias  %1").arg(qs(shapeTuple(c.batch, c.features))));
         m_warning->setText(
             tr("<p><b>+ Add the partial sums:</b> every row group contributes to the same "
                "output columns, so they are combined by addition (an all-reduce on devices).</p>"
                "<p>The bias is added <b>once</b>, to the total, not to each partial.</p>"));
     }
+    if (!mistakeWarning.isEmpty())
+        m_warning->setText(mistakeWarning);
+    showErrorMap();
     setStep(0);
+}
+
+void OutputPanel::showErrorMap() {
+    m_errors = m_scene->mistake != Mistake::None ? errorMap(*m_scene) : nullptr;
+    // Column mode leaves final's place free: the error map takes it, beside the check.
+    const bool column = m_scene->config.mode == ParallelMode::Column;
+    m_grid->removeWidget(m_error);
+    m_grid->addWidget(m_error, 1, column ? 0 : 3);
+    // Row mode: four (N, features) arrays share the width alike with the error map beside them.
+    const bool fourth = m_errors && !column;
+    m_grid->setColumnStretch(0, fourth ? 3 : 2);
+    m_grid->setColumnStretch(3, fourth ? 3 : 0);
+    m_error->setVisible(m_errors != nullptr);
+    if (!m_errors) {
+        m_error->setMatrix({});
+        return;
+    }
+    const Verification& v = m_scene->verification;
+    m_error->setMatrix(MatrixData::of(m_errors, *m_errors));
+    m_error->setScale(0.0f);  // its own scale: errors are far smaller than the outputs
+    m_error->setGroups({}, Qt::Horizontal);
+    m_error->setTitle(tr("|y - reference|, max %1 at [%2, %3]")
+                          .arg(QString::number(v.maxAbsError, 'g', 3))
+                          .arg(v.worstRow)
+                          .arg(v.worstCol));
+    if (v.maxAbsError > 0)
+        m_error->setTraceLines(int(v.worstRow), int(v.worstCol), QColor(0xc6, 0x28, 0x28));
+    else
+        m_error->setTraceLines(-1, -1, QColor());
 }
 
 void OutputPanel::setStep(int step) {
@@ -132,13 +181,34 @@ void OutputPanel::showColumnStep(int step) {
     m_partial->setGroups({IndexRange{0, g.outputCols.size()}}, Qt::Horizontal, {group});
     m_partial->setGroupLabelRanges({g.outputCols});  // the output columns it fills
     m_partialFirstColumn = g.outputCols.start;
-    m_partial->setTitle(
-        tr("partial of group %1 = %2  %3")
-            .arg(group)
-            .arg(qs(columnSlice("y", g.outputCols)), qs(shapeTuple(c.batch, g.outputCols.size()))));
+    const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
+    m_partial->setTitle(!mistakeTitle.isEmpty()
+                            ? mistakeTitle
+                            : tr("partial of group %1 = %2  %3")
+                                  .arg(group)
+                                  .arg(qs(columnSlice("y", g.outputCols)),
+                                       qs(shapeTuple(c.batch, g.outputCols.size()))));
     m_partialOverlay->setPending(state.currentGroup < 0 ? 0 : -1,
                                  tr("no group computed yet: press Next (Right)"));
 
+    m_errorOverlay->setPending(state.complete ? -1 : 0,
+                               tr("the error map waits for the last step"));
+    m_verification->setVerification(m_scene->verification, state.complete,
+                                    tr("Check waits for the last step: %1 of %2 blocks placed")
+                                        .arg(state.groupsDone)
+                                        .arg(c.tpSize));
+    if (m_scene->mistake == Mistake::SumGroups) {
+        // The wrong pass: the partials added into one (N, chunk) block, group after group.
+        const int summed = state.groupsDone;
+        m_result->setMatrix(
+            MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
+        m_result->setTitle(tr("y = sum of the partials  %1: %2 of %3 added")
+                               .arg(qs(shapeTuple(c.batch, r.plan.chunk)))
+                               .arg(summed)
+                               .arg(c.tpSize));
+        m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
+        return;
+    }
     // The output columns placed so far: those of groups 0..groupsDone-1.
     const Index filled = state.groupsDone == 0
                              ? 0
@@ -151,10 +221,6 @@ void OutputPanel::showColumnStep(int step) {
     m_resultOverlay->setPending(
         state.complete ? -1 : filled,
         tr("columns %1 not computed yet").arg(qs(sliceText({filled, c.features}))));
-    m_verification->setVerification(m_scene->verification, state.complete,
-                                    tr("Check waits for the last step: %1 of %2 blocks placed")
-                                        .arg(state.groupsDone)
-                                        .arg(c.tpSize));
 }
 
 void OutputPanel::showRowStep(int step) {
@@ -169,26 +235,60 @@ void OutputPanel::showRowStep(int step) {
     m_partial->setGroups({g.outputCols}, Qt::Horizontal, {group});
     m_partial->setGroupLabelRanges({g.kernelRows}, QStringLiteral("kernel rows"));
     m_partialFirstColumn = 0;  // a row-mode partial is full width
-    m_partial->setTitle(tr("partial sum of group %1, rows %2  %3")
-                            .arg(group)
-                            .arg(qs(sliceText(g.kernelRows)), qs(shapeTuple(c.batch, c.features))));
+    const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
+    m_partial->setTitle(!mistakeTitle.isEmpty() ? mistakeTitle
+                                                : tr("partial sum of group %1, rows %2  %3")
+                                                      .arg(group)
+                                                      .arg(qs(sliceText(g.kernelRows)),
+                                                           qs(shapeTuple(c.batch, c.features))));
     m_partialOverlay->setPending(state.groupsDone == 0 ? 0 : -1,
                                  tr("no group computed yet: press Next (Right)"));
 
     const int summed = state.groupsDone;
-    m_result->setMatrix(
-        MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
-    m_result->setGroups({}, Qt::Horizontal);
-    m_result->setTitle(
-        tr("running sum of %1 partials  %2").arg(summed).arg(qs(shapeTuple(c.batch, c.features))));
-    m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
+    if (m_scene->mistake == Mistake::ConcatPartials) {
+        showConcatenatedPartials(summed);
+    } else {
+        m_result->setMatrix(
+            MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
+        m_result->setGroups({}, Qt::Horizontal);
+        m_result->setTitle(tr("running sum of %1 partials  %2")
+                               .arg(summed)
+                               .arg(qs(shapeTuple(c.batch, c.features))));
+        m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
+    }
     m_finalOverlay->setPending(state.biasAdded ? -1 : 0,
-                               tr("last step: y = sum + bias, the bias added once"));
+                               m_scene->mistake == Mistake::None
+                                   ? tr("last step: y = sum + bias, the bias added once")
+                                   : tr("last step: y, as the mistake makes it"));
+    m_errorOverlay->setPending(state.complete ? -1 : 0,
+                               tr("the error map waits for the last step"));
     m_verification->setVerification(
         m_scene->verification, state.complete,
         tr("Check waits for the last step: %1 of %2 partial sums added, bias not yet")
             .arg(summed)
             .arg(c.tpSize));
+}
+
+void OutputPanel::showConcatenatedPartials(int summed) {
+    // concat-partials: the partial sums set side by side, one (N, features) block per group.
+    const LayerConfig& c = m_scene->config;
+    const ForwardResult& r = m_scene->result;
+    const Index shown = std::max(summed, 1);
+    std::vector<IndexRange> blocks;
+    std::vector<int> ids;
+    for (Index i = 0; i < shown; ++i) {
+        blocks.push_back({i * c.features, (i + 1) * c.features});
+        ids.push_back(int(i));
+    }
+    // At tp_size 1 the output carries the bias (it fits): the one partial is the concatenation.
+    m_result->setMatrix(c.tpSize == 1
+                            ? MatrixData::of(m_scene, r.partials.front())
+                            : MatrixData::of(m_scene, r.output.leftCols(shown * c.features)));
+    m_result->setGroups(blocks, Qt::Horizontal, ids);
+    m_result->setTitle(tr("concatenate(partial sums) of %1 partials  %2")
+                           .arg(summed)
+                           .arg(qs(shapeTuple(c.batch, shown * c.features))));
+    m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("nothing concatenated yet"));
 }
 
 }  // namespace tp

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QGridLayout;
 class QLabel;
 
 namespace tp {
@@ -20,6 +21,11 @@ class VerificationView;
 /// where the two meet, the reference and the verification.
 /// Row mode: the current group's full-width partial sum, the running sum, y = sum + bias (the bias
 /// added once, at the last step), the reference and the verification.
+/// A scene that makes a mistake shows the wrong computation as it runs: sum-groups the partials
+/// summed into one (N, chunk) block, concat-partials the partial sums side by side (N, tp *
+/// features), the others their own partials; the warning says what is wrong, and the error map
+/// |y - reference| (its own scale, the worst cell marked) sits beside the check, or the check says
+/// that the shapes differ.
 class OutputPanel : public QWidget {
     Q_OBJECT
 
@@ -39,6 +45,9 @@ public:
     PendingOverlay* finalOverlay() const { return m_finalOverlay; }
     QLabel* warningLabel() const { return m_warning; }
     VerificationView* verificationView() const { return m_verification; }
+    /// |y - reference| per element (error_map.h); shown for a scene with a mistake whose output
+    /// has the reference's shape.
+    MatrixView* errorView() const { return m_error; }
 
 signals:
     void hoverText(const QString& text);
@@ -50,15 +59,21 @@ private:
     void connectHover(MatrixView* view, const QString& name);
     void showColumnStep(int step);
     void showRowStep(int step);
+    void showErrorMap();
+    void showConcatenatedPartials(int summed);
 
     ScenePtr m_scene;
+    std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
+    QGridLayout* m_grid;
     MatrixView* m_partial;
     MatrixView* m_result;
     MatrixView* m_final;
     MatrixView* m_reference;
+    MatrixView* m_error;
     PendingOverlay* m_partialOverlay;
     PendingOverlay* m_resultOverlay;
     PendingOverlay* m_finalOverlay;
+    PendingOverlay* m_errorOverlay;
     QLabel* m_warning;
     VerificationView* m_verification;
     QString m_resultName;

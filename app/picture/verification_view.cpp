@@ -31,9 +31,16 @@ VerificationView::VerificationView(QWidget* parent) : QFrame(parent) {
     m_numbers = new QLabel;
     m_numbers->setObjectName(QStringLiteral("verificationNumbers"));
     m_numbers->setWordWrap(true);
+    m_numbers->setTextFormat(Qt::RichText);  // entities such as &gamma; even without a tag
     m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_note = new QLabel;
+    m_note->setObjectName(QStringLiteral("verificationNote"));
+    m_note->setWordWrap(true);
+    m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_note->hide();
     layout->addWidget(m_verdict);
     layout->addWidget(m_numbers);
+    layout->addWidget(m_note);
     layout->addStretch(1);
 }
 
@@ -45,10 +52,22 @@ QString VerificationView::detailText() const {
     return m_numbers->text();
 }
 
+void VerificationView::setNote(const QString& note) {
+    m_note->setText(note.isEmpty() ? QString()
+                                   : QStringLiteral("<i>%1</i>").arg(note.toHtmlEscaped()));
+    m_note->setVisible(!note.isEmpty());
+}
+
+QString VerificationView::noteText() const {
+    return m_note->text();
+}
+
 void VerificationView::setVerification(const Verification& v, bool complete,
                                        const QString& waitingText) {
     m_state = !complete ? State::Waiting : v.passed ? State::Passed : State::Failed;
     const bool byAllclose = v.rule == CheckRule::Allclose;
+    const QString allclose =
+        tr("allclose(rtol=%1, atol=%2)").arg(v.tolerance.rtol).arg(v.tolerance.atol);
     QString background, text;
     switch (m_state) {
         case State::Waiting:
@@ -57,15 +76,20 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             break;
         case State::Passed:
             background = QStringLiteral("#c8e6c9");
-            text = byAllclose ? tr("✔ allclose: output matches x @ kernel + bias")
+            text = byAllclose ? tr("✔ %1: output matches x @ kernel + bias").arg(allclose)
                               : tr("✔ passed: output matches x @ kernel + bias within float32 "
                                    "rounding");
             break;
         case State::Failed:
             background = QStringLiteral("#ffcdd2");
-            text = byAllclose ? tr("✘ not allclose: output differs from x @ kernel + bias")
-                              : tr("✘ failed: output differs from x @ kernel + bias by more than "
-                                   "rounding can explain");
+            if (!v.shapeMismatch.empty())
+                text = tr("✘ failed: the output's shape is not that of x @ kernel + bias");
+            else if (byAllclose)
+                text = tr("✘ not %1: output differs from x @ kernel + bias").arg(allclose);
+            else
+                text =
+                    tr("✘ failed: output differs from x @ kernel + bias by more than rounding "
+                       "can explain");
             break;
     }
     // Dark text on the light verdict colours, whatever the theme's text colour is.
@@ -77,12 +101,21 @@ void VerificationView::setVerification(const Verification& v, bool complete,
     if (m_state == State::Waiting) {
         // Nothing to judge yet: say what will be compared, not figures of an output not shown.
         m_numbers->setText(
-            tr("Once the output is complete, every element is compared with the reference x @ "
-               "kernel + bias (one full product) against its float32 rounding bound 2 &middot; "
-               "&gamma;(K+1) &middot; (|x| @ |kernel| + |bias|), K = in_dim; allclose(rtol=%1, "
-               "atol=%2) is shown beside it.")
-                .arg(v.tolerance.rtol)
-                .arg(v.tolerance.atol));
+            byAllclose
+                ? tr("Once the output is complete, every element is compared with the reference "
+                     "x @ kernel + bias (one full product) by %1: |y - ref| &lt;= atol + rtol "
+                     "&middot; |ref|.")
+                      .arg(allclose)
+                : tr("Once the output is complete, every element is compared with the reference "
+                     "x @ kernel + bias (one full product) against its float32 rounding bound 2 "
+                     "&middot; &gamma;(K+1) &middot; (|x| @ |kernel| + |bias|), K = in_dim; %1 "
+                     "is shown beside it.")
+                      .arg(allclose));
+        return;
+    }
+    if (!v.shapeMismatch.empty()) {
+        m_numbers->setText(tr("<b>%1</b> (output vs reference): no element can be compared.")
+                               .arg(QString::fromStdString(v.shapeMismatch).toHtmlEscaped()));
         return;
     }
     const QString bound =
@@ -90,13 +123,15 @@ void VerificationView::setVerification(const Verification& v, bool complete,
     m_numbers->setText(
         tr("Output vs reference (one full product):<br>bit-identical <b>%1</b> of %2 &nbsp; "
            "largest error <b>%3</b> of its rounding bound<br>max abs error <b>%4</b> &nbsp; max "
-           "rel error <b>%5</b><br>allclose(rtol=%6, atol=%7): <b>%8</b>")
+           "rel error <b>%5</b><br>%6: <b>%7</b>%8")
             .arg(v.bitIdentical)
             .arg(v.elements)
-            .arg(bound, number(v.maxAbsError), number(v.maxRelError))
-            .arg(v.tolerance.rtol)
-            .arg(v.tolerance.atol)
-            .arg(v.allclose ? tr("True") : tr("False")));
+            .arg(bound, number(v.maxAbsError), number(v.maxRelError), allclose,
+                 v.allclose ? tr("True") : tr("False"),
+                 v.overBound > 0 ? tr("<br>over their rounding bound: <b>%1</b> of %2 elements")
+                                       .arg(v.overBound)
+                                       .arg(v.elements)
+                                 : QString()));
 }
 
 }  // namespace tp

@@ -10,9 +10,13 @@ class QLabel;
 
 namespace tp {
 
-/// Max abs error, max rel error and allclose with its tolerance. Green when the output is complete
-/// and allclose, red when complete and not; before the last step grey, saying what is missing and
-/// what will be compared, with no figures.
+/// The verdict in words and its figures: bit-identical elements, the largest error over its
+/// rounding bound, max abs and rel error, allclose with its tolerance. Green when the output is
+/// complete and the check passed (by its rule: the rounding bound, or allclose), red when complete
+/// and not; before the last step grey, saying what is missing and what will be compared, with no
+/// figures. An output whose shape is not the reference's fails with the sentence saying so
+/// ("shapes differ: 2x4 vs 2x12") instead of figures. A note under the figures says, when a
+/// mistake changes nothing, why.
 class VerificationView : public QFrame {
     Q_OBJECT
 
@@ -22,6 +26,10 @@ public:
     /// `complete`: the step shows the whole output; `waitingText` says what is still missing.
     void setVerification(const Verification& verification, bool complete,
                          const QString& waitingText);
+
+    /// The sentence under the figures (Scene::mistakeWithoutEffect); empty hides it.
+    void setNote(const QString& note);
+    QString noteText() const;
 
     enum class State { Waiting, Passed, Failed };
     State state() const { return m_state; }
@@ -33,6 +41,7 @@ private:
     State m_state = State::Waiting;
     QLabel* m_verdict;
     QLabel* m_numbers;
+    QLabel* m_note;
 };
 
 }  // namespace tp

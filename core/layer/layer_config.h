@@ -43,7 +43,8 @@ enum class ConfigField {
     Memory,
     Data,
     Output,
-    Mistake
+    Mistake,
+    Tolerance  ///< the check's rtol and atol (CheckSettings), as the app's inputs take them
 };
 
 /// One thing wrong with a LayerConfig, in words a user understands.

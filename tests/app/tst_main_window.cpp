@@ -391,15 +391,16 @@ private slots:
         QTRY_VERIFY(w.window.scene());
         const ScenePtr before = w.window.scene();
         SceneComputer* computer = w.window.computer();
-        computer->setComputeFunction(
-            [&workerSawCancel](const LayerConfig& config, SceneSource source, Progress* progress) {
-                std::optional<Scene> scene = computeScene(config, source, progress);
-                QDeadlineTimer deadline(60000);
-                while (!progress->cancelled() && !deadline.hasExpired())
-                    QThread::msleep(1);
-                workerSawCancel = progress->cancelled();
-                return scene;
-            });
+        computer->setComputeFunction([&workerSawCancel](const LayerConfig& config,
+                                                        SceneSource source, Progress* progress,
+                                                        const SceneRun& run) {
+            std::optional<Scene> scene = computeScene(config, source, progress, run);
+            QDeadlineTimer deadline(60000);
+            while (!progress->cancelled() && !deadline.hasExpired())
+                QThread::msleep(1);
+            workerSawCancel = progress->cancelled();
+            return scene;
+        });
         QSignalSpy cancelled(computer, &SceneComputer::cancelled);
         QSignalSpy ready(computer, &SceneComputer::sceneReady);
         auto* panel = w.window.parameterPanel();

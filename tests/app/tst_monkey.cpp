@@ -13,9 +13,11 @@
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
+#include "mistake_text.h"
 #include "parameter_panel.h"
 #include "python_dialog.h"
 #include "sanitizer_build.h"
+#include "scene_equation.h"
 #include "step_actions.h"
 #include "step_controller.h"
 #include "step_plan.h"
@@ -151,13 +153,13 @@ public:
         LayerConfig config;
         config.memoryBudgetBytes = kBudget;
         window.showConfig(config, SceneSource::Nnx);
-        m_wanted = {config, SceneSource::Nnx};
+        m_wanted = Wanted{config, SceneSource::Nnx, Mistake::None};
         window.show();
 
         ParameterPanel* panel = window.parameterPanel();
         QObject::connect(panel, &ParameterPanel::configEdited, &window,
-                         [this](const LayerConfig& c, SceneSource s) {
-                             m_wanted = {c, s};
+                         [this](const LayerConfig& c, SceneSource s, const SceneRun& run) {
+                             m_wanted = Wanted{c, s, run.mistake};
                          });
         // A refused input or a cancel drops what was pending: no new scene may arrive after it.
         const auto freeze = [this] {
@@ -203,8 +205,7 @@ public:
                 return QStringLiteral("the slider shows %1 at step %2")
                     .arg(window.stepActions()->slider()->value())
                     .arg(steps->step());
-            const QString equation =
-                QString::fromStdString(equationText(scene->config, steps->step()));
+            const QString equation = QString::fromStdString(sceneEquation(*scene, steps->step()));
             if (window.equationLabel()->text() != equation)
                 return QStringLiteral("the equation reads \"%1\", not \"%2\"")
                     .arg(window.equationLabel()->text(), equation);
@@ -214,11 +215,15 @@ public:
         if (window.cancelButton()->isVisible() || window.progressBar()->isVisible())
             return QStringLiteral("progress and Cancel are shown with nothing to compute");
         if (m_wanted) {
-            const auto& [config, source] = *m_wanted;
-            if (!scene || scene->config != config || scene->source != source)
-                return QStringLiteral("the picture shows %1, the last valid input is %2")
+            const auto& [config, source, mistake] = *m_wanted;
+            if (!scene || scene->config != config || scene->source != source ||
+                scene->mistake != mistake)
+                return QStringLiteral(
+                           "the picture shows %1 (mistake %2), the last valid input is "
+                           "%3 (mistake %4)")
                     .arg(scene ? describe(scene->config, scene->source) : QStringLiteral("nothing"),
-                         describe(config, source));
+                         scene ? mistakeName(scene->mistake) : QString(), describe(config, source),
+                         mistakeName(mistake));
             if (config.memoryBudgetBytes != kBudget)
                 return QStringLiteral("the memory budget changed to %1")
                     .arg(config.memoryBudgetBytes);
@@ -347,8 +352,9 @@ private:
     }
 
     QString chooseCombo() {
-        static const char* names[] = {"modeBox", "prngBox", "biasBox", "modeBox", "sourceBox"};
-        auto* box = window.findChild<QComboBox*>(names[pick(5)]);
+        static const char* names[] = {"modeBox",   "prngBox",    "biasBox", "modeBox",
+                                      "sourceBox", "mistakeBox", "ruleBox"};
+        auto* box = window.findChild<QComboBox*>(names[pick(int(std::size(names)))]);
         if (!box->isEnabled())
             return QStringLiteral("combo disabled");
         box->setCurrentIndex(pick(box->count()));
@@ -505,7 +511,12 @@ private:
     }
 
     std::mt19937_64 m_rng;
-    std::optional<std::pair<LayerConfig, SceneSource>> m_wanted;
+    struct Wanted {
+        LayerConfig config;
+        SceneSource source;
+        Mistake mistake;
+    };
+    std::optional<Wanted> m_wanted;
     ScenePtr m_frozen;
     QList<QPointer<PythonDialog>> m_dialogs;
 };
@@ -581,17 +592,18 @@ private slots:
         QVERIFY(QTest::qWaitForWindowActive(&window));
         QTRY_VERIFY(window.scene());
         SceneComputer* computer = window.computer();
-        computer->setComputeFunction(
-            [&workerSawCancel](const LayerConfig& config, SceneSource source, Progress* progress) {
-                std::optional<Scene> scene = computeScene(config, source, progress);
-                if (config.seed == 7) {  // held open until cancelled
-                    QDeadlineTimer deadline(60000);
-                    while (!progress->cancelled() && !deadline.hasExpired())
-                        QThread::msleep(1);
-                    workerSawCancel = progress->cancelled();
-                }
-                return scene;
-            });
+        computer->setComputeFunction([&workerSawCancel](const LayerConfig& config,
+                                                        SceneSource source, Progress* progress,
+                                                        const SceneRun& run) {
+            std::optional<Scene> scene = computeScene(config, source, progress, run);
+            if (config.seed == 7) {  // held open until cancelled
+                QDeadlineTimer deadline(60000);
+                while (!progress->cancelled() && !deadline.hasExpired())
+                    QThread::msleep(1);
+                workerSawCancel = progress->cancelled();
+            }
+            return scene;
+        });
         auto* seed = window.findChild<QLineEdit*>("seedEdit");
         seed->setText(QStringLiteral("7"));
         QTRY_VERIFY(window.cancelButton()->isVisible());

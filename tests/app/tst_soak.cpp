@@ -126,10 +126,11 @@ private slots:
         const ScenePtr before = window.scene();
         SceneComputer* computer = window.computer();
         computer->setComputeFunction([](const LayerConfig& config, SceneSource source,
-                                        Progress* progress) -> std::optional<Scene> {
+                                        Progress* progress,
+                                        const SceneRun& run) -> std::optional<Scene> {
             if (config.seed == 13)
                 throw std::bad_alloc();  // as Eigen throws when malloc fails
-            return computeScene(config, source, progress);
+            return computeScene(config, source, progress, run);
         });
         QSignalSpy failed(computer, &SceneComputer::failed);
         LayerConfig config = before->config;

@@ -1,0 +1,134 @@
+// How the scene runs, as the parameter panel edits it: a mistake made on purpose (mistakes.h) and
+// the rule of the check (verification.h). Part of ParameterPanel, in a file of its own.
+
+#include "parameter_panel.h"
+
+#include "float_format.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <optional>
+#include <tuple>
+
+namespace tp {
+namespace {
+
+QString nameOf(Mistake mistake) {
+    const std::string_view name = toString(mistake);
+    return QString::fromUtf8(name.data(), qsizetype(name.size()));
+}
+
+QLineEdit* toleranceEdit(const QString& name, const QString& tip) {
+    auto* edit = new QLineEdit;
+    edit->setObjectName(name);
+    edit->setToolTip(tip);
+    return edit;
+}
+
+// A tolerance as numpy takes it: a finite number >= 0.
+std::optional<double> parseTolerance(const QString& text) {
+    bool ok = false;
+    const double value = text.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value < 0)
+        return std::nullopt;
+    return value;
+}
+
+}  // namespace
+
+void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
+    auto* box = new QGroupBox(tr("Mistakes and the check"));
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_mistake = new QComboBox;
+    m_mistake->setObjectName(QStringLiteral("mistakeBox"));
+    m_mistake->addItem(tr("none"), nameOf(Mistake::None));
+    m_mistake->setItemData(0, tr("No mistake: the split as the brief describes it"),
+                           Qt::ToolTipRole);
+    for (const Mistake mistake : allMistakes()) {
+        m_mistake->addItem(nameOf(mistake), nameOf(mistake));
+        m_mistake->setItemData(m_mistake->count() - 1,
+                               QString::fromStdString(mistakeDescription(mistake)),
+                               Qt::ToolTipRole);
+    }
+    m_mistake->setToolTip(
+        tr("Make a mistake the brief warns about, for real: the picture draws the wrong "
+           "computation and the check shows how far it is from x @ kernel + bias"));
+    form->addRow(tr("Mistake"), m_mistake);
+    addProblemRow(form, ConfigField::Mistake);
+
+    m_rule = new QComboBox;
+    m_rule->setObjectName(QStringLiteral("ruleBox"));
+    m_rule->addItem(tr("rounding bound"), QString::fromUtf8(toString(CheckRule::RoundingBound)));
+    m_rule->setItemData(0,
+                        tr("Passes when every element is within what float32 rounding can "
+                           "explain: |y - ref| <= 2 γ(K+1) (|x| @ |kernel| + |bias|), K = in_dim"),
+                        Qt::ToolTipRole);
+    m_rule->addItem(tr("allclose"), QString::fromUtf8(toString(CheckRule::Allclose)));
+    m_rule->setItemData(1, tr("numpy allclose: |y - ref| <= atol + rtol |ref| for every element"),
+                        Qt::ToolTipRole);
+    m_rule->setToolTip(tr("What decides the check's verdict"));
+    form->addRow(tr("Check"), m_rule);
+
+    auto* tolerances = new QWidget;
+    auto* row = new QHBoxLayout(tolerances);
+    row->setContentsMargins(0, 0, 0, 0);
+    const QString used = tr("; shown beside every verdict, and the verdict with the allclose rule");
+    m_rtol = toleranceEdit(QStringLiteral("rtolEdit"), tr("allclose rtol, a number >= 0") + used);
+    m_atol = toleranceEdit(QStringLiteral("atolEdit"), tr("allclose atol, a number >= 0") + used);
+    row->addWidget(new QLabel(tr("rtol")));
+    row->addWidget(m_rtol, 1);
+    row->addWidget(new QLabel(tr("atol")));
+    row->addWidget(m_atol, 1);
+    form->addRow(tr("allclose"), tolerances);
+    addProblemRow(form, ConfigField::Tolerance);
+    layout->addWidget(box);
+
+    showRunInputs(SceneRun{});
+    connect(m_mistake, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
+    connect(m_rule, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
+    connect(m_rtol, &QLineEdit::textChanged, this, [this] { readInputs(); });
+    connect(m_atol, &QLineEdit::textChanged, this, [this] { readInputs(); });
+}
+
+void ParameterPanel::showRunInputs(const SceneRun& run) {
+    m_mistake->setCurrentIndex(std::max(0, m_mistake->findData(nameOf(run.mistake))));
+    m_rule->setCurrentIndex(run.check.rule == CheckRule::Allclose ? 1 : 0);
+    m_rtol->setText(QString::fromStdString(formatDouble(run.check.tolerance.rtol)));
+    m_atol->setText(QString::fromStdString(formatDouble(run.check.tolerance.atol)));
+}
+
+SceneRun ParameterPanel::readRunInputs(const LayerConfig& config,
+                                       std::vector<ConfigProblem>& problems) const {
+    SceneRun run;
+    run.mistake =
+        parseMistake(m_mistake->currentData().toString().toStdString()).value_or(Mistake::None);
+    run.check.rule = m_rule->currentIndex() == 1 ? CheckRule::Allclose : CheckRule::RoundingBound;
+    for (const auto& [edit, name, value] :
+         {std::tuple{m_rtol, QStringLiteral("rtol"), &run.check.tolerance.rtol},
+          std::tuple{m_atol, QStringLiteral("atol"), &run.check.tolerance.atol}}) {
+        if (const auto parsed = parseTolerance(edit->text()))
+            *value = *parsed;
+        else
+            problems.push_back(
+                {ConfigField::Tolerance,
+                 tr("%1 \"%2\" is not a number >= 0 (allclose passes where |y - reference| <= "
+                    "atol + rtol * |reference|)")
+                     .arg(name, edit->text().trimmed())
+                     .toStdString()});
+    }
+    for (ConfigProblem& problem :
+         mistakeProblems(config, run.mistake, m_source == SceneSource::Nnx))
+        problems.push_back(std::move(problem));
+    return run;
+}
+
+}  // namespace tp

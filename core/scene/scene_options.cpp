@@ -427,6 +427,47 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     return parse;
 }
 
+std::vector<std::string> sceneArguments(const SceneOptions& options) {
+    const LayerConfig& config = options.config;
+    std::vector<std::string> args;
+    auto add = [&](const char* name, std::string value) {
+        args.emplace_back(name);
+        args.push_back(std::move(value));
+    };
+    if (options.source == SceneSource::Brief) {
+        add("--example", "brief");
+    } else {
+        // With array files, their shapes set the sizes; spelling the sizes too checks they agree.
+        add("--batch", std::to_string(config.batch));
+        add("--in-dim", std::to_string(config.inDim));
+        add("--features", std::to_string(config.features));
+        add("--seed", std::to_string(config.seed));
+        add("--prng", std::string(toString(config.prng)));
+        add("--bias", options.files.bias.empty() ? toString(config.bias) : options.files.bias);
+        if (config.x64)
+            args.emplace_back("--x64");
+        if (!options.files.kernel.empty())
+            add("--kernel", options.files.kernel);
+        if (options.files.transpose)
+            args.emplace_back("--transpose");
+        if (!options.files.x.empty())
+            add("--x", options.files.x);
+    }
+    add("--tp", std::to_string(config.tpSize));
+    add("--mode", std::string(toString(config.mode)));
+    if (config.dataSize != LayerConfig{}.dataSize)
+        add("--data", std::to_string(config.dataSize));
+    if (config.output)
+        add("--output", std::string(toString(*config.output)));
+    if (options.mistake != Mistake::None)
+        add("--mistake", std::string(toString(options.mistake)));
+    if (options.toleranceGiven) {
+        add("--rtol", formatDouble(options.tolerance.rtol));
+        add("--atol", formatDouble(options.tolerance.atol));
+    }
+    return args;
+}
+
 std::string hardwareListText() {
     std::string text;
     for (const HardwarePreset& p : hardwarePresets()) {

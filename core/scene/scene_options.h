@@ -71,6 +71,14 @@ struct SceneOptionsParse {
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});
 
+/// The arguments that rebuild a scene through parseSceneOptions, each option once, as separate
+/// words ("--batch", "2", ...): --example brief or the sizes, seed, prng, bias and --x64; --tp and
+/// --mode; --data and --output when not the defaults; the array files (--kernel, --transpose,
+/// --bias FILE, --x); --mistake when one is made; --rtol and --atol when toleranceGiven. Parsing
+/// them gives back the same config, source, files, mistake and tolerance (not the memory budget,
+/// which no option sets).
+std::vector<std::string> sceneArguments(const SceneOptions& options);
+
 /// --hardware list: one line per preset with its figures, the default marked.
 std::string hardwareListText();
 

@@ -3,10 +3,13 @@
 // (PNG, SVG, .npy, JSON) and Edit > Copy command line parsed back to the same scene. The actions
 // that ask for a path are tested through the functions that take it.
 
+#include "cell_text.h"
 #include "command_line.h"
 #include "files/export_actions.h"
 #include "files/scene_file_actions.h"
+#include "layer_panel.h"
 #include "main_window.h"
+#include "matrix_view.h"
 #include "npy.h"
 #include "parameter_panel.h"
 #include "scene_arrays.h"
@@ -196,12 +199,19 @@ private slots:
         QCOMPARE(w.exports()->exportPicture(svg), QString());
         const QByteArray text = readAll(svg);
         QXmlStreamReader xml(text);
-        int texts = 0;
+        QStringList texts;
         while (!xml.atEnd())
             if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == u"text")
-                ++texts;
+                texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-        QVERIFY2(texts > 0, "the SVG keeps text as text");
+        // The numbers in the cells are text: every value of the kernel and of the output.
+        const Scene& scene = *w.window.scene();
+        QVERIFY(w.window.layerPanel()->kernelView()->cellNumbersShown());
+        for (const Matrix* matrix : {&scene.params.kernel, &scene.result.output})
+            for (Index r = 0; r < matrix->rows(); ++r)
+                for (Index c = 0; c < matrix->cols(); ++c)
+                    QVERIFY2(texts.contains(cellText((*matrix)(r, c))),
+                             qPrintable(cellText((*matrix)(r, c))));
         QVERIFY(text.contains("tpviz"));
         QSvgRenderer renderer(text);
         QVERIFY(renderer.isValid());

@@ -158,6 +158,39 @@ private slots:
         c.bias = BiasInit{BiasInit::Kind::Normal, -2.0f};
         QCOMPARE(c.validate().at(0).message, biasStddevProblem("-2"));
     }
+
+    // sceneArguments spells the options back; parsing them gives the same scene.
+    void argumentsRebuildTheScene_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("default") << QStringList{};
+        QTest::newRow("row legacy x64 bias normal") << QStringList{
+            "--mode", "row",    "--in-dim", "12",    "--tp",   "4",          "--seed",
+            "-3",     "--prng", "legacy",   "--x64", "--bias", "normal:0.25"};
+        QTest::newRow("mesh, mistake, tolerance")
+            << QStringList{"--batch",   "4",          "--data", "2",     "--output", "replicated",
+                           "--mistake", "sum-groups", "--rtol", "0.001", "--atol",   "1e-07"};
+        QTest::newRow("the worked example, row tp 1")
+            << QStringList{"--example", "brief", "--mode", "row", "--tp", "1"};
+    }
+
+    void argumentsRebuildTheScene() {
+        QFETCH(QStringList, args);
+        const SceneOptionsParse first = parse(args);
+        QVERIFY2(first.errors.empty(), qPrintable(errorsOf(first)));
+        const std::vector<std::string> spelled = sceneArguments(first.options);
+        const SceneOptionsParse again = parseSceneOptions(spelled);
+        QVERIFY2(again.errors.empty(), qPrintable(errorsOf(again)));
+        const SceneOptions& a = first.options;
+        const SceneOptions& b = again.options;
+        QVERIFY(b.config == a.config);
+        QVERIFY(b.source == a.source);
+        QVERIFY(b.files == a.files);
+        QVERIFY(b.mistake == a.mistake);
+        QCOMPARE(b.toleranceGiven, a.toleranceGiven);
+        QCOMPARE(b.tolerance.rtol, a.tolerance.rtol);
+        QCOMPARE(b.tolerance.atol, a.tolerance.atol);
+        QCOMPARE(sceneArguments(b), spelled);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSceneOptions)

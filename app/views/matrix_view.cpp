@@ -392,7 +392,8 @@ void MatrixView::paintCells(QPainter& painter, const MatrixLayout& l) {
             painter.setRenderHint(QPainter::SmoothPixmapTransform);
         }
         // Into an SVG, the numbers go as text, so that the file keeps them readable and findable.
-        if (painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::SVG)
+        if (key.numbers && painter.paintEngine() &&
+            painter.paintEngine()->type() == QPaintEngine::SVG)
             paintBlockForVector(painter, target, m_matrix.block(key.rows, key.cols),
                                 blockStyle(key), key.deviceSize,
                                 CellDecoration{key.grid, key.numbers, font(), numberPixelSize()});

@@ -1,6 +1,7 @@
 #include "command_line.h"
 
 #include "jax_random.h"
+#include "scene_file.h"
 #include "scene_options.h"
 #include "step_plan.h"
 
@@ -10,8 +11,8 @@ namespace {
 const std::vector<ExtraOption>& extraOptions() {
     static const std::vector<ExtraOption> extras = {
         {"--screenshot", "FILE",
-         "render the window offscreen (no display needed) at --step K and save it as PNG, then "
-         "exit"},
+         "render the window offscreen (no display needed) at --step K and save it as PNG (SVG "
+         "when FILE ends in .svg), then exit"},
         {"--step", "K",
          "with --screenshot: the step to show, 0 (start) to the last (default: the last, where "
          "the output is complete)"},
@@ -27,7 +28,11 @@ const std::vector<ExtraOption>& extraOptions() {
 
 }  // namespace
 
-AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
+AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
+    // `tpviz FILE.tpviz [options]`: the file first, read as --scene FILE.
+    std::vector<std::string> args = given;
+    if (!args.empty() && !args.front().empty() && !args.front().starts_with('-'))
+        args.insert(args.begin(), "--scene");
     const SceneOptionsParse parse = parseSceneOptions(args, extraOptions());
     AppCommandLine line;
     line.help = parse.options.help;
@@ -40,6 +45,17 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
         return line;
     for (const std::string& name : parse.options.cliOnlyGiven)
         line.errors.push_back(name + " is an option of tpviz-cli; tpviz does not take it");
+    if (parse.options.source == SceneSource::Files)
+        line.errors.push_back(
+            "arrays from files (--kernel, --bias FILE, --x, a scene's 'arrays') are read by "
+            "tpviz-cli; tpviz draws seeded layers and the worked example");
+    std::int64_t sceneStep = 0;
+    if (!parse.options.sceneFile.empty()) {
+        line.sceneFile = parse.options.sceneFile;
+        // parseSceneOptions has read the file and reported its problems; only its step is left.
+        if (const SceneFileRead read = readSceneFile(*line.sceneFile); read.scene)
+            sceneStep = read.scene->step;
+    }
 
     const auto& extras = parse.options.extras;
     line.sceneGiven = false;
@@ -76,6 +92,14 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
             else
                 line.step = int(*step);
         }
+    } else if (line.sceneFile && line.errors.empty()) {
+        const int last = stepCount(line.config) - 1;
+        if (sceneStep > last)
+            line.errors.push_back("--scene: 'step' " + std::to_string(sceneStep) +
+                                  " is out of range: this scene has steps 0 to " +
+                                  std::to_string(last));
+        else
+            line.step = int(sceneStep);
     }
     if (const auto it = extras.find("--trace"); it != extras.end()) {
         const std::size_t comma = it->second.find(',');
@@ -99,12 +123,14 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args) {
 std::string appHelp() {
     // tpviz shows the scene; the report and tolerance options of tpviz-cli do not apply.
     const std::string options = sceneOptionsHelp(extraOptions(), OptionsFor::App);
-    return "Usage: tpviz [options]\n"
+    return "Usage: tpviz [FILE.tpviz] [options]\n"
            "Shows how tensor parallelism splits one linear layer y = x @ kernel + bias across "
            "groups,\nstep by step. Scene options override the saved parameters.\n\nOptions:\n" +
            options +
            "\nExamples:\n"
            "  tpviz --features 16 --tp 4\n"
+           "  tpviz scene.tpviz\n"
+           "  tpviz --screenshot scene.svg --scene scene.tpviz\n"
            "  tpviz --screenshot shot.png --example brief --step 1\n"
            "  tpviz --screenshot wrong.png --mistake sum-groups --bias normal:0.5\n"
            "  tpviz --screenshot mesh.png --view devices --tp 4 --data 2 --output replicated\n";

@@ -23,15 +23,19 @@ struct AppCommandLine {
     SceneSource source = SceneSource::Nnx;
     SceneRun run;                               ///< --mistake NAME (the check: the default rule)
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
-    std::optional<int> step;                    ///< --step K, in [0, stepCount(config) - 1]
-    CentreView view = CentreView::Layer;        ///< --view layer|devices
-    std::optional<std::pair<int, int>> trace;   ///< --trace ROW,COL: the output cell traced
-    std::vector<std::string> errors;            ///< every problem; empty when usable
+    std::optional<std::string> sceneFile;  ///< FILE.tpviz or --scene FILE.tpviz, read into config
+    /// --step K, else the scene file's step; in [0, stepCount(config) - 1]
+    std::optional<int> step;
+    CentreView view = CentreView::Layer;       ///< --view layer|devices
+    std::optional<std::pair<int, int>> trace;  ///< --trace ROW,COL: the output cell traced
+    std::vector<std::string> errors;           ///< every problem; empty when usable
 };
 
 /// Parses the arguments (without the program name) through tp::parseSceneOptions with the extras
-/// --screenshot FILE, --step K and --view layer|devices. The options only tpviz-cli takes (see
-/// tp::cliOnlyOptions) are refused, one problem each.
+/// --screenshot FILE, --step K and --view layer|devices. A first argument that is not an option
+/// is a scene file, read as --scene FILE (the other options override it; its step is the step
+/// unless --step is given). The options only tpviz-cli takes (see tp::cliOnlyOptions) and arrays
+/// from files (which tpviz-cli reads) are refused, one problem each.
 AppCommandLine parseAppCommandLine(const std::vector<std::string>& args);
 
 /// The --help text: usage, the shared options and the extras.

@@ -3,6 +3,7 @@
 
 #include "command_line.h"
 #include "devices/devices_view.h"
+#include "files/scene_file_actions.h"
 #include "main_window.h"
 #include "screenshot.h"
 
@@ -39,7 +40,14 @@ int main(int argc, char* argv[]) {
         return tp::runScreenshot(line);
 
     tp::MainWindow window;
-    if (line.sceneGiven)
+    if (line.sceneFile)
+        window.findChild<tp::SceneFileActions*>()->showScene(
+            {.config = line.config,
+             .source = line.source,
+             .step = line.step.value_or(0),
+             .arrays = {}},
+            QString::fromStdString(*line.sceneFile));
+    else if (line.sceneGiven)
         window.showConfig(line.config, line.source, line.run);
     if (line.view == tp::CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());

@@ -2,6 +2,9 @@
 
 #include "app_settings.h"
 #include "devices/devices_view.h"
+#include "files/export_actions.h"
+#include "files/picture_export.h"
+#include "files/scene_file_actions.h"
 #include "jax_random.h"
 #include "matrix_view.h"
 #include "panels/group_table_model.h"
@@ -18,10 +21,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QElapsedTimer>
-#include <QFileDialog>
 #include <QHeaderView>
-#include <QImageWriter>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -202,8 +202,10 @@ void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* shot = file->addAction(tr("Save &screenshot…"), this, &MainWindow::saveScreenshotAs);
-    shot->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
+    (new SceneFileActions(this, m_options.useSettings))->addTo(file);
+    file->addSeparator();
+    auto* exports = new ExportActions(this);
+    exports->addTo(file->addMenu(tr("&Export")));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -212,6 +214,7 @@ void MainWindow::buildMenus() {
     QAction* reset = edit->addAction(tr("&Reset to defaults"), this, &MainWindow::resetToDefaults);
     reset->setObjectName(QStringLiteral("resetToDefaultsAction"));
     reset->setToolTip(tr("The default scene (8 x 12, tp 3, seed 0) at step 0"));
+    edit->addAction(exports->copyCommandLineAction());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* zoomIn = view->addAction(tr("Zoom &in"), m_layer, &LayerPanel::zoomIn);
@@ -408,42 +411,7 @@ bool MainWindow::saveScreenshot(const QString& path) {
 }
 
 bool MainWindow::saveScreenshot(const QString& path, QString* error) {
-    // Big matrices render on worker threads when first painted: grab until a grab leaves no view
-    // rendering, so the file shows every matrix rather than the blank before its first image.
-    const auto views = findChildren<MatrixView*>();
-    const auto rendering = [&] {
-        return std::any_of(views.begin(), views.end(),
-                           [](MatrixView* v) { return v->isRendering(); });
-    };
-    QPixmap shot;
-    for (int round = 0; round < 20; ++round) {
-        shot = grab();
-        if (!rendering())
-            break;
-        QElapsedTimer waited;
-        waited.start();
-        while (rendering() && waited.elapsed() < 10000)
-            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-    }
-    QImageWriter writer(path);
-    if (writer.write(shot.toImage()))
-        return true;
-    if (error)
-        *error = writer.errorString();
-    return false;
-}
-
-void MainWindow::saveScreenshotAs() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save screenshot"), screenshotName(),
-                                                      tr("PNG images (*.png)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (saveScreenshot(path, &error))
-        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
-    else
-        QMessageBox::warning(this, tr("Save screenshot"),
-                             tr("Could not write %1: %2").arg(path, error));
+    return writePicture(this, path, error);
 }
 
 void MainWindow::showAbout() {

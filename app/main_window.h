@@ -64,7 +64,8 @@ public:
     /// The window's size at first launch on a screen whose available area is `available`.
     static QSize openingSize(QSize available);
 
-    /// Saves the window (not the screen) as an image; false when the file cannot be written.
+    /// Saves the window (not the screen) as a picture, SVG for a .svg path (tp::writePicture);
+    /// false when the file cannot be written.
     bool saveScreenshot(const QString& path);
     /// The same; on failure `error` (if given) receives the reason (QImageWriter::errorString).
     bool saveScreenshot(const QString& path, QString* error);
@@ -89,7 +90,6 @@ private:
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
     void showStep(int step);
-    void saveScreenshotAs();
     void showAbout();
     void saveSettings();
 

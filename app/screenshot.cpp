@@ -44,8 +44,9 @@ int runScreenshot(const AppCommandLine& line) {
     QTimer::singleShot(50, &loop, &QEventLoop::quit);
     loop.exec();
     const QString file = QString::fromStdString(*line.screenshotFile);
-    if (!window.saveScreenshot(file)) {
-        std::fprintf(stderr, "tpviz: could not write %s\n", line.screenshotFile->c_str());
+    if (QString error; !window.saveScreenshot(file, &error)) {
+        std::fprintf(stderr, "tpviz: could not write %s: %s\n", line.screenshotFile->c_str(),
+                     qPrintable(error));
         return 1;
     }
     return 0;

@@ -15,7 +15,8 @@ inline constexpr QSize kScreenshotSize{1600, 1000};
 void initApplication();
 
 /// Renders a MainWindow (without settings) for the command line's scene at its --step (default:
-/// the last), offscreen at kScreenshotSize, and writes the PNG. Returns the process exit code:
+/// the last, or the --scene file's step), offscreen at kScreenshotSize, and writes the picture
+/// (PNG, or SVG for a .svg file; MainWindow::saveScreenshot). Returns the process exit code:
 /// 0 written, 1 the file could not be written.
 int runScreenshot(const AppCommandLine& line);
 

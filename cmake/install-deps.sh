@@ -5,7 +5,7 @@
 # Does nothing when all of them are present. Run as root, or as a user with sudo.
 set -eu
 
-packages="g++ cmake ninja-build pkg-config libeigen3-dev qt6-base-dev qt6-qpa-plugins libqt6svg6
+packages="g++ cmake ninja-build pkg-config libeigen3-dev qt6-base-dev qt6-qpa-plugins libqt6svg6 qt6-svg-dev
 fonts-dejavu-core libbenchmark-dev libopenblas-dev
 clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev clang-format
 help2man dpkg-dev nlohmann-json3-dev python3-numpy

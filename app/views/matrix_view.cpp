@@ -2,6 +2,7 @@
 
 #include "cell_image_cache.h"
 #include "cell_text.h"
+#include "cell_vector.h"
 #include "group_band.h"
 #include "hover_text.h"
 #include "title_row.h"
@@ -11,6 +12,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QNativeGestureEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPinchGesture>
 #include <QScrollBar>
@@ -315,12 +317,16 @@ void MatrixView::requestImage(const MatrixLayout& l) {
         wantedKey(l, m_generation, viewport()->devicePixelRatioF(), cellNumbersShown());
     if (key == m_cache->key() || m_matrix.isEmpty() || key.deviceSize.isEmpty())
         return;
+    m_cache->request({key, m_matrix.block(key.rows, key.cols), blockStyle(key),
+                      CellDecoration{key.grid, key.numbers, font(), numberPixelSize()}});
+}
+
+HeatmapStyle MatrixView::blockStyle(const CellImageKey& key) const {
     HeatmapStyle style =
         styleForBlock(m_style, key.rows.start, key.cols.start, key.rows.size(), key.cols.size());
     style.scale = effectiveScale();
     style.devicePixelRatio = key.devicePixelRatio;
-    m_cache->request({key, m_matrix.block(key.rows, key.cols), std::move(style),
-                      CellDecoration{key.grid, key.numbers, font(), numberPixelSize()}});
+    return style;
 }
 
 void MatrixView::paintEvent(QPaintEvent*) {
@@ -386,7 +392,14 @@ void MatrixView::paintCells(QPainter& painter, const MatrixLayout& l) {
         } else {
             painter.setRenderHint(QPainter::SmoothPixmapTransform);
         }
-        painter.drawImage(target, image);
+        // Into an SVG, the numbers go as text, so that the file keeps them readable and findable.
+        if (key.numbers && painter.paintEngine() &&
+            painter.paintEngine()->type() == QPaintEngine::SVG)
+            paintBlockForVector(painter, target, m_matrix.block(key.rows, key.cols),
+                                blockStyle(key), key.deviceSize,
+                                CellDecoration{key.grid, key.numbers, font(), numberPixelSize()});
+        else
+            painter.drawImage(target, image);
     }
     // Frame: zero is white, so the sheet needs an edge on a light background.
     painter.setPen(QPen(palette().color(QPalette::Mid), 0));

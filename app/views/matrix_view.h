@@ -15,6 +15,7 @@
 namespace tp {
 
 class CellImageCache;
+struct CellImageKey;
 
 /// When a MatrixView prints values inside cells.
 enum class CellNumbers {
@@ -182,6 +183,8 @@ private:
     void invalidateLayout();  ///< geometry changed, pixels did not
     void updateScrollBars();
     void requestImage(const MatrixLayout& l);
+    /// The style of the block of cells `key` names (its rows and columns, the scale, the dpr).
+    HeatmapStyle blockStyle(const CellImageKey& key) const;
     void paintTitle(QPainter& painter, const MatrixLayout& l);
     void paintCells(QPainter& painter, const MatrixLayout& l);
     void updateHover(QPointF pos, QPoint globalPos);

@@ -1,0 +1,353 @@
+// The window's files: scenes saved and opened (File > Open scene, Save scene, Open Recent), a
+// broken scene refused with its reason while the scene on screen stays, every export read back
+// (PNG, SVG, .npy, JSON) and Edit > Copy command line parsed back to the same scene. The actions
+// that ask for a path are tested through the functions that take it.
+
+#include "cell_text.h"
+#include "command_line.h"
+#include "files/export_actions.h"
+#include "files/scene_file_actions.h"
+#include "layer_panel.h"
+#include "main_window.h"
+#include "matrix_view.h"
+#include "npy.h"
+#include "parameter_panel.h"
+#include "scene_arrays.h"
+#include "scene_options.h"
+#include "step_controller.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenu>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <cstring>
+
+using namespace tp;
+
+namespace {
+
+// A window without saved settings, showing `config` once its scene has arrived.
+struct Window {
+    MainWindow window{MainWindow::Options{.useSettings = false}};
+
+    explicit Window(const LayerConfig& config = LayerConfig{},
+                    SceneSource source = SceneSource::Nnx) {
+        window.resize(1400, 900);
+        window.showConfig(config, source);
+        window.show();
+    }
+    SceneFileActions* files() const { return window.findChild<SceneFileActions*>(); }
+    ExportActions* exports() const { return window.findChild<ExportActions*>(); }
+    bool shows(const LayerConfig& config, SceneSource source) const {
+        return window.scene() && window.scene()->config == config &&
+               window.scene()->source == source && !window.computer()->isBusy();
+    }
+};
+
+LayerConfig rowScene() {
+    LayerConfig c;
+    c.batch = 3;
+    c.inDim = 8;
+    c.features = 6;
+    c.tpSize = 4;
+    c.seed = -7;
+    c.mode = ParallelMode::Row;
+    c.prng = PrngLayout::Legacy;
+    c.x64 = true;
+    c.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
+    return c;
+}
+
+// The same float32 bits, element by element.
+bool sameBits(const MatrixCRef& a, const MatrixCRef& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(float)) == 0;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class TestSceneFilesApp : public QObject {
+    Q_OBJECT
+
+private slots:
+    void saveThenOpenRoundTrips_data() {
+        QTest::addColumn<int>("which");
+        QTest::newRow("row 8x6 tp4 legacy x64 bias normal") << 0;
+        QTest::newRow("the worked example, row tp 1") << 1;
+    }
+
+    void saveThenOpenRoundTrips() {
+        QFETCH(int, which);
+        LayerConfig config = rowScene();
+        SceneSource source = SceneSource::Nnx;
+        if (which == 1) {
+            config = briefExampleConfig();
+            config.mode = ParallelMode::Row;
+            config.tpSize = 1;
+            source = SceneSource::Brief;
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath("scene.tpviz");
+        {
+            Window w(config, source);
+            QTRY_VERIFY(w.shows(config, source));
+            w.window.stepController()->setStep(2);
+            QCOMPARE(w.files()->saveScene(path), QString());
+            QCOMPARE(w.files()->currentFile(), path);
+            QCOMPARE(w.files()->recentFiles(), QStringList{QFileInfo(path).absoluteFilePath()});
+        }
+        Window w;  // the default scene, until the file is opened
+        QTRY_VERIFY(w.shows(LayerConfig{}, SceneSource::Nnx));
+        QCOMPARE(w.files()->openScene(path), QString());
+        QTRY_VERIFY(w.shows(config, source));
+        QTRY_COMPARE(w.window.stepController()->step(), 2);
+        QCOMPARE(w.window.parameterPanel()->config(), config);
+        QCOMPARE(w.window.parameterPanel()->source(), source);
+        QCOMPARE(w.files()->currentFile(), path);
+    }
+
+    void brokenFileKeepsTheScene_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not JSON") << QByteArray("{\"format\": ") << "not valid JSON";
+        QTest::newRow("wrong type") << QByteArray(R"({"format": "tpviz-scene", "version": 1,)"
+                                                  R"( "batch": "two"})")
+                                    << "'batch' is not a whole number";
+        QTest::newRow("tp does not divide")
+            << QByteArray(
+                   R"({"format": "tpviz-scene", "version": 1, "features": 10, "tp_size": 4})")
+            << "not divisible by tp_size (4)";
+        QTest::newRow("arrays from files")
+            << QByteArray(
+                   R"({"format": "tpviz-scene", "version": 1, "arrays": {"kernel": "w.npy"}})")
+            << "reads its arrays from files";
+    }
+
+    void brokenFileKeepsTheScene() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("broken.tpviz");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text);
+        file.close();
+        Window w(rowScene());
+        QTRY_VERIFY(w.shows(rowScene(), SceneSource::Nnx));
+        const ScenePtr before = w.window.scene();
+        const QString message = w.files()->openScene(path);
+        QVERIFY2(message.contains(path), qPrintable(message));
+        QVERIFY2(message.contains(expected), qPrintable(message));
+        QVERIFY(w.window.statusBar()->currentMessage().contains("broken.tpviz"));
+        QVERIFY(!w.window.computer()->isBusy());
+        QVERIFY(!w.window.computer()->hasPendingRequest());
+        QCOMPARE(w.window.scene(), before);
+        QCOMPARE(w.window.parameterPanel()->config(), rowScene());
+        QVERIFY(w.files()->recentFiles().isEmpty());
+        QVERIFY(w.files()->openScene(dir.filePath("missing.tpviz")).contains("missing.tpviz"));
+    }
+
+    void recentFilesKeepTheLastEight() {
+        QTemporaryDir dir;
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        for (int i = 0; i < 10; ++i)
+            QCOMPARE(w.files()->saveScene(dir.filePath(QString("s%1.tpviz").arg(i))), QString());
+        QCOMPARE(w.files()->saveScene(dir.filePath("s3.tpviz")), QString());
+        const QStringList recent = w.files()->recentFiles();
+        QCOMPARE(recent.size(), SceneFileActions::kMaxRecent);
+        QCOMPARE(QFileInfo(recent.first()).fileName(), QString("s3.tpviz"));
+        QCOMPARE(QFileInfo(recent[1]).fileName(), QString("s9.tpviz"));
+        QCOMPARE(recent.count(recent.first()), 1);
+        auto* menu = w.window.findChild<QMenu*>("recentScenesMenu");
+        QVERIFY(menu);
+        QTRY_COMPARE(menu->actions().size(),
+                     SceneFileActions::kMaxRecent + 2);  // + separator, clear
+        QCOMPARE(menu->actions().first()->toolTip(), recent.first());
+    }
+
+    void exportPictures() {
+        QTemporaryDir dir;
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const QString png = dir.filePath("picture.png");
+        QCOMPARE(w.exports()->exportPicture(png), QString());
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size() / image.devicePixelRatio(), w.window.size());
+
+        const QString svg = dir.filePath("picture.svg");
+        QCOMPARE(w.exports()->exportPicture(svg), QString());
+        const QByteArray text = readAll(svg);
+        QXmlStreamReader xml(text);
+        QStringList texts;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == u"text")
+                texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        // The numbers in the cells are text: every value of the kernel and of the output.
+        const Scene& scene = *w.window.scene();
+        QVERIFY(w.window.layerPanel()->kernelView()->cellNumbersShown());
+        for (const Matrix* matrix : {&scene.params.kernel, &scene.result.output})
+            for (Index r = 0; r < matrix->rows(); ++r)
+                for (Index c = 0; c < matrix->cols(); ++c)
+                    QVERIFY2(texts.contains(cellText((*matrix)(r, c))),
+                             qPrintable(cellText((*matrix)(r, c))));
+        QVERIFY(text.contains("tpviz"));
+        QSvgRenderer renderer(text);
+        QVERIFY(renderer.isValid());
+        QCOMPARE(renderer.viewBox(), w.window.rect());
+
+        const QString error = w.exports()->exportPicture("/proc/nope/x.svg");
+        QVERIFY2(error.contains("/proc/nope/x.svg") && error.size() > 30, qPrintable(error));
+    }
+
+    void exportArraysReadBackBitIdentical() {
+        QTemporaryDir dir;
+        Window w(rowScene());
+        QTRY_VERIFY(w.shows(rowScene(), SceneSource::Nnx));
+        const Scene& scene = *w.window.scene();
+        const QString folder = dir.filePath("arrays");
+        QCOMPARE(w.exports()->exportArrays(folder), QString());
+        auto read = [&](const char* name) {
+            FloatArrayRead array = readNpy(QDir(folder).filePath(name).toStdString(), 1 << 20);
+            if (!array.array)
+                qWarning("%s", array.error.c_str());
+            return array;
+        };
+        const std::pair<const char*, const Matrix*> matrices[] = {
+            {"kernel.npy", &scene.params.kernel},
+            {"x.npy", &scene.params.x},
+            {"output.npy", &scene.result.output},
+            {"reference.npy", &scene.reference},
+            {"partial_3.npy", &scene.result.partials[3]}};
+        for (const auto& [name, matrix] : matrices) {
+            const FloatArrayRead array = read(name);
+            QVERIFY2(array.array, name);
+            QCOMPARE(array.array->shape,
+                     (std::vector<std::int64_t>{matrix->rows(), matrix->cols()}));
+            QVERIFY2(sameBits(array.array->values, *matrix), name);
+        }
+        const FloatArrayRead bias = read("bias.npy");
+        QVERIFY(bias.array);
+        QCOMPARE(bias.array->shape, (std::vector<std::int64_t>{scene.config.features}));
+        QVERIFY(sameBits(bias.array->values, scene.params.bias));
+        QVERIFY(scene.params.bias.cwiseAbs().maxCoeff() >
+                0);  // normal(0.5): the bits say something
+        for (const std::string& name : sceneArrayFileNames(scene))
+            QVERIFY2(QFileInfo::exists(QDir(folder).filePath(QString::fromStdString(name))),
+                     name.c_str());
+    }
+
+    void exportReportMatchesTheScene() {
+        QTemporaryDir dir;
+        Window w(rowScene());
+        QTRY_VERIFY(w.shows(rowScene(), SceneSource::Nnx));
+        const QString path = dir.filePath("report.json");
+        QCOMPARE(w.exports()->exportReport(path), QString());
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(readAll(path), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        const QJsonObject config = document.object()["config"].toObject();
+        const LayerConfig c = rowScene();
+        QCOMPARE(config["batch"].toInteger(), c.batch);
+        QCOMPARE(config["in_dim"].toInteger(), c.inDim);
+        QCOMPARE(config["features"].toInteger(), c.features);
+        QCOMPARE(config["tp_size"].toInteger(), c.tpSize);
+        QCOMPARE(config["seed"].toInteger(), c.seed);
+        QCOMPARE(config["mode"].toString(), QString("row"));
+        QCOMPARE(config["prng"].toString(), QString("legacy"));
+        QCOMPARE(config["x64"].toBool(), true);
+        // The output's first value is the scene's float32, printed so that it reads back the same.
+        const double first = document.object()["output"].toArray()[0].toArray()[0].toDouble();
+        QCOMPARE(float(first), w.window.scene()->result.output(0, 0));
+        QVERIFY(document.object()["verification"].toObject()["passed"].toBool());
+    }
+
+    void copyCommandLineParsesBack_data() {
+        QTest::addColumn<int>("which");
+        QTest::newRow("row 8x6 tp4 legacy x64 bias normal") << 0;
+        QTest::newRow("the worked example, row tp 1") << 1;
+        QTest::newRow("default") << 2;
+    }
+
+    void copyCommandLineParsesBack() {
+        QFETCH(int, which);
+        LayerConfig config = which == 0 ? rowScene() : LayerConfig{};
+        SceneSource source = SceneSource::Nnx;
+        if (which == 1) {
+            config = briefExampleConfig();
+            config.mode = ParallelMode::Row;
+            config.tpSize = 1;
+            source = SceneSource::Brief;
+        }
+        Window w(config, source);
+        QTRY_VERIFY(w.shows(config, source));
+        auto* action = w.window.findChild<QAction*>("copyCommandLineAction");
+        QVERIFY(action);
+        QVERIFY(w.window.menuBar()->actions()[1]->menu()->actions().contains(action));
+        action->trigger();
+        const QString text = QApplication::clipboard()->text();
+        QCOMPARE(text, w.exports()->commandLine());
+        QVERIFY(text.startsWith("tpviz-cli "));
+        // No value of these scenes needs quoting: the words are the arguments.
+        QStringList words = text.split(' ');
+        words.removeFirst();
+        std::vector<std::string> args;
+        for (const QString& word : words)
+            args.push_back(word.toStdString());
+        QCOMPARE(args, w.exports()->commandLineArguments());
+        const SceneOptionsParse parse = parseSceneOptions(args);
+        QVERIFY2(parse.errors.empty(), parse.errors.empty() ? "" : parse.errors.front().c_str());
+        QCOMPARE(parse.options.config, config);
+        QCOMPARE(parse.options.source, source);
+    }
+
+    void commandLineOpensASceneFile() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("scene.tpviz");
+        {
+            Window w(rowScene());
+            QTRY_VERIFY(w.shows(rowScene(), SceneSource::Nnx));
+            w.window.stepController()->setStep(3);
+            QCOMPARE(w.files()->saveScene(path), QString());
+        }
+        AppCommandLine line = parseAppCommandLine({path.toStdString()});
+        QVERIFY(line.errors.empty());
+        QCOMPARE(line.config, rowScene());
+        QCOMPARE(line.step, std::optional<int>(3));
+        QCOMPARE(line.sceneFile, std::optional<std::string>(path.toStdString()));
+        // Explicit options override the file.
+        line = parseAppCommandLine({path.toStdString(), "--tp", "2"});
+        QVERIFY(line.errors.empty());
+        QCOMPARE(line.config.tpSize, 2);
+        line = parseAppCommandLine({"--scene", path.toStdString(), "--screenshot", "a.svg"});
+        QVERIFY(line.errors.empty());
+        QCOMPARE(line.step, std::optional<int>(3));
+        line = parseAppCommandLine({dir.filePath("missing.tpviz").toStdString()});
+        QCOMPARE(line.errors.size(), std::size_t(1));
+        QVERIFY(line.errors.front().find("missing.tpviz") != std::string::npos);
+    }
+};
+
+QTEST_MAIN(TestSceneFilesApp)
+#include "tst_scene_files_app.moc"

@@ -4,8 +4,8 @@
 #include "main_window.h"
 #include "panels/parameter_panel.h"
 #include "report.h"
-#include "scene_arrays.h"
 #include "scene_arguments.h"
+#include "scene_arrays.h"
 #include "scene_options.h"
 
 #include <QAction>

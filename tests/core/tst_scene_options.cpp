@@ -1,5 +1,6 @@
 // The command-line options shared by tpviz-cli and tpviz --screenshot.
 
+#include "scene_arguments.h"
 #include "scene_options.h"
 
 #include <QTest>
@@ -157,6 +158,61 @@ private slots:
         LayerConfig c;
         c.bias = BiasInit{BiasInit::Kind::Normal, -2.0f};
         QCOMPARE(c.validate().at(0).message, biasStddevProblem("-2"));
+    }
+
+    // sceneArguments spells parsed options back so that they parse to the same options.
+    void spelledOptionsParseBack_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addRow("defaults") << QStringList{};
+        QTest::addRow("sizes seed prng x64 bias") << QStringList{
+            "--batch", "3",     "--in-dim", "5",      "--features", "12",         "--seed",
+            "-7",      "--x64", "--prng",   "legacy", "--bias",     "normal:0.25"};
+        QTest::addRow("row sharded data2 tp2") << QStringList{
+            "--batch", "4", "--mode", "row", "--output", "sharded", "--data", "2", "--tp", "2"};
+        QTest::addRow("brief row tp1")
+            << QStringList{"--example", "brief", "--mode", "row", "--tp", "1"};
+        QTest::addRow("mistake tolerance report flags")
+            << QStringList{"--mistake", "init-per-group", "--rtol", "0.001", "--json", "--summary"};
+        QTest::addRow("costs hardware")
+            << QStringList{"--costs", "--hardware", "a100-pcie", "--atol", "0"};
+    }
+    void spelledOptionsParseBack() {
+        QFETCH(QStringList, args);
+        const SceneOptionsParse first = parse(args);
+        QVERIFY2(first.errors.empty(), qPrintable(errorsOf(first)));
+        QStringList words;
+        for (const std::string& w : sceneArguments(first.options))
+            words << QString::fromStdString(w);
+        const SceneOptionsParse again = parse(words);
+        QVERIFY2(again.errors.empty(), qPrintable(words.join(' ') + ": " + errorsOf(again)));
+        const SceneOptions& a = first.options;
+        const SceneOptions& b = again.options;
+        QVERIFY2(a.config == b.config, qPrintable(words.join(' ')));
+        QVERIFY(b.source == a.source);
+        QVERIFY(b.mistake == a.mistake);
+        QCOMPARE(b.toleranceGiven, a.toleranceGiven);
+        QCOMPARE(b.tolerance.rtol, a.tolerance.rtol);
+        QCOMPARE(b.tolerance.atol, a.tolerance.atol);
+        QCOMPARE(b.json, a.json);
+        QCOMPARE(b.summary, a.summary);
+        QCOMPARE(b.costs, a.costs);
+        QCOMPARE(b.hardware, a.hardware);
+    }
+
+    void spelledOptionsAreWordsInHelpOrder() {
+        SceneOptions options;
+        options.config.batch = 2;
+        options.config.inDim = 8;
+        options.config.features = 8;
+        options.config.tpSize = 2;
+        options.json = true;
+        options.costs = true;
+        QCOMPARE(
+            sceneArguments(options),
+            (std::vector<std::string>{"--batch", "2",      "--in-dim", "8",      "--features",
+                                      "8",       "--seed", "0",        "--prng", "partitionable",
+                                      "--bias",  "zeros",  "--tp",     "2",      "--mode",
+                                      "column",  "--data", "1",        "--json", "--costs"}));
     }
 };
 

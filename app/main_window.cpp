@@ -202,6 +202,7 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* shot = file->addAction(tr("Save &screenshot…"), this, &MainWindow::saveScreenshotAs);
     shot->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
+    file->addAction(m_devices->mpiRunAction());
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

@@ -13,6 +13,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace tp {
 namespace {
 
@@ -74,14 +76,14 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
 
     m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName(QStringLiteral("mpiRanks"));
-    m_table->setHorizontalHeaderLabels({tr("Rank"), tr("Device"), tr("Kernel held"), tr("model"),
-                                        tr("Bias · x · output held"), tr("model"), tr("Peak RSS"),
-                                        tr("Compute"), tr("model"), tr("Communication"),
-                                        tr("model")});
+    m_table->setHorizontalHeaderLabels({tr("Rank"), tr("Device"), tr("Kernel held"), tr("(model)"),
+                                        tr("Bias · x · output held"), tr("(model)"), tr("Peak RSS"),
+                                        tr("Compute"), tr("(model)"), tr("Communication"),
+                                        tr("(model)")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setToolTip(
         tr("Measured on each rank, beside the cost model's figure for the same "
            "device (\"model\")"));
@@ -101,8 +103,9 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
     layout->addWidget(m_model);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_verdict);
+    layout->addStretch();
     layout->addWidget(buttons);
-    resize(1180, 420);
+    resize(1100, 300);
 
     m_tick = new QTimer(this);
     m_tick->setInterval(100);
@@ -147,6 +150,10 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
                               durationText(estimate.communicationSeconds),
                               QString::fromUtf8(toString(mesh.collective.kind)),
                               QString::fromUtf8(estimate.hardware)));
+    if (estimate.hardware != std::string_view("this-machine"))
+        m_model->setText(m_model->text() +
+                         tr(" To set the times beside this machine's, choose this-machine as the "
+                            "Devices tab's hardware."));
     m_launcher->start(*scene.scene, hardware);
     m_busy->show();
     m_cancel->setEnabled(true);
@@ -197,9 +204,18 @@ void MpiRunPanel::showResult() {
         m_table->setItem(row, CommunicationModelColumn,
                          cell(durationText(estimate.communicationSeconds)));
     }
-    m_verdict->setText(result.passed
-                           ? result.verdict.toHtmlEscaped()
-                           : QStringLiteral("<b>%1</b>").arg(result.verdict.toHtmlEscaped()));
+    m_verdict->setText(QStringLiteral("<b>%1</b> %2")
+                           .arg(result.passed ? tr("Check:") : tr("Check FAILED:"),
+                                result.verdict.toHtmlEscaped()));
+    // The table as tall and wide as its rows and columns (up to 12 rows; more scroll).
+    m_table->resizeColumnsToContents();
+    const int rows = std::min(m_table->rowCount(), 12);
+    m_table->setMinimumHeight(m_table->horizontalHeader()->height() +
+                              rows * m_table->verticalHeader()->defaultSectionSize() +
+                              2 * m_table->frameWidth() + 2);
+    m_table->setMinimumWidth(
+        std::min(m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 24, 1500));
+    adjustSize();
 }
 
 }  // namespace tp

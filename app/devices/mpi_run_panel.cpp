@@ -112,6 +112,8 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
     connect(m_tick, &QTimer::timeout, this, &MpiRunPanel::showElapsed);
     connect(m_cancel, &QPushButton::clicked, m_launcher, &MpiLauncher::cancel);
     connect(m_launcher, &MpiLauncher::finished, this, &MpiRunPanel::showResult);
+    // Closing the window (Close, Escape, the title bar) ends a run under way.
+    connect(this, &QDialog::finished, m_launcher, &MpiLauncher::cancel);
     m_busy->hide();
     m_cancel->setEnabled(false);
 }
@@ -150,6 +152,11 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
                               durationText(estimate.communicationSeconds),
                               QString::fromUtf8(toString(mesh.collective.kind)),
                               QString::fromUtf8(estimate.hardware)));
+    if (scene.scene->mistake != Mistake::None)
+        m_model->setText(tr("tpviz-mpi runs the correct split: the scene's mistake (%1) is left "
+                            "out. ")
+                             .arg(QString::fromUtf8(toString(scene.scene->mistake))) +
+                         m_model->text());
     if (estimate.hardware != std::string_view("this-machine"))
         m_model->setText(m_model->text() +
                          tr(" To set the times beside this machine's, choose this-machine as the "

@@ -9,10 +9,10 @@
 //     spellings: the arguments rebuilt from the parsed options, once as separate words and once as
 //     --name=value, parse again without errors to the same options, bit for bit.
 
+#include "scene_arguments.h"
 #include "scene_options.h"
 
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -61,40 +61,9 @@ void require(bool holds, const char* what, const std::vector<std::string>& args,
     std::abort();
 }
 
-std::string shortest(double value) {
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return std::string(buffer, result.ptr);
-}
-
-// The options as (option, value) pairs, each setting once, spelled as the parser reads them; the
-// value is absent for flags. Sizes follow --example brief, which fixes them, so only --tp and
-// --mode are spelled for it.
-std::vector<std::pair<std::string, std::optional<std::string>>> spell(
-    const tp::SceneOptions& options) {
-    const tp::LayerConfig& config = options.config;
-    std::vector<std::pair<std::string, std::optional<std::string>>> spelled;
-    if (options.source == tp::SceneSource::Brief) {
-        spelled.push_back({"--example", "brief"});
-    } else {
-        spelled.push_back({"--batch", std::to_string(config.batch)});
-        spelled.push_back({"--in-dim", std::to_string(config.inDim)});
-        spelled.push_back({"--features", std::to_string(config.features)});
-        spelled.push_back({"--seed", std::to_string(config.seed)});
-        spelled.push_back({"--prng", std::string(tp::toString(config.prng))});
-        spelled.push_back({"--bias", tp::toString(config.bias)});
-        if (config.x64)
-            spelled.push_back({"--x64", std::nullopt});
-    }
-    spelled.push_back({"--tp", std::to_string(config.tpSize)});
-    spelled.push_back({"--mode", std::string(tp::toString(config.mode))});
-    spelled.push_back({"--rtol", shortest(options.tolerance.rtol)});
-    spelled.push_back({"--atol", shortest(options.tolerance.atol)});
-    for (const auto& [flag, on] :
-         {std::pair{"--json", options.json}, std::pair{"--summary", options.summary},
-          std::pair{"--python", options.python}})
-        if (on)
-            spelled.push_back({flag, std::nullopt});
+// The options as the core spells them back (tp::spellSceneOptions), then the extras given.
+std::vector<tp::SpelledOption> spell(const tp::SceneOptions& options) {
+    std::vector<tp::SpelledOption> spelled = tp::spellSceneOptions(options);
     for (const tp::ExtraOption& extra : kExtras) {
         const auto given = options.extras.find(extra.name);
         if (given == options.extras.end())
@@ -129,7 +98,8 @@ bool sameOptions(const tp::SceneOptions& a, const tp::SceneOptions& b) {
                std::bit_cast<std::uint64_t>(b.tolerance.rtol) &&
            std::bit_cast<std::uint64_t>(a.tolerance.atol) ==
                std::bit_cast<std::uint64_t>(b.tolerance.atol) &&
-           a.extras == b.extras;
+           a.toleranceGiven == b.toleranceGiven && a.mistake == b.mistake && a.costs == b.costs &&
+           a.hardware == b.hardware && a.extras == b.extras;
 }
 
 }  // namespace
@@ -140,16 +110,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const tp::SceneOptionsParse parse = tp::parseSceneOptions(args, kExtras);
     for (const std::string& error : parse.errors)
         require(!error.empty(), "an error message is empty", args);
-    if (!parse.errors.empty() || parse.options.help)
+    if (!parse.errors.empty() || parse.options.help || parse.options.listHardware)
         return 0;
 
     require(parse.options.config.validate().empty(),
             "parsed without errors, but the config does not validate", args);
-    // The rebuilt arguments spell the layer, check and report options; the mesh, mistake and
-    // file options are not rebuilt yet, so a run that gives one of them stops at validation.
+    // The rebuilt arguments spell the layer, mesh, check and report options; the file options are
+    // not rebuilt (a scene read from files is spelled by its sizes), so a run that gives one of
+    // them stops at validation.
     for (const std::string& arg : args)
-        for (const char* later : {"--data", "--output", "--costs", "--hardware", "--mistake",
-                                  "--kernel", "--transpose", "--x", "--scene", "--save-npy"})
+        for (const char* later : {"--kernel", "--transpose", "--x", "--scene", "--save-npy"})
             if (arg == later || arg.starts_with(std::string(later) + "="))
                 return 0;
     for (const bool inlineValues : {false, true}) {

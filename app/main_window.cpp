@@ -206,6 +206,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     auto* exports = new ExportActions(this);
     exports->addTo(file->addMenu(tr("&Export")));
+    file->addAction(m_devices->mpiRunAction());
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

@@ -2,13 +2,16 @@
 
 #include "costs_panel.h"
 #include "device_card.h"
+#include "mpi_run_panel.h"
 #include "ring_arrows.h"
 #include "step_plan.h"
 
+#include <QAction>
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -58,8 +61,21 @@ DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
     m_costs->setMaximumWidth(380);
     m_costs->setMinimumWidth(300);
 
+    m_mpiRun = new QAction(tr("Run on MPI ranks…"), this);
+    m_mpiRun->setObjectName(QStringLiteral("mpiRunAction"));
+    m_mpiRun->setToolTip(
+        tr("Run this scene on real processes, one Open MPI rank per device, and "
+           "set what each rank held and spent beside the cost model"));
+    connect(m_mpiRun, &QAction::triggered, this, &DevicesView::runOnMpiRanks);
+    auto* mpiButton = new QToolButton;
+    mpiButton->setObjectName(QStringLiteral("mpiRunButton"));
+    mpiButton->setDefaultAction(m_mpiRun);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_header, 1);
+    top->addWidget(mpiButton, 0, Qt::AlignTop);
+
     auto* left = new QVBoxLayout;
-    left->addWidget(m_header);
+    left->addLayout(top);
     left->addWidget(m_grid, 1);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -138,6 +154,18 @@ void DevicesView::rebuild() {
     m_header->setText(header);
     m_costs->setDeviceScene(m_deviceScene);
     showStep();
+}
+
+void DevicesView::runOnMpiRanks() {
+    if (!m_mpiPanel)
+        m_mpiPanel = new MpiRunPanel(this);
+    m_mpiPanel->show();
+    m_mpiPanel->raise();
+    // The costs as shown; a hidden view has not computed them for this scene yet.
+    const bool shown = m_deviceScene.scene == m_scene;
+    m_mpiPanel->run(
+        shown || !m_scene ? m_deviceScene : makeDeviceScene(m_scene, m_costs->hardware()),
+        m_costs->hardware());
 }
 
 std::vector<DeviceArrow> DevicesView::arrows() const {

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QAction;
 class QGridLayout;
 class QLabel;
 
@@ -14,6 +15,7 @@ namespace tp {
 
 class CostsPanel;
 class DeviceCard;
+class MpiRunPanel;
 class RingArrows;
 
 /// A chunk moving from card (d, from) to card (d, to) at the step shown.
@@ -51,6 +53,13 @@ public:
     CostsPanel* costsPanel() const { return m_costs; }
     QLabel* headerLabel() const { return m_header; }
 
+    /// "Run on MPI ranks…": runs the scene with tpviz-mpi in the MPI run panel (opened on first
+    /// use), or says there what to install. Shown as the button beside the header.
+    QAction* mpiRunAction() const { return m_mpiRun; }
+    /// The MPI run panel, or null before the action was first triggered.
+    MpiRunPanel* mpiRunPanel() const { return m_mpiPanel; }
+    void runOnMpiRanks();
+
 protected:
     void showEvent(QShowEvent* event) override;
 
@@ -68,6 +77,8 @@ private:
     QGridLayout* m_gridLayout;
     RingArrows* m_arrows;
     CostsPanel* m_costs;
+    QAction* m_mpiRun;
+    MpiRunPanel* m_mpiPanel = nullptr;
     std::vector<DeviceCard*> m_cards;
 };
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the Debian package of the build folder and checks its files and dependencies.
-# Usage: debian_package.sh CPACK BUILD_DIR VERSION WITH_APP(0|1)
+# Usage: debian_package.sh CPACK BUILD_DIR VERSION WITH_APP(0|1) WITH_MPI(0|1)
 set -eu
-cpack=$1 build=$2 version=$3 with_app=$4
+cpack=$1 build=$2 version=$3 with_app=$4 with_mpi=$5
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -44,5 +44,9 @@ if [ "$with_app" = 1 ]; then
     for package in libqt6widgets6 libqt6gui6 libqt6core6 qt6-qpa-plugins; do
         echo "$depends" | grep -q "$package" || fail "Depends ($depends) lacks $package"
     done
+fi
+if [ "$with_mpi" = 1 ]; then
+    expect_path bin/tpviz-mpi
+    expect_path share/man/man1/tpviz-mpi.1.gz
 fi
 echo "debian_package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB, Depends: $depends"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Installs the build into a temporary prefix and runs the installed programs from there.
-# Usage: install_and_run.sh CMAKE BUILD_DIR WITH_APP(0|1)
+# Usage: install_and_run.sh CMAKE BUILD_DIR WITH_APP(0|1) WITH_MPI(0|1)
 set -eu
-cmake=$1 build=$2 with_app=$3
+cmake=$1 build=$2 with_app=$3 with_mpi=$4
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 
@@ -44,5 +44,12 @@ if [ "$with_app" = 1 ]; then
     # A PNG file starts with the bytes 89 50 4E 47 ("\211PNG").
     [ "$(head -c 4 "$prefix/shot.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] ||
         fail "installed tpviz --screenshot wrote no PNG"
+fi
+if [ "$with_mpi" = 1 ]; then
+    # The app's "Run on MPI ranks" looks for tpviz-mpi beside tpviz, in bin/.
+    expect_file bin/tpviz-mpi
+    expect_file share/man/man1/tpviz-mpi.1.gz
+    "$prefix/bin/tpviz-mpi" --version | grep -q '^tpviz-mpi [0-9]' ||
+        fail "installed tpviz-mpi --version printed no version"
 fi
 echo "install_and_run: the installed programs run from $prefix"

@@ -1,0 +1,228 @@
+#include "mpi_run_panel.h"
+
+#include "costs_panel.h"
+#include "mpi_launch.h"
+
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace tp {
+namespace {
+
+QString bytesText(std::int64_t bytes) {
+    return QString::fromStdString(formatBytes(bytes));
+}
+
+QString threeBytes(std::int64_t bias, std::int64_t x, std::int64_t output) {
+    return bytesText(bias) + QStringLiteral(" · ") + bytesText(x) + QStringLiteral(" · ") +
+           bytesText(output);
+}
+
+QTableWidgetItem* cell(const QString& text, Qt::Alignment alignment = Qt::AlignRight) {
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(alignment | Qt::AlignVCenter);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    return item;
+}
+
+QTableWidgetItem* bytesCell(std::int64_t bytes) {
+    QTableWidgetItem* item = cell(bytesText(bytes));
+    item->setData(Qt::UserRole, qint64(bytes));
+    item->setToolTip(QObject::tr("%1 bytes").arg(bytes));
+    return item;
+}
+
+}  // namespace
+
+MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
+    setObjectName(QStringLiteral("mpiRunPanel"));
+    setWindowTitle(tr("Run on MPI ranks"));
+    m_launcher = new MpiLauncher(this);
+    m_command = new QLabel;
+    m_command->setObjectName(QStringLiteral("mpiCommand"));
+    m_command->setWordWrap(true);
+    m_command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_busy = new QProgressBar;
+    m_busy->setRange(0, 0);  // busy: how long a run takes is not known in advance
+    m_busy->setMaximumWidth(160);
+    m_busy->setTextVisible(false);
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("mpiStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setObjectName(QStringLiteral("mpiCancel"));
+    m_cancel->setToolTip(tr("End mpirun and its ranks"));
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(m_busy);
+    statusRow->addWidget(m_status, 1);
+    statusRow->addWidget(m_cancel);
+    m_model = new QLabel;
+    m_model->setObjectName(QStringLiteral("mpiModel"));
+    m_model->setWordWrap(true);
+    m_verdict = new QLabel;
+    m_verdict->setObjectName(QStringLiteral("mpiVerdict"));
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_table = new QTableWidget(0, ColumnCount);
+    m_table->setObjectName(QStringLiteral("mpiRanks"));
+    m_table->setHorizontalHeaderLabels({tr("Rank"), tr("Device"), tr("Kernel held"), tr("(model)"),
+                                        tr("Bias · x · output held"), tr("(model)"), tr("Peak RSS"),
+                                        tr("Compute"), tr("(model)"), tr("Communication"),
+                                        tr("(model)")});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->setToolTip(
+        tr("Measured on each rank, beside the cost model's figure for the same "
+           "device (\"model\")"));
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    m_again = buttons->addButton(tr("Run again"), QDialogButtonBox::ActionRole);
+    m_again->setObjectName(QStringLiteral("mpiRunAgain"));
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
+    connect(m_again, &QPushButton::clicked, this, [this] {
+        if (m_scene.scene && m_hardware)
+            run(m_scene, *m_hardware);
+    });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_command);
+    layout->addLayout(statusRow);
+    layout->addWidget(m_model);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(m_verdict);
+    layout->addStretch();
+    layout->addWidget(buttons);
+    resize(1100, 300);
+
+    m_tick = new QTimer(this);
+    m_tick->setInterval(100);
+    connect(m_tick, &QTimer::timeout, this, &MpiRunPanel::showElapsed);
+    connect(m_cancel, &QPushButton::clicked, m_launcher, &MpiLauncher::cancel);
+    connect(m_launcher, &MpiLauncher::finished, this, &MpiRunPanel::showResult);
+    // Closing the window (Close, Escape, the title bar) ends a run under way.
+    connect(this, &QDialog::finished, m_launcher, &MpiLauncher::cancel);
+    m_busy->hide();
+    m_cancel->setEnabled(false);
+}
+
+void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) {
+    if (m_launcher->isRunning())
+        return;
+    m_scene = scene;
+    m_hardware = &hardware;
+    m_table->setRowCount(0);
+    m_verdict->clear();
+    m_model->clear();
+    if (!scene.scene) {
+        m_status->setText(tr("There is no scene yet."));
+        return;
+    }
+    const QString refusal = m_launcher->refusal(*scene.scene);
+    if (!refusal.isEmpty()) {
+        m_command->clear();
+        m_status->setText(refusal);
+        m_again->setEnabled(true);
+        return;
+    }
+    m_command->setText(QStringLiteral("<tt>mpirun %1</tt>")
+                           .arg(m_launcher->arguments(*scene.scene, hardware)
+                                    .join(QLatin1Char(' '))
+                                    .toHtmlEscaped()));
+    const MeshCosts& mesh = scene.costs->mesh;
+    const TimeEstimate& estimate = scene.costs->estimate;
+    m_model->setText(tr("Cost model, every device: kernel %1, bias · x · output %2; compute %3, "
+                        "communication %4 (%5) on %6.")
+                         .arg(bytesText(mesh.perDevice.kernelBytes),
+                              threeBytes(mesh.perDevice.biasBytes, mesh.perDevice.xBytes,
+                                         mesh.perDevice.outputBytes),
+                              durationText(estimate.computeSeconds),
+                              durationText(estimate.communicationSeconds),
+                              QString::fromUtf8(toString(mesh.collective.kind)),
+                              QString::fromUtf8(estimate.hardware)));
+    if (scene.scene->mistake != Mistake::None)
+        m_model->setText(tr("tpviz-mpi runs the correct split: the scene's mistake (%1) is left "
+                            "out. ")
+                             .arg(QString::fromUtf8(toString(scene.scene->mistake))) +
+                         m_model->text());
+    if (estimate.hardware != std::string_view("this-machine"))
+        m_model->setText(m_model->text() +
+                         tr(" To set the times beside this machine's, choose this-machine as the "
+                            "Devices tab's hardware."));
+    m_launcher->start(*scene.scene, hardware);
+    m_busy->show();
+    m_cancel->setEnabled(true);
+    m_again->setEnabled(false);
+    m_tick->start();
+    showElapsed();
+}
+
+void MpiRunPanel::showElapsed() {
+    if (!m_launcher->isRunning() || !m_scene.scene)
+        return;
+    m_status->setText(tr("Running on %1 ranks… %2 s")
+                          .arg(m_scene.costs->mesh.devices)
+                          .arg(double(m_launcher->elapsedMs()) / 1000.0, 0, 'f', 1));
+}
+
+void MpiRunPanel::showResult() {
+    m_tick->stop();
+    m_busy->hide();
+    m_cancel->setEnabled(false);
+    m_again->setEnabled(true);
+    const MpiRunResult& result = m_launcher->result();
+    if (!result.ok) {
+        m_status->setText(result.error);
+        return;
+    }
+    m_status->setText(tr("%1 ranks finished in %2 s (mpirun's start-up included).")
+                          .arg(result.ranks.size())
+                          .arg(result.wallSeconds, 0, 'f', 2));
+    const DeviceHoldings& model = m_scene.costs->mesh.perDevice;
+    const TimeEstimate& estimate = m_scene.costs->estimate;
+    m_table->setRowCount(int(result.ranks.size()));
+    for (int row = 0; row < int(result.ranks.size()); ++row) {
+        const MpiRankFigures& r = result.ranks[std::size_t(row)];
+        m_table->setItem(row, RankColumn, cell(QString::number(r.rank)));
+        m_table->setItem(row, DeviceColumn,
+                         cell(QStringLiteral("(%1, %2)").arg(r.d).arg(r.m), Qt::AlignCenter));
+        m_table->setItem(row, KernelColumn, bytesCell(r.kernelBytesHeld));
+        m_table->setItem(row, KernelModelColumn, bytesCell(model.kernelBytes));
+        m_table->setItem(row, OthersColumn,
+                         cell(threeBytes(r.biasBytesHeld, r.xBytesHeld, r.outputBytesHeld)));
+        m_table->setItem(row, OthersModelColumn,
+                         cell(threeBytes(model.biasBytes, model.xBytes, model.outputBytes)));
+        m_table->setItem(row, PeakRssColumn, bytesCell(r.peakRssBytes));
+        m_table->setItem(row, ComputeColumn, cell(durationText(r.computeSeconds)));
+        m_table->setItem(row, ComputeModelColumn, cell(durationText(estimate.computeSeconds)));
+        m_table->setItem(row, CommunicationColumn, cell(durationText(r.communicationSeconds)));
+        m_table->setItem(row, CommunicationModelColumn,
+                         cell(durationText(estimate.communicationSeconds)));
+    }
+    m_verdict->setText(QStringLiteral("<b>%1</b> %2")
+                           .arg(result.passed ? tr("Check:") : tr("Check FAILED:"),
+                                result.verdict.toHtmlEscaped()));
+    // The table as tall and wide as its rows and columns (up to 12 rows; more scroll).
+    m_table->resizeColumnsToContents();
+    const int rows = std::min(m_table->rowCount(), 12);
+    m_table->setMinimumHeight(m_table->horizontalHeader()->height() +
+                              rows * m_table->verticalHeader()->defaultSectionSize() +
+                              2 * m_table->frameWidth() + 2);
+    m_table->setMinimumWidth(
+        std::min(m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 24, 1500));
+    adjustSize();
+}
+
+}  // namespace tp

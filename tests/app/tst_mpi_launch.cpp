@@ -1,0 +1,221 @@
+// "Run on MPI ranks": the launcher and its panel on a real run of tpviz-mpi under mpirun (each
+// rank's figures as its report gives them, the kernel bytes as the cost model counts them, the
+// verdict), Cancel ending mpirun and its ranks, and the refusals that say what is missing.
+
+#include "devices/costs_panel.h"
+#include "devices/mpi_launch.h"
+#include "devices/mpi_run_panel.h"
+#include "hardware.h"
+
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+DeviceScene deviceSceneOf(const LayerConfig& c) {
+    return makeDeviceScene(std::make_shared<const Scene>(*computeScene(c, SceneSource::Nnx)),
+                           defaultHardware());
+}
+
+LayerConfig smallConfig() {
+    LayerConfig c;
+    c.batch = 2;
+    c.inDim = 8;
+    c.features = 8;
+    c.tpSize = 2;
+    return c;
+}
+
+// The child processes of `pid` (mpirun's ranks and helpers), from /proc.
+QList<qint64> childrenOf(qint64 pid) {
+    QList<qint64> children;
+    QFile file(QStringLiteral("/proc/%1/task/%1/children").arg(pid));
+    if (file.open(QIODevice::ReadOnly))
+        for (const QByteArray& word : file.readAll().split(' '))
+            if (!word.trimmed().isEmpty())
+                children << word.trimmed().toLongLong();
+    return children;
+}
+
+bool processGone(qint64 pid) {
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return true;
+    return status.readAll().contains("State:\tZ");  // a zombie has ended
+}
+
+}  // namespace
+
+class TestMpiLaunch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void runsTheSceneAndShowsEachRank() {
+        MpiRunPanel panel;
+        if (const QString refusal = panel.launcher()->refusal(*deviceSceneOf(smallConfig()).scene);
+            !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        const DeviceScene scene = deviceSceneOf(smallConfig());
+        panel.show();
+        panel.run(scene, defaultHardware());
+        QVERIFY(panel.launcher()->isRunning());
+        QVERIFY(panel.busyBar()->isVisible());
+        QVERIFY(panel.cancelButton()->isEnabled());
+        QVERIFY2(panel.commandLabel()->text().contains("-n 2"),
+                 qPrintable(panel.commandLabel()->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+
+        const MpiRunResult& result = panel.launcher()->result();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QVERIFY(!panel.busyBar()->isVisible());
+        QVERIFY(!panel.cancelButton()->isEnabled());
+        QCOMPARE(result.ranks.size(), std::size_t(2));
+        QCOMPARE(panel.table()->rowCount(), 2);
+        const DeviceHoldings& model = scene.costs->mesh.perDevice;
+        for (int row = 0; row < 2; ++row) {
+            const MpiRankFigures& r = result.ranks[std::size_t(row)];
+            QCOMPARE(r.rank, row);
+            QCOMPARE(r.m, std::int64_t(row));
+            const auto bytesAt = [&](int column) {
+                return panel.table()->item(row, column)->data(Qt::UserRole).toLongLong();
+            };
+            QCOMPARE(bytesAt(MpiRunPanel::KernelColumn), r.kernelBytesHeld);
+            QCOMPARE(bytesAt(MpiRunPanel::KernelModelColumn), model.kernelBytes);
+            QCOMPARE(r.kernelBytesHeld, model.kernelBytes);  // 8 x 4 floats
+            QCOMPARE(r.kernelBytesHeld, std::int64_t(8 * 4 * 4));
+            QCOMPARE(bytesAt(MpiRunPanel::PeakRssColumn), r.peakRssBytes);
+            QVERIFY(r.peakRssBytes > 0);
+            QCOMPARE(panel.table()->item(row, MpiRunPanel::ComputeColumn)->text(),
+                     durationText(r.computeSeconds));
+            QCOMPARE(panel.table()->item(row, MpiRunPanel::CommunicationColumn)->text(),
+                     durationText(r.communicationSeconds));
+            QCOMPARE(panel.table()->item(row, MpiRunPanel::ComputeModelColumn)->text(),
+                     durationText(scene.costs->estimate.computeSeconds));
+        }
+        // Column mode gathers values without arithmetic: bit-identical to the one process.
+        QVERIFY(result.passed);
+        QVERIFY2(panel.verdictLabel()->text().contains("bit-identical (16 of 16 elements)"),
+                 qPrintable(panel.verdictLabel()->text()));
+    }
+
+    void cancelEndsMpirunAndItsRanks_data() {
+        QTest::addColumn<bool>("closeWindow");
+        QTest::addRow("Cancel") << false;
+        QTest::addRow("closing the window") << true;
+    }
+    void cancelEndsMpirunAndItsRanks() {
+        QFETCH(bool, closeWindow);
+        LayerConfig c = smallConfig();
+        c.batch = 8;
+        c.inDim = 2048;
+        c.features = 4096;
+        const DeviceScene scene = deviceSceneOf(c);
+        MpiRunPanel panel;
+        MpiLauncher* launcher = panel.launcher();
+        if (const QString refusal = launcher->refusal(*scene.scene); !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        panel.show();
+        panel.run(scene, defaultHardware());
+        QTRY_VERIFY(launcher->processId() > 0);
+        const qint64 pid = launcher->processId();
+        // Let mpirun start its ranks, then cancel while they run.
+        QTRY_VERIFY_WITH_TIMEOUT(!childrenOf(pid).isEmpty() || !launcher->isRunning(), 30000);
+        const QList<qint64> children = childrenOf(pid);
+        QVERIFY(launcher->isRunning());
+        QVERIFY(!children.isEmpty());
+        if (closeWindow)
+            panel.close();
+        else
+            QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!launcher->isRunning(), 10000);
+        QVERIFY(processGone(pid));
+        for (const qint64 child : children)
+            QTRY_VERIFY2_WITH_TIMEOUT(processGone(child), qPrintable(QString::number(child)),
+                                      10000);
+        QVERIFY(!launcher->result().ok);
+        QVERIFY2(panel.statusLabel()->text().startsWith("Cancelled after"),
+                 qPrintable(panel.statusLabel()->text()));
+        QVERIFY(!panel.busyBar()->isVisible());
+        QCOMPARE(panel.table()->rowCount(), 0);
+    }
+
+    void missingProgramsSayWhatToInstall() {
+        const DeviceScene scene = deviceSceneOf(smallConfig());
+        MpiRunPanel panel;
+        panel.launcher()->setPrograms("/nonexistent/mpirun", panel.launcher()->tpvizMpi());
+        panel.run(scene, defaultHardware());
+        QVERIFY(!panel.launcher()->isRunning());
+        QVERIFY2(
+            panel.statusLabel()->text().contains("sudo apt install openmpi-bin libopenmpi-dev"),
+            qPrintable(panel.statusLabel()->text()));
+        QVERIFY(panel.statusLabel()->text().contains("/nonexistent/mpirun"));
+
+        MpiLauncher launcher;
+        launcher.setPrograms(QCoreApplication::applicationFilePath(), "/nonexistent/tpviz-mpi");
+        const QString refusal = launcher.refusal(*scene.scene);
+        QVERIFY2(refusal.startsWith("tpviz-mpi was not built (looked for /nonexistent/tpviz-mpi)"),
+                 qPrintable(refusal));
+        QVERIFY(!launcher.start(*scene.scene, defaultHardware()));
+        QVERIFY(!launcher.isRunning());
+    }
+
+    void largeMeshesAndTheBriefAreRefused() {
+        MpiLauncher launcher;
+        // Present programs, so that the scene is what is refused.
+        launcher.setPrograms(QCoreApplication::applicationFilePath(),
+                             QCoreApplication::applicationFilePath());
+        Scene scene;
+        scene.config = smallConfig();
+        scene.config.features = 80;
+        scene.config.tpSize = 40;
+        scene.config.dataSize = 2;
+        QVERIFY2(launcher.refusal(scene).contains("data (2) x tp_size (40) = 80 ranks"),
+                 qPrintable(launcher.refusal(scene)));
+        scene.config.tpSize = 32;
+        QVERIFY(launcher.refusal(scene).isEmpty());
+        QVERIFY(launcher.arguments(scene, defaultHardware()).contains("--oversubscribe"));
+        // tpviz-mpi runs the correct split: a scene's mistake is not passed on.
+        scene.mistake = Mistake::InitPerGroup;
+        const QStringList args = launcher.arguments(scene, defaultHardware());
+        QVERIFY(!args.contains("--mistake"));
+        QCOMPARE(args.mid(args.indexOf("--tp"), 2), (QStringList{"--tp", "32"}));
+        QCOMPARE(args.mid(args.indexOf("--data"), 2), (QStringList{"--data", "2"}));
+        scene.source = SceneSource::Brief;
+        QVERIFY(launcher.refusal(scene).contains("not drawn from a seed"));
+    }
+
+    void failedRunShowsRankZerosMessage() {
+        QCOMPARE(mpiFailureMessage("------\nmpirun noise\ntpviz-mpi: the world size (3 ranks) must "
+                                   "equal data (1) * tp_size (2) = 2\n-----\n"),
+                 QString("the world size (3 ranks) must equal data (1) * tp_size (2) = 2"));
+        QCOMPARE(mpiFailureMessage("-----\nmpirun was unable to launch\n\n-----\n"),
+                 QString("mpirun was unable to launch"));
+        const MpiRunResult bad = readMpiReport("{\"config\": ");
+        QVERIFY(!bad.ok);
+        QVERIFY2(bad.error.startsWith("tpviz-mpi's report is not JSON"), qPrintable(bad.error));
+        QVERIFY(!readMpiReport("{\"config\": {}}").ok);
+
+        // A program that fails under mpirun: its exit status in words.
+        MpiLauncher launcher;
+        const QString falseProgram = QStandardPaths::findExecutable("false");
+        if (launcher.mpirun().isEmpty() || falseProgram.isEmpty())
+            QSKIP("mpirun or false is not on PATH");
+        launcher.setPrograms(launcher.mpirun(), falseProgram);
+        QVERIFY(launcher.start(*deviceSceneOf(smallConfig()).scene, defaultHardware()));
+        QTRY_VERIFY_WITH_TIMEOUT(!launcher.isRunning(), 60000);
+        QVERIFY(!launcher.result().ok);
+        QVERIFY2(launcher.result().error.startsWith("tpviz-mpi ended with exit status"),
+                 qPrintable(launcher.result().error));
+    }
+};
+
+QTEST_MAIN(TestMpiLaunch)
+#include "tst_mpi_launch.moc"

@@ -45,6 +45,7 @@ int main(int argc, char* argv[]) {
             {.config = line.config,
              .source = line.source,
              .step = line.step.value_or(0),
+             .mistake = line.run.mistake,
              .arrays = {}},
             QString::fromStdString(*line.sceneFile));
     else if (line.sceneGiven)

@@ -59,6 +59,11 @@ QStringList SceneFileActions::sceneProblems(const SceneFile& scene, const QStrin
                         .arg(path);
     for (const ConfigProblem& problem : scene.config.validate())
         problems << QStringLiteral("%1: %2").arg(path, QString::fromStdString(problem.message));
+    if (problems.isEmpty())
+        for (const ConfigProblem& problem :
+             mistakeProblems(scene.config, scene.mistake, scene.source == SceneSource::Nnx))
+            problems << QStringLiteral("%1: 'mistake' %2")
+                            .arg(path, QString::fromStdString(problem.message));
     return problems;
 }
 
@@ -86,7 +91,10 @@ QString SceneFileActions::openScene(const QString& path) {
 
 void SceneFileActions::showScene(const SceneFile& scene, const QString& path) {
     m_pendingStep = scene.step;
-    m_window->showConfig(scene.config, scene.source);
+    // The file names the mistake; the check's rule stays the one chosen in the window.
+    SceneRun run = m_window->parameterPanel()->run();
+    run.mistake = scene.mistake;
+    m_window->showConfig(scene.config, scene.source, run);
     m_current = path;
     remember(path);
 }
@@ -96,9 +104,11 @@ QString SceneFileActions::saveScene(const QString& path) {
     if (const ScenePtr shown = m_window->scene()) {
         scene.config = shown->config;
         scene.source = shown->source;
+        scene.mistake = shown->mistake;
     } else {
         scene.config = m_window->parameterPanel()->config();
         scene.source = m_window->parameterPanel()->source();
+        scene.mistake = m_window->parameterPanel()->run().mistake;
     }
     scene.step = m_window->stepController()->step();
     if (const std::string error = writeSceneFile(path.toStdString(), scene); !error.empty())

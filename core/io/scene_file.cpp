@@ -137,6 +137,30 @@ const SceneKey kSceneKeys[] = {
          s.config.bias = *bias;
          return "";
      }},
+    {"data",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.dataSize); }},
+    {"output",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto layout = parseOutputLayout(text);
+         if (!layout)
+             return "'" + text + "' is not sharded or replicated";
+         s.config.output = *layout;
+         return "";
+     }},
+    {"mistake",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto mistake = parseMistake(text);
+         if (!mistake)
+             return "'" + text + "' is not a mistake tpviz makes (see tpviz-cli --help)";
+         s.mistake = *mistake;
+         return "";
+     }},
     {"step",
      [](const json& v, SceneFile& s, const fs::path&) -> std::string {
          if (auto reason = readInt(v, s.step); !reason.empty())
@@ -222,7 +246,12 @@ std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {
     json document = {{"format", kFormat}, {"version", kVersion},      {"batch", c.batch},
                      {"in_dim", c.inDim}, {"features", c.features},   {"tp_size", c.tpSize},
                      {"seed", c.seed},    {"mode", toString(c.mode)}, {"prng", toString(c.prng)},
-                     {"x64", c.x64},      {"bias", toString(c.bias)}, {"step", scene.step}};
+                     {"x64", c.x64},      {"bias", toString(c.bias)}, {"data", c.dataSize},
+                     {"step", scene.step}};
+    if (c.output)
+        document["output"] = toString(*c.output);
+    if (scene.mistake != Mistake::None)
+        document["mistake"] = toString(scene.mistake);
     if (scene.source == SceneSource::Brief)
         document["example"] = "brief";
     if (scene.arrays.any()) {

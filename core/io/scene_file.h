@@ -3,14 +3,17 @@
 // The .tpviz scene file: a JSON object holding everything needed to rebuild a scene,
 //   {"format": "tpviz-scene", "version": 1, "batch": 2, "in_dim": 8, "features": 12,
 //    "tp_size": 3, "seed": 0, "mode": "column", "prng": "partitionable", "x64": false,
-//    "bias": "zeros", "step": 0}
-// plus, where used, "example": "brief" or "arrays": {"kernel": "w.safetensors:fc.weight",
+//    "bias": "zeros", "data": 1, "step": 0}
+// plus "output": "sharded" or "replicated" when the layout is chosen, "mistake": NAME when one is
+// made (see mistakes.h),
+// and, where used, "example": "brief" or "arrays": {"kernel": "w.safetensors:fc.weight",
 // "transpose": true, "bias": "b.npy", "x": "x.npy"} with paths relative to the scene file.
 // Keys other than "format" and "version" may be left out (their defaults apply); unknown keys
 // are refused.
 
 #include "array_source.h"
 #include "layer_config.h"
+#include "mistakes.h"
 #include "scene.h"
 
 #include <optional>
@@ -24,6 +27,7 @@ struct SceneFile {
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;  ///< Brief with "example", Files with "arrays"
     std::int64_t step = 0;                  ///< the step shown, 0 = start
+    Mistake mistake = Mistake::None;        ///< the mistake made on purpose, if any
     ArrayFiles arrays;  ///< absolute, or relative to the working folder, once read
 
     bool operator==(const SceneFile&) const = default;

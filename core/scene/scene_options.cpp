@@ -194,6 +194,7 @@ void applySceneFile(const std::vector<std::string>& args, SceneOptions& options,
     options.config = read.scene->config;
     options.source = read.scene->source;
     options.files = read.scene->arrays;
+    options.mistake = read.scene->mistake;
 }
 
 // Handles the options of this block; false for any other option.

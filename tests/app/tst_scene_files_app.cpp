@@ -45,9 +45,9 @@ struct Window {
     MainWindow window{MainWindow::Options{.useSettings = false}};
 
     explicit Window(const LayerConfig& config = LayerConfig{},
-                    SceneSource source = SceneSource::Nnx) {
+                    SceneSource source = SceneSource::Nnx, const SceneRun& run = {}) {
         window.resize(1400, 900);
-        window.showConfig(config, source);
+        window.showConfig(config, source, run);
         window.show();
     }
     SceneFileActions* files() const { return window.findChild<SceneFileActions*>(); }
@@ -93,6 +93,7 @@ private slots:
         QTest::addColumn<int>("which");
         QTest::newRow("row 8x6 tp4 legacy x64 bias normal") << 0;
         QTest::newRow("the worked example, row tp 1") << 1;
+        QTest::newRow("data 3, replicated output, bias-per-partial") << 2;
     }
 
     void saveThenOpenRoundTrips() {
@@ -105,11 +106,18 @@ private slots:
             config.tpSize = 1;
             source = SceneSource::Brief;
         }
+        SceneRun run;
+        if (which == 2) {
+            config.dataSize = 3;
+            config.output = OutputLayout::Replicated;
+            run.mistake = Mistake::BiasPerPartial;
+        }
         QTemporaryDir dir;
         const QString path = dir.filePath("scene.tpviz");
         {
-            Window w(config, source);
+            Window w(config, source, run);
             QTRY_VERIFY(w.shows(config, source));
+            QVERIFY(w.window.scene()->mistake == run.mistake);
             w.window.stepController()->setStep(2);
             QCOMPARE(w.files()->saveScene(path), QString());
             QCOMPARE(w.files()->currentFile(), path);
@@ -122,6 +130,8 @@ private slots:
         QTRY_COMPARE(w.window.stepController()->step(), 2);
         QCOMPARE(w.window.parameterPanel()->config(), config);
         QCOMPARE(w.window.parameterPanel()->source(), source);
+        QVERIFY(w.window.scene()->mistake == run.mistake);
+        QVERIFY(w.window.parameterPanel()->run().mistake == run.mistake);
         QCOMPARE(w.files()->currentFile(), path);
     }
 

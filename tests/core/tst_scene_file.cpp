@@ -51,6 +51,21 @@ private slots:
         QVERIFY(!s.arrays.any());
     }
 
+    void meshLayoutAndMistakeRead() {
+        const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1,
+            "batch": 4, "mode": "row", "data": 2, "output": "sharded",
+            "mistake": "bias-per-partial"})");
+        QCOMPARE(errorsOf(read), QString());
+        QCOMPARE(read.scene->config.dataSize, std::int64_t(2));
+        QVERIFY(read.scene->config.output == OutputLayout::Sharded);
+        QVERIFY(read.scene->mistake == Mistake::BiasPerPartial);
+        // Left out: one data row of devices, the mode's own layout, no mistake.
+        const SceneFileRead plain = parse(R"({"format": "tpviz-scene", "version": 1})");
+        QCOMPARE(plain.scene->config.dataSize, std::int64_t(1));
+        QVERIFY(!plain.scene->config.output);
+        QVERIFY(plain.scene->mistake == Mistake::None);
+    }
+
     void missingKeysKeepTheirDefaults() {
         const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1})");
         QCOMPARE(errorsOf(read), QString());
@@ -100,6 +115,14 @@ private slots:
         QVERIFY(QString::fromStdString(text).contains(R"("kernel": "w/k.safetensors:layer.0")"));
         QVERIFY(QString::fromStdString(text).contains(R"("bias": "b.npy")"));
 
+        SceneFile mesh;
+        mesh.config.batch = 4;
+        mesh.config.dataSize = 2;
+        mesh.config.output = OutputLayout::Replicated;
+        mesh.mistake = Mistake::SumGroups;
+        QCOMPARE(writeSceneFile(file, mesh), std::string());
+        QVERIFY(*readSceneFile(file).scene == mesh);
+
         SceneFile brief;
         brief.source = SceneSource::Brief;
         QCOMPARE(writeSceneFile(file, brief), std::string());
@@ -139,6 +162,12 @@ private slots:
             "s.tpviz: 'bias' 'normal:-1' is not zeros or normal:STDDEV");
         add("step negative", R"({"format": "tpviz-scene", "version": 1, "step": -1})",
             "s.tpviz: 'step' is negative");
+        add("data a string", R"({"format": "tpviz-scene", "version": 1, "data": "2"})",
+            "s.tpviz: 'data' is not a whole number");
+        add("output unknown", R"({"format": "tpviz-scene", "version": 1, "output": "gathered"})",
+            "s.tpviz: 'output' 'gathered' is not sharded or replicated");
+        add("mistake unknown", R"({"format": "tpviz-scene", "version": 1, "mistake": "typo"})",
+            "s.tpviz: 'mistake' 'typo' is not a mistake tpviz makes");
         add("unknown key", R"({"format": "tpviz-scene", "version": 1, "colour": "red"})",
             "s.tpviz: unknown key 'colour' (known keys: format, version, batch");
         add("arrays not object", R"({"format": "tpviz-scene", "version": 1, "arrays": "k.npy"})",

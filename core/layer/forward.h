@@ -61,7 +61,12 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                               const RowVectorCRef& bias, const ShardingPlan& plan,
                               Progress* progress = nullptr);
 
-/// The reference x @ kernel + bias from one full product, shape (N, features).
-Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias);
+/// The reference x @ kernel + bias from one full product, shape (N, features). With at most 4
+/// rows in x (and in every group's product) each element is summed in order over k, so a column
+/// split's output equals it bit for bit; with more rows Eigen's blocked product computes both.
+/// With `kernelMaxAbs`, also sets it to the largest |kernel element| (NaN ignored, 0 when empty),
+/// the picture's colour scale, read in the product's own pass over the kernel (at most 4 rows).
+Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias,
+                        float* kernelMaxAbs = nullptr);
 
 }  // namespace tp

@@ -8,7 +8,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace tp {
 
@@ -44,8 +49,18 @@ QRgb rampColor(int group, int step, bool dimmed) {
     return color;
 }
 
+// A group's ramp, computed once: each of its 511 colours is an OKLab mix with a gamut search,
+// which made building the ramps cost more than drawing a small matrix. The palette is fixed, so
+// the ramps never go stale; the cache is emptied past a few hundred to stay small at any tp.
 Ramp makeRamp(int group, bool dimmed) {
-    Ramp ramp;
+    static std::mutex mutex;
+    static std::map<std::pair<int, bool>, Ramp> cache;
+    const std::lock_guard lock(mutex);
+    if (const auto found = cache.find({group, dimmed}); found != cache.end())
+        return found->second;
+    if (cache.size() >= 512)
+        cache.clear();
+    Ramp& ramp = cache[{group, dimmed}];
     for (int s = -kSteps; s <= kSteps; ++s)
         ramp[std::size_t(s + kSteps)] = rampColor(group, s, dimmed);
     return ramp;
@@ -71,34 +86,61 @@ std::vector<int> groupsAlong(const HeatmapStyle& style, Index pixels, Index coun
     return result;
 }
 
+// |v| as an integer in the order of the magnitudes (the float's bits without the sign), NaN as 0
+// so that it is never the largest. Integer maxima vectorise; float ones do not (NaN order).
+inline std::int32_t magnitudeBits(float v) {
+    const std::int32_t bits = std::bit_cast<std::int32_t>(v) & 0x7fffffff;
+    return bits > 0x7f800000 ? 0 : bits;
+}
+
+// The element of row[cols] with the largest |value| when it beats `acc` (strictly), else `acc`:
+// the first such element in column order, as a scan keeping each strictly larger |value| finds.
+// Sets `best` to the largest |value|'s bits. One vectorised pass, then a search only on a win.
+inline float maxAbsOfRun(const float* row, IndexRange cols, float acc, std::int32_t& best) {
+    best = 0;
+    for (Index c = cols.start; c < cols.stop; ++c)
+        best = std::max(best, magnitudeBits(row[c]));
+    if (best <= magnitudeBits(acc))
+        return acc;
+    Index c = cols.start;
+    while (magnitudeBits(row[c]) != best)
+        ++c;
+    return row[c];
+}
+
 // Reduces the elements under each pixel of row `y` into out[0..W).
 template <bool kMean, bool kTrackMax>
 float reduceRow(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
                 float* out) {
     const std::size_t width = colsOfPixel.size();
     float rowMax = 0.0f;
+    std::int32_t rowMaxBits = 0;
     std::fill(out, out + width, 0.0f);
     for (Index r = rows.start; r < rows.stop; ++r) {
         const float* row = m.rowData(r);
         for (std::size_t x = 0; x < width; ++x) {
             const IndexRange cols = colsOfPixel[x];
-            float acc = out[x];
-            for (Index c = cols.start; c < cols.stop; ++c) {
-                const float v = row[c];
-                if constexpr (kMean) {
-                    acc += v;
-                } else {
-                    acc = std::fabs(v) > std::fabs(acc) ? v : acc;
+            if constexpr (kMean) {
+                float acc = out[x];
+                for (Index c = cols.start; c < cols.stop; ++c) {
+                    acc += row[c];
+                    if constexpr (kTrackMax)
+                        rowMax = std::max(rowMax, std::fabs(row[c]));  // max ignores NaN here
                 }
+                out[x] = acc;
+            } else {
+                std::int32_t best;
+                out[x] = maxAbsOfRun(row, cols, out[x], best);
                 if constexpr (kTrackMax)
-                    rowMax = std::max(rowMax, std::fabs(v));  // max ignores NaN here
+                    rowMaxBits = std::max(rowMaxBits, best);
             }
-            out[x] = acc;
         }
     }
     if constexpr (kMean) {
         for (std::size_t x = 0; x < width; ++x)
             out[x] /= float(rows.size() * colsOfPixel[x].size());
+    } else if constexpr (kTrackMax) {
+        rowMax = std::bit_cast<float>(rowMaxBits);
     }
     return rowMax;
 }
@@ -130,7 +172,7 @@ QRgb heatmapColor(float value, float scale, int group, bool dimmed) {
     if (std::isnan(value))
         return kNanColor;
     const float t = scale > 0.0f ? value / scale : 0.0f;
-    return rampColor(group, stepOf(t), dimmed);
+    return makeRamp(group, dimmed)[std::size_t(stepOf(t) + kSteps)];
 }
 
 float maxAbs(const MatrixData& m) {

@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
-#include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -86,61 +84,34 @@ std::vector<int> groupsAlong(const HeatmapStyle& style, Index pixels, Index coun
     return result;
 }
 
-// |v| as an integer in the order of the magnitudes (the float's bits without the sign), NaN as 0
-// so that it is never the largest. Integer maxima vectorise; float ones do not (NaN order).
-inline std::int32_t magnitudeBits(float v) {
-    const std::int32_t bits = std::bit_cast<std::int32_t>(v) & 0x7fffffff;
-    return bits > 0x7f800000 ? 0 : bits;
-}
-
-// The element of row[cols] with the largest |value| when it beats `acc` (strictly), else `acc`:
-// the first such element in column order, as a scan keeping each strictly larger |value| finds.
-// Sets `best` to the largest |value|'s bits. One vectorised pass, then a search only on a win.
-inline float maxAbsOfRun(const float* row, IndexRange cols, float acc, std::int32_t& best) {
-    best = 0;
-    for (Index c = cols.start; c < cols.stop; ++c)
-        best = std::max(best, magnitudeBits(row[c]));
-    if (best <= magnitudeBits(acc))
-        return acc;
-    Index c = cols.start;
-    while (magnitudeBits(row[c]) != best)
-        ++c;
-    return row[c];
-}
-
 // Reduces the elements under each pixel of row `y` into out[0..W).
 template <bool kMean, bool kTrackMax>
 float reduceRow(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
                 float* out) {
     const std::size_t width = colsOfPixel.size();
     float rowMax = 0.0f;
-    std::int32_t rowMaxBits = 0;
     std::fill(out, out + width, 0.0f);
     for (Index r = rows.start; r < rows.stop; ++r) {
         const float* row = m.rowData(r);
         for (std::size_t x = 0; x < width; ++x) {
             const IndexRange cols = colsOfPixel[x];
-            if constexpr (kMean) {
-                float acc = out[x];
-                for (Index c = cols.start; c < cols.stop; ++c) {
-                    acc += row[c];
-                    if constexpr (kTrackMax)
-                        rowMax = std::max(rowMax, std::fabs(row[c]));  // max ignores NaN here
+            float acc = out[x];
+            for (Index c = cols.start; c < cols.stop; ++c) {
+                const float v = row[c];
+                if constexpr (kMean) {
+                    acc += v;
+                } else {
+                    acc = std::fabs(v) > std::fabs(acc) ? v : acc;
                 }
-                out[x] = acc;
-            } else {
-                std::int32_t best;
-                out[x] = maxAbsOfRun(row, cols, out[x], best);
                 if constexpr (kTrackMax)
-                    rowMaxBits = std::max(rowMaxBits, best);
+                    rowMax = std::max(rowMax, std::fabs(v));  // max ignores NaN here
             }
+            out[x] = acc;
         }
     }
     if constexpr (kMean) {
         for (std::size_t x = 0; x < width; ++x)
             out[x] /= float(rows.size() * colsOfPixel[x].size());
-    } else if constexpr (kTrackMax) {
-        rowMax = std::bit_cast<float>(rowMaxBits);
     }
     return rowMax;
 }
@@ -344,9 +315,10 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     for (std::size_t i = 0; i < shown; ++i) {
         QImage ramp(rampWidth, 1, QImage::Format_RGB32);
         auto* line = reinterpret_cast<QRgb*>(ramp.scanLine(0));
+        const Ramp colours = makeRamp(groups[i], false);
         for (int x = 0; x < rampWidth; ++x) {
             const float t = -1.0f + 2.0f * float(x) / float(rampWidth - 1);
-            line[x] = heatmapColor(t * scale, scale, groups[i]);
+            line[x] = colours[std::size_t(stepOf(t * scale / scale) + kSteps)];  // heatmapColor
         }
         const qreal h = bar.height() / qreal(shown);
         painter.drawImage(QRectF(bar.left(), bar.top() + h * qreal(i), bar.width(), h), ramp);

@@ -5,6 +5,7 @@
 
 #include <QTest>
 
+#include <limits>
 #include <random>
 
 using namespace tp;
@@ -161,6 +162,40 @@ private slots:
                 QVERIFY(result.output == expected);
             }
         }
+    }
+
+    // With at most 4 batch rows every element is summed in order over k, wherever its columns lie:
+    // the column split equals the full product bit for bit, at any tp and on any thread count.
+    // The reference's pass also finds the kernel's largest |value|, NaN ignored.
+    void fewRowsColumnSplitIsTheFullProduct_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("features");
+        QTest::newRow("1x300x5000") << 1 << 5000;
+        QTest::newRow("2x300x5000") << 2 << 5000;
+        QTest::newRow("4x300x4096") << 4 << 4096;
+        QTest::newRow("3x300x24") << 3 << 24;
+    }
+    void fewRowsColumnSplitIsTheFullProduct() {
+        QFETCH(int, batch);
+        QFETCH(int, features);
+        const Index inDim = 300;
+        const Matrix x = randomMatrix(batch, inDim, 11);
+        Matrix kernel = randomMatrix(inDim, features, 12) / std::sqrt(float(inDim));
+        const RowVector bias = randomRow(features, 13);
+        const float largest = kernel.cwiseAbs().maxCoeff();
+        float found = -1.0f;
+        const Matrix reference = forwardReference(x, kernel, bias, &found);
+        QCOMPARE(found, largest);
+        for (std::int64_t tp : {1, 2, 3, 8}) {
+            if (features % tp != 0)
+                continue;
+            const auto plan = ShardingPlan::make(ParallelMode::Column, inDim, features, tp);
+            const ForwardResult result = forwardParallel(x, kernel, bias, plan);
+            QVERIFY2(result.output == reference, qPrintable(QString("tp %1").arg(tp)));
+        }
+        kernel(inDim / 2, features / 3) = std::numeric_limits<float>::quiet_NaN();
+        forwardReference(x, kernel, bias, &found);
+        QVERIFY(found <= largest && found > 0.0f);
     }
 
     // Each group reads the one kernel through a view: its data pointer lies inside the kernel.

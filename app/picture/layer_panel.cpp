@@ -240,7 +240,7 @@ void LayerPanel::setScene(ScenePtr scene) {
     const std::vector<IndexRange> ranges = groupRanges(plan);
     const bool column = c.mode == ParallelMode::Column;
 
-    m_kernel->setMatrix(MatrixData::of(m_scene, p.kernel));
+    m_kernel->setMatrix(MatrixData::of(m_scene, p.kernel), m_scene->kernelMaxAbs);
     m_kernel->setGroups(ranges, column ? Qt::Horizontal : Qt::Vertical);
     const bool one = plan.chunk == 1;  // "2 groups of 1 row", not "of 1 rows"
     m_kernel->setTitle(

@@ -10,6 +10,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace tp {
 
@@ -53,8 +56,18 @@ QRgb rampColor(int group, int step, bool dimmed) {
     return color;
 }
 
+// A group's ramp, computed once: each of its 511 colours is an OKLab mix with a gamut search,
+// which made building the ramps cost more than drawing a small matrix. The palette is fixed, so
+// the ramps never go stale; the cache is emptied past a few hundred to stay small at any tp.
 Ramp makeRamp(int group, bool dimmed) {
-    Ramp ramp;
+    static std::mutex mutex;
+    static std::map<std::pair<int, bool>, Ramp> cache;
+    const std::lock_guard lock(mutex);
+    if (const auto found = cache.find({group, dimmed}); found != cache.end())
+        return found->second;
+    if (cache.size() >= 512)
+        cache.clear();
+    Ramp& ramp = cache[{group, dimmed}];
     for (int s = -kSteps; s <= kSteps; ++s)
         ramp[std::size_t(s + kSteps)] = rampColor(group, s, dimmed);
     return ramp;
@@ -167,7 +180,7 @@ QRgb heatmapColor(float value, float scale, int group, bool dimmed) {
     if (!std::isfinite(value))
         return nonFiniteColor(value);
     const float t = scale > 0.0f ? value / scale : 0.0f;
-    return rampColor(group, stepOf(t), dimmed);
+    return makeRamp(group, dimmed)[std::size_t(stepOf(t) + kSteps)];
 }
 
 float maxAbs(const MatrixData& m) {
@@ -351,9 +364,10 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     for (std::size_t i = 0; i < shown; ++i) {
         QImage ramp(rampWidth, 1, QImage::Format_RGB32);
         auto* line = reinterpret_cast<QRgb*>(ramp.scanLine(0));
+        const Ramp colours = makeRamp(groups[i], false);
         for (int x = 0; x < rampWidth; ++x) {
             const float t = -1.0f + 2.0f * float(x) / float(rampWidth - 1);
-            line[x] = heatmapColor(t * scale, scale, groups[i]);
+            line[x] = colours[std::size_t(stepOf(t * scale / scale) + kSteps)];  // heatmapColor
         }
         const qreal h = bar.height() / qreal(shown);
         painter.drawImage(QRectF(bar.left(), bar.top() + h * qreal(i), bar.width(), h), ramp);

@@ -59,12 +59,14 @@ MatrixView::MatrixView(QWidget* parent)
 
 MatrixView::~MatrixView() = default;
 
-void MatrixView::setMatrix(MatrixData matrix) {
+void MatrixView::setMatrix(MatrixData matrix, std::optional<float> knownMaxAbs) {
     const float before = effectiveScale();
     m_matrix = std::move(matrix);
     m_traceRow = m_traceCol = -1;
-    m_autoScale = m_matrix.isEmpty() ? 1.0f : maxAbs(m_matrix);
-    m_nonFinite = m_matrix.isEmpty() ? NonFiniteKinds{} : nonFiniteKinds(m_matrix);
+    // A matrix known to be finite with its largest |element| needs no scan (a big kernel is
+    // scanned once, by the scene's own pass over it); any other is scanned for both.
+    m_autoScale = m_matrix.isEmpty() ? 1.0f : knownMaxAbs ? *knownMaxAbs : maxAbs(m_matrix);
+    m_nonFinite = m_matrix.isEmpty() || knownMaxAbs ? NonFiniteKinds{} : nonFiniteKinds(m_matrix);
     // One font size for the whole matrix: the one its widest text fits. A matrix too big to scan
     // assumes the widest form there is.
     const long long count = m_matrix.isEmpty() ? 0 : m_matrix.rows() * m_matrix.cols();

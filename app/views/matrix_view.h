@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QPointer>
 
+#include <optional>
 #include <vector>
 
 namespace tp {
@@ -39,7 +40,10 @@ public:
     ~MatrixView() override;
 
     /// The matrix to show (a view; its owner keeps the memory alive). An empty MatrixData clears.
-    void setMatrix(MatrixData matrix);
+    /// `knownMaxAbs`, when given, says the matrix is all finite with this largest |element|,
+    /// already found elsewhere (e.g. Scene::kernelMaxAbs), so that a big matrix is not scanned
+    /// again.
+    void setMatrix(MatrixData matrix, std::optional<float> knownMaxAbs = std::nullopt);
     const MatrixData& matrix() const { return m_matrix; }
 
     /// Group g owns column range groups[g] (Qt::Horizontal) or row range groups[g] (Qt::Vertical).

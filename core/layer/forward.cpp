@@ -2,11 +2,90 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <numeric>
+#include <optional>
 
 namespace tp {
 namespace {
+
+// Batches of at most this many rows multiply through productOfFewRows: each kernel element then
+// serves at most 4 products, so the product is bound by reading the kernel, not by arithmetic.
+constexpr Index kFewRows = 4;
+// Columns of the kernel one task sums at a time: the (N, kColumnBlock) sums stay in cache while
+// the kernel streams past once, in runs of kColumnBlock floats (16 KiB) that prefetching follows.
+constexpr Index kColumnBlock = 4096;
+
+// out = a @ b for an `a` of at most kFewRows rows; a (N, K), b (K, cols), out (N, cols).
+// Eigen runs a product of so few rows on one thread, packing the kernel into blocks as it goes;
+// here each column block of b is read once, row after row, and every element is summed in the
+// order k = 0, 1, ..., K - 1 (a multiply, then an add: this file never fuses them). The sum of
+// an element depends on neither the block nor the thread, so a group's columns computed alone
+// equal the same columns of the full product, bit for bit. Threads share the column blocks
+// unless the caller already runs in parallel. With `bMaxAbs`, also sets it, from the rows as they
+// pass, to the largest |b| (0 when b is empty) when every element of b is finite, else to nothing.
+void productOfFewRows(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
+                      std::optional<float>* bMaxAbs = nullptr) {
+    const Index rows = a.rows();
+    const Index depth = a.cols();
+    const Index cols = b.cols();
+    assert(rows <= kFewRows && b.rows() == depth && out.rows() == rows && out.cols() == cols);
+    // At least one block per thread, so that both cores read the kernel.
+    const Index threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    const Index blocks = std::max((cols + kColumnBlock - 1) / kColumnBlock,
+                                  std::min<Index>(threads, (cols + 63) / 64));
+    float largest = 0.0f;
+    bool finite = true;
+#pragma omp parallel for schedule(static) reduction(max : largest) reduction(&& : finite) \
+    if (blocks > 1 && rows * depth * cols > (Index(1) << 20))
+    for (Index block = 0; block < blocks; ++block) {
+        const Index c0 = cols * block / blocks;
+        const Index width = cols * (block + 1) / blocks - c0;
+        Matrix sums = Matrix::Zero(rows, width);
+        for (Index k = 0; k < depth; ++k) {
+            const auto kernelRow = b.row(k).segment(c0, width);
+            for (Index r = 0; r < rows; ++r)
+                sums.row(r) += a(r, k) * kernelRow;
+            if (bMaxAbs && width > 0) {
+                largest =
+                    std::max(largest, kernelRow.cwiseAbs().maxCoeff<Eigen::PropagateNumbers>());
+                // A NaN or an infinity makes the sum non-finite (and so may a sum past FLT_MAX:
+                // then the caller scans for itself, no harm done).
+                finite = finite && std::isfinite(kernelRow.sum());
+            }
+        }
+        out.middleCols(c0, width) = sums;
+    }
+    if (bMaxAbs)
+        *bMaxAbs = finite ? std::optional(largest) : std::nullopt;
+}
+
+// The largest |element| of m (0 when empty) when every element is finite, else nothing. One
+// parallel pass.
+std::optional<float> finiteMaxAbsOf(const MatrixCRef& m) {
+    float largest = 0.0f;
+    bool finite = true;
+    const Index rows = m.cols() > 0 ? m.rows() : 0;
+#pragma omp parallel for schedule(static) reduction(max : largest) reduction(&& : finite) \
+    if (m.size() > (Index(1) << 16))
+    for (Index r = 0; r < rows; ++r) {
+        largest = std::max(largest, m.row(r).cwiseAbs().maxCoeff<Eigen::PropagateNumbers>());
+        finite = finite && m.row(r).allFinite();
+    }
+    return finite ? std::optional(largest) : std::nullopt;
+}
+
+// out = a @ b (shapes as productOfFewRows): through productOfFewRows for a few rows, else Eigen's
+// blocked product, which is faster once each kernel element serves many rows.
+template <typename Out>
+void product(Out&& out, const MatrixCRef& a, const MatrixCRef& b) {
+    if (a.rows() <= kFewRows)
+        productOfFewRows(out, a, b);
+    else
+        out.noalias() = a * b;
+}
 
 // Runs work(group, rowBlock) for every group and every block of batch rows.
 // On one thread, or for tp = 1, the groups run in turn and Eigen threads inside each product.
@@ -67,7 +146,7 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
         x.rows(), plan, plan.chunk, progress,
         [&](const ShardGroup& group, IndexRange rows, auto piece) {
             const IndexRange cols = group.kernelCols;
-            piece.noalias() = x.middleRows(rows.start, rows.size()) * kernelSlice(kernel, group);
+            product(piece, x.middleRows(rows.start, rows.size()), kernelSlice(kernel, group));
             piece.rowwise() += bias.segment(cols.start, cols.size());
         });
 
@@ -90,12 +169,12 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     assert(plan.mode == ParallelMode::Row);
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
-    ForwardResult result = computePartials(
-        x.rows(), plan, plan.features, progress,
-        [&](const ShardGroup& group, IndexRange rows, auto piece) {
-            piece.noalias() = inputSlice(x, group).middleRows(rows.start, rows.size()) *
-                              kernelSlice(kernel, group);
-        });
+    ForwardResult result =
+        computePartials(x.rows(), plan, plan.features, progress,
+                        [&](const ShardGroup& group, IndexRange rows, auto piece) {
+                            product(piece, inputSlice(x, group).middleRows(rows.start, rows.size()),
+                                    kernelSlice(kernel, group));
+                        });
 
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
     result.runningSums.reserve(std::size_t(plan.tpSize));
@@ -116,10 +195,17 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                : forwardRowParallel(x, kernel, bias, plan, progress);
 }
 
-Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias) {
+Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias,
+                        std::optional<float>* kernelMaxAbs) {
     assert(x.cols() == kernel.rows() && kernel.cols() == bias.size());
     Matrix output(x.rows(), kernel.cols());
-    output.noalias() = x * kernel;
+    if (x.rows() <= kFewRows) {
+        productOfFewRows(output, x, kernel, kernelMaxAbs);
+    } else {
+        output.noalias() = x * kernel;
+        if (kernelMaxAbs)
+            *kernelMaxAbs = finiteMaxAbsOf(kernel);
+    }
     output.rowwise() += bias;
     return output;
 }

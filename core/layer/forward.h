@@ -6,6 +6,7 @@
 #include "progress.h"
 #include "sharding_plan.h"
 
+#include <optional>
 #include <vector>
 
 namespace tp {
@@ -61,7 +62,13 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                               const RowVectorCRef& bias, const ShardingPlan& plan,
                               Progress* progress = nullptr);
 
-/// The reference x @ kernel + bias from one full product, shape (N, features).
-Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias);
+/// The reference x @ kernel + bias from one full product, shape (N, features). With at most 4
+/// rows in x (and in every group's product) each element is summed in order over k, so a column
+/// split's output equals it bit for bit; with more rows Eigen's blocked product computes both.
+/// With `kernelMaxAbs`, also sets it to the largest |kernel element| (0 when empty), the
+/// picture's colour scale, when every kernel element is finite, else to nothing; read in the
+/// product's own pass over the kernel when x has at most 4 rows.
+Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias,
+                        std::optional<float>* kernelMaxAbs = nullptr);
 
 }  // namespace tp

@@ -46,7 +46,7 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
                                       ShardingPlan::make(config), scene.groupLayer, progress);
     if (isCancelled(progress))
         return std::nullopt;
-    scene.reference = forwardReference(p.x, p.kernel, p.bias);
+    scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
     scene.verification =
         verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
     return scene;

@@ -5,6 +5,7 @@
 
 #include <QTest>
 
+#include <limits>
 #include <random>
 
 using namespace tp;
@@ -160,6 +161,45 @@ private slots:
                 expected.rowwise() += bias;
                 QVERIFY(result.output == expected);
             }
+        }
+    }
+
+    // With at most 4 batch rows every element is summed in order over k, wherever its columns lie:
+    // the column split equals the full product bit for bit, at any tp and on any thread count.
+    // The reference's pass also finds the kernel's largest |value|, and nothing once the kernel
+    // holds a NaN or an infinity (the picture then scans it for those).
+    void fewRowsColumnSplitIsTheFullProduct_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("features");
+        QTest::newRow("1x300x5000") << 1 << 5000;
+        QTest::newRow("2x300x5000") << 2 << 5000;
+        QTest::newRow("4x300x4096") << 4 << 4096;
+        QTest::newRow("3x300x24") << 3 << 24;
+    }
+    void fewRowsColumnSplitIsTheFullProduct() {
+        QFETCH(int, batch);
+        QFETCH(int, features);
+        const Index inDim = 300;
+        const Matrix x = randomMatrix(batch, inDim, 11);
+        Matrix kernel = randomMatrix(inDim, features, 12) / std::sqrt(float(inDim));
+        const RowVector bias = randomRow(features, 13);
+        const float largest = kernel.cwiseAbs().maxCoeff();
+        std::optional<float> found;
+        const Matrix reference = forwardReference(x, kernel, bias, &found);
+        QCOMPARE(found, std::optional(largest));
+        for (std::int64_t tp : {1, 2, 3, 8}) {
+            if (features % tp != 0)
+                continue;
+            const auto plan = ShardingPlan::make(ParallelMode::Column, inDim, features, tp);
+            const ForwardResult result = forwardParallel(x, kernel, bias, plan);
+            QVERIFY2(result.output == reference, qPrintable(QString("tp %1").arg(tp)));
+        }
+        for (float bad :
+             {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+            Matrix spoiled = kernel;
+            spoiled(inDim / 2, features / 3) = bad;
+            forwardReference(x, spoiled, bias, &found);
+            QVERIFY(!found);
         }
     }
 

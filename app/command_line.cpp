@@ -83,7 +83,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
         if (!step) {
             line.errors.push_back("--step: '" + it->second + "' is not a whole number");
         } else if (line.config.validate().empty()) {
-            const int last = stepCount(line.config) - 1;
+            const int last = stepCount(line.config, line.run.mistake) - 1;
             if (*step < 0 || *step > last)
                 line.errors.push_back("--step " + it->second +
                                       " is out of range: this scene has "
@@ -93,7 +93,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
                 line.step = int(*step);
         }
     } else if (line.sceneFile && line.errors.empty()) {
-        const int last = stepCount(line.config) - 1;
+        const int last = stepCount(line.config, line.run.mistake) - 1;
         if (sceneStep > last)
             line.errors.push_back("--scene: 'step' " + std::to_string(sceneStep) +
                                   " is out of range: this scene has steps 0 to " +

@@ -360,7 +360,7 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
                                         "Mistake none to see them"));
     m_groups->setConfig(config);
     m_stepActions->setEnabled(true);
-    m_steps->setStepCount(stepCount(config));
+    m_steps->setStepCount(stepCount(config, m_scene->mistake));
     showStep(m_steps->step());
     m_sceneTiming = tr("%1 x %2 kernel, %3 groups: computed in %4 ms")
                         .arg(config.inDim)

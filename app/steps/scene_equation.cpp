@@ -53,19 +53,19 @@ std::string closingCaption(const Scene& scene) {
 
 std::string sceneCaption(const Scene& scene, int step) {
     const LayerConfig& c = scene.config;
-    const StepState state = stepState(c, step);
+    const StepState state = stepState(c, step, scene.mistake);
     if (scene.mistake == Mistake::None || state.ringStep >= 0 || !state.biasAdded ||
         closingStep(scene).empty())
-        return stepCaption(c, step);
-    return "Step " + std::to_string(state.step) + " of " + std::to_string(stepCount(c) - 1) + ": " +
-           closingCaption(scene);
+        return stepCaption(c, step, scene.mistake);
+    return "Step " + std::to_string(state.step) + " of " +
+           std::to_string(stepCount(c, scene.mistake) - 1) + ": " + closingCaption(scene);
 }
 
 std::string sceneEquation(const Scene& scene, int step) {
     const LayerConfig& c = scene.config;
     if (scene.mistake == Mistake::None)
         return equationText(c, step);
-    const StepState state = stepState(c, step);
+    const StepState state = stepState(c, step, scene.mistake);
     if (state.ringStep < 0 && state.currentGroup >= 0)
         return mistakeStepEquation(scene.mistake, scene.result.plan, state.currentGroup, c.batch);
     if (state.ringStep < 0 && state.biasAdded) {

@@ -17,15 +17,17 @@ int computeStepCount(const LayerConfig& config) {
     return config.mode == ParallelMode::Column ? groups + 1 : groups + 2;
 }
 
-int collectiveStepCount(const LayerConfig& config) {
+int collectiveStepCount(const LayerConfig& config, Mistake mistake) {
+    if (mistake != Mistake::None)
+        return 0;
     const CollectiveCost cost = meshCosts(config).collective;
     if (cost.kind == CollectiveKind::None)
         return 0;
     return int(cost.ringSteps) + (config.mode == ParallelMode::Row ? 1 : 0);
 }
 
-int stepCount(const LayerConfig& config) {
-    return computeStepCount(config) + collectiveStepCount(config);
+int stepCount(const LayerConfig& config, Mistake mistake) {
+    return computeStepCount(config) + collectiveStepCount(config, mistake);
 }
 
 RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep) {
@@ -47,10 +49,10 @@ int ringChunkSent(RingPhase phase, int s, int m, int p) {
     return ((m - back) % p + p) % p;
 }
 
-StepState stepState(const LayerConfig& config, int step) {
+StepState stepState(const LayerConfig& config, int step, Mistake mistake) {
     StepState state;
     const int groups = int(config.tpSize);
-    state.step = std::clamp(step, 0, stepCount(config) - 1);
+    state.step = std::clamp(step, 0, stepCount(config, mistake) - 1);
     const int computeSteps = computeStepCount(config);
     if (state.step >= computeSteps) {  // the collective, after every group is done
         state.groupsDone = groups;
@@ -130,11 +132,11 @@ std::string equationText(const LayerConfig& config, int step) {
            "), " + split;
 }
 
-std::string stepCaption(const LayerConfig& config, int step) {
-    const StepState state = stepState(config, step);
+std::string stepCaption(const LayerConfig& config, int step, Mistake mistake) {
+    const StepState state = stepState(config, step, mistake);
     const ShardingPlan plan = ShardingPlan::make(config);
     const std::string prefix = "Step " + std::to_string(state.step) + " of " +
-                               std::to_string(stepCount(config) - 1) + ": ";
+                               std::to_string(stepCount(config, mistake) - 1) + ": ";
     if (state.ringStep >= 0) {
         const RingStepInfo info = ringStepInfo(config, state.ringStep);
         if (info.phase == RingPhase::AddBias)

@@ -33,8 +33,10 @@ struct StepState {
 int computeStepCount(const LayerConfig& config);
 
 /// Steps of the output collective: RingRun::steps.size() of a simulated run, the collective's
-/// ring steps plus one bias step in row mode; 0 when the layout needs no collective.
-int collectiveStepCount(const LayerConfig& config);
+/// ring steps plus one bias step in row mode; 0 when the layout needs no collective, and 0 with a
+/// mistake made (the collective belongs to the correct split: a mistake's walk ends with the
+/// groups and the wrong result they make).
+int collectiveStepCount(const LayerConfig& config, Mistake mistake = Mistake::None);
 
 /// Where ring step `ringStep` (< collectiveStepCount) stands in its phase.
 struct RingStepInfo {
@@ -50,10 +52,10 @@ RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep);
 int ringChunkSent(RingPhase phase, int s, int m, int p);
 
 /// Steps of the walk: computeStepCount + collectiveStepCount.
-int stepCount(const LayerConfig& config);
+int stepCount(const LayerConfig& config, Mistake mistake = Mistake::None);
 
-/// The state at `step`, clamped to [0, stepCount - 1].
-StepState stepState(const LayerConfig& config, int step);
+/// The state at `step`, clamped to [0, stepCount(config, mistake) - 1].
+StepState stepState(const LayerConfig& config, int step, Mistake mistake = Mistake::None);
 
 /// The step of group `group` in the brief's words, with shapes:
 ///   column: "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
@@ -73,7 +75,7 @@ std::string equationText(const LayerConfig& config, int step);
 /// A short caption of the step of a valid config, e.g.
 ///   "Step 2 of 3: group 1 computes output columns 4:8".
 /// A ring step: "Step 6 of 7: all-gather ring step 2 of 3 over 4 devices per data row".
-std::string stepCaption(const LayerConfig& config, int step);
+std::string stepCaption(const LayerConfig& config, int step, Mistake mistake = Mistake::None);
 
 /// The wrong equation of group `group`, as stepEquation states the right one, e.g.
 ///   sum-groups:       "y += x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"

@@ -193,10 +193,10 @@ public:
         const ScenePtr scene = window.scene();
         const StepController* steps = window.stepController();
         if (scene) {
-            if (steps->stepCount() != stepCount(scene->config))
+            if (steps->stepCount() != stepCount(scene->config, scene->mistake))
                 return QStringLiteral("%1 steps for a scene of %2")
                     .arg(steps->stepCount())
-                    .arg(stepCount(scene->config));
+                    .arg(stepCount(scene->config, scene->mistake));
             if (steps->step() < 0 || steps->step() > steps->lastStep())
                 return QStringLiteral("step %1 outside [0, %2]")
                     .arg(steps->step())

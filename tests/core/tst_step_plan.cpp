@@ -135,6 +135,21 @@ private slots:
         QTest::newRow("row bias") << 1 << 4 << 3 << -1 << true << true;
         QTest::newRow("row all-reduce") << 1 << 6 << 3 << -1 << true << true;
     }
+    // A mistake's walk ends with the groups and the wrong result they make: the collective that
+    // follows belongs to the correct split, so it is not stepped through.
+    void aMistakeHasNoCollectiveSteps() {
+        const LayerConfig row = config(ParallelMode::Row, 6, 6, 3);
+        QCOMPARE(stepCount(row, Mistake::ConcatPartials), computeStepCount(row));
+        QCOMPARE(stepCount(row, Mistake::BiasPerPartial), 5);
+        QCOMPARE(stepState(row, 99, Mistake::BiasPerPartial).step, 4);
+        QCOMPARE(stepState(row, 99, Mistake::BiasPerPartial).ringStep, -1);
+        QVERIFY(stepCaption(row, 4, Mistake::BiasPerPartial).starts_with("Step 4 of 4: "));
+        LayerConfig column = config(ParallelMode::Column, 6, 6, 3);
+        column.output = OutputLayout::Replicated;  // an all-gather follows the correct split
+        QCOMPARE(stepCount(column), 4 + 2);
+        QCOMPARE(stepCount(column, Mistake::SumGroups), 4);
+    }
+
     void states() {
         QFETCH(int, mode);
         QFETCH(int, step);

@@ -1,6 +1,7 @@
 #include "scene_computer.h"
 
 #include "mistakes.h"
+#include "panels/parameter_panel.h"
 
 #include <QThread>
 
@@ -23,12 +24,17 @@ struct SceneComputer::Job {
 
 namespace {
 
-/// Reads the array files into `config`'s sizes and checks the config they make; the problems
+/// Reads the array files into `config`'s sizes (and tp_size, when it no longer divides the split
+/// dimension, into the nearest divisor) and checks the config they make; the problems
 /// are in words, a file's tagged with its name ("kernel: ").
 LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, const SceneRun& run) {
     LoadedArraysRead read = loadArrayFiles(files, config, FixedSizes{});
     if (!read.errors.empty())
         return read;
+    // New sizes keep tp_size when it divides the split dimension, else take its nearest divisor,
+    // as a mode switch does.
+    if (config.tpSize > 0 && config.splitDim() > 0 && config.splitDim() % config.tpSize != 0)
+        config.tpSize = nearestDivisor(config.splitDim(), config.tpSize);
     std::vector<ConfigProblem> problems = config.validate();
     if (problems.empty())
         problems = mistakeProblems(config, run.mistake, false);

@@ -173,10 +173,14 @@ QStringList ArrayFileInputs::inputProblems() const {
 void ArrayFileInputs::showProblems(const QStringList& problems) {
     std::map<QString, QStringList> placed;
     for (const QString& problem : problems) {
+        // Tagged "bias: " or "x: ", or a size that does not match the bias's or x's shape.
         QString input = QStringLiteral("kernel");
-        for (const auto& [name, label] : m_problems)
-            if (problem.startsWith(name + QStringLiteral(": ")))
-                input = name;
+        if (problem.startsWith(QStringLiteral("bias: ")) ||
+            problem.contains(QStringLiteral("the bias's shape")))
+            input = QStringLiteral("bias");
+        else if (problem.startsWith(QStringLiteral("x: ")) ||
+                 problem.contains(QStringLiteral("x's shape")))
+            input = QStringLiteral("x");
         placed[input] << problem;
     }
     for (const auto& [name, label] : m_problems) {

@@ -404,7 +404,9 @@ void ParameterPanel::showArraySizes(const LayerConfig& config) {
     m_inDim->setValue(int(std::clamp<std::int64_t>(config.inDim, 1, kMaxSize)));
     m_features->setValue(int(std::clamp<std::int64_t>(config.features, 1, kMaxSize)));
     fillTpChoices();
+    m_tp->setEditText(QString::number(config.tpSize));
     m_filling = false;
+    m_config.tpSize = config.tpSize;
     m_config.batch = config.batch;
     m_config.inDim = config.inDim;
     m_config.features = config.features;

@@ -56,7 +56,8 @@ public:
     /// Shows the problems met reading the array files (each tagged "kernel: ", "bias: " or
     /// "x: ") under their inputs; the picture stays the last good one.
     void showArrayProblems(const QStringList& problems);
-    /// Shows the sizes the array files gave (a scene computed from them) in the size inputs.
+    /// Shows the sizes the array files gave (a scene computed from them) in the size inputs, and
+    /// its tp_size (the nearest divisor when the files' sizes moved it).
     void showArraySizes(const LayerConfig& config);
     /// The message under an array file's input, "kernel", "bias" or "x" ("" when none).
     QString arrayProblemText(const QString& input) const;

@@ -3,6 +3,7 @@
 // under its input with the last good picture kept, and tpviz --kernel FILE.
 
 #include "command_line.h"
+#include "files/scene_file_actions.h"
 #include "main_window.h"
 #include "npy.h"
 #include "panels/array_file_inputs.h"
@@ -151,6 +152,31 @@ private slots:
         w.window.findChild<QSpinBox*>("dataBox")->setValue(3);
         QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("with the files' shapes"));
         QCOMPARE(w.window.scene(), good);
+    }
+
+    void sceneFileKeepsTheFiles() {
+        QTemporaryDir dir;
+        const Matrix weight = values(8, 4, 1.0f);
+        const std::string path = dir.filePath("model.safetensors").toStdString();
+        QCOMPARE(writeSafetensors(path, {{"fc.weight", {8, 4}, weight}}), std::string());
+        const QString scenePath = dir.filePath("layer.tpviz");
+        {
+            Window w;
+            QTRY_VERIFY(w.window.scene());
+            w.chooseFiles();
+            w.edit("kernelFileEdit")->setText(QString::fromStdString(path));
+            w.window.findChild<QCheckBox*>("transposeBox")->setChecked(true);
+            QTRY_VERIFY(w.showsFiles() && w.window.scene()->config.inDim == 4);
+            QCOMPARE(w.window.findChild<SceneFileActions*>()->saveScene(scenePath), QString());
+        }
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        QCOMPARE(w.window.findChild<SceneFileActions*>()->openScene(scenePath), QString());
+        QTRY_VERIFY(w.showsFiles());
+        QCOMPARE(w.panel()->source(), SceneSource::Files);
+        QVERIFY(w.panel()->arrayFiles().transpose);
+        const Matrix expected = weight.transpose();
+        QVERIFY(sameBits(w.window.scene()->params.kernel, expected));
     }
 
     void commandLineKernel() {

@@ -3,6 +3,7 @@
 // under its input with the last good picture kept, and tpviz --kernel FILE.
 
 #include "command_line.h"
+#include "files/export_actions.h"
 #include "files/scene_file_actions.h"
 #include "main_window.h"
 #include "npy.h"
@@ -18,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace tp;
@@ -86,6 +88,13 @@ private slots:
                  scene->config.tpSize);
         QVERIFY(!w.window.findChild<QSpinBox*>("featuresBox")->isEnabled());
         QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
+        // Edit > Copy command line names the files, so tpviz-cli computes the same scene.
+        const std::vector<std::string> args =
+            w.window.findChild<ExportActions*>()->commandLineArguments();
+        const auto kernelArg = std::find(args.begin(), args.end(), "--kernel");
+        QVERIFY(kernelArg != args.end() && kernelArg + 1 != args.end());
+        QCOMPARE(kernelArg[1], kernelPath);
+        QVERIFY(std::find(args.begin(), args.end(), biasPath) != args.end());
     }
 
     void safetensorsTensorTransposed() {

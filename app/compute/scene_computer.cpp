@@ -154,11 +154,11 @@ void SceneComputer::finishJob(const std::shared_ptr<Job>& job) {
     const qint64 elapsed = job->clock.elapsed();
     emit progressChanged(1.0);
     emit busyChanged(false);
-    if (job->scene)
+    if (job->scene) {
         emit sceneReady(job->scene, elapsed);
-    else if (!job->failure.empty())
+    } else if (!job->failure.empty()) {
         emit failed(QString::fromStdString(job->failure));
-    else if (!job->arrayProblems.empty()) {
+    } else if (!job->arrayProblems.empty()) {
         QStringList problems;
         for (const std::string& problem : job->arrayProblems)
             problems << QString::fromStdString(problem);

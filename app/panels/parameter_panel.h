@@ -65,11 +65,13 @@ public:
     /// The run as the inputs read now (the mistake and the check); check problems() before use.
     const SceneRun& run() const { return m_run; }
     /// Every problem with the inputs now (parsing and validation); empty when valid. With
-    /// SceneSource::Files, the sizes are the files' and are checked once they are read; the
-    /// problems of the file inputs themselves are arrayProblems().
-    const QStringList& arrayProblems() const { return m_arrayProblems; }
-    /// Every problem with the inputs now (parsing and validation); empty when valid.
+    /// SceneSource::Files the sizes are the files', checked by the scene computer once it has read
+    /// them (SceneComputer::arraysRefused); the file inputs' own problems are arrayProblems().
     const std::vector<ConfigProblem>& problems() const { return m_problems; }
+    /// With SceneSource::Files, the file inputs' problems before any file is read (no kernel file,
+    /// an unreadable .safetensors header), each tagged "kernel: "; empty otherwise. The inputs
+    /// are announced only when both this and problems() are empty.
+    const QStringList& arrayProblems() const { return m_arrayProblems; }
     /// The message shown next to a field's input ("" when none).
     QString problemText(ConfigField field) const;
     /// The note under tp_size after a mode switch moved it ("" when none).

@@ -39,16 +39,13 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     line.config = parse.options.config;
     line.source = parse.options.source;
     line.run = sceneRun(parse.options);
+    line.arrays = parse.options.files;
     line.errors = parse.errors;
     line.version = parse.options.extras.contains("--version");
     if (line.help || line.version)
         return line;
     for (const std::string& name : parse.options.cliOnlyGiven)
         line.errors.push_back(name + " is an option of tpviz-cli; tpviz does not take it");
-    if (parse.options.source == SceneSource::Files)
-        line.errors.push_back(
-            "arrays from files (--kernel, --bias FILE, --x, a scene's 'arrays') are read by "
-            "tpviz-cli; tpviz draws seeded layers and the worked example");
     std::int64_t sceneStep = 0;
     if (!parse.options.sceneFile.empty()) {
         line.sceneFile = parse.options.sceneFile;

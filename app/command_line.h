@@ -2,6 +2,7 @@
 
 // tpviz's command line: the scene options shared with tpviz-cli, plus --screenshot and --step.
 
+#include "array_source.h"
 #include "layer_config.h"
 #include "scene.h"
 
@@ -21,7 +22,8 @@ struct AppCommandLine {
     bool sceneGiven = false;  ///< some scene option was given: it overrides the saved settings
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
-    SceneRun run;                               ///< --mistake NAME (the check: the default rule)
+    ArrayFiles arrays;  ///< --kernel, --transpose, --bias FILE, --x or the scene file's "arrays"
+    SceneRun run;       ///< --mistake NAME (the check: the default rule)
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<std::string> sceneFile;  ///< FILE.tpviz or --scene FILE.tpviz, read into config
     /// --step K, else the scene file's step; in [0, stepCount(config) - 1]
@@ -34,8 +36,9 @@ struct AppCommandLine {
 /// Parses the arguments (without the program name) through tp::parseSceneOptions with the extras
 /// --screenshot FILE, --step K and --view layer|devices. A first argument that is not an option
 /// is a scene file, read as --scene FILE (the other options override it; its step is the step
-/// unless --step is given). The options only tpviz-cli takes (see tp::cliOnlyOptions) and arrays
-/// from files (which tpviz-cli reads) are refused, one problem each.
+/// unless --step is given). The options only tpviz-cli takes (see tp::cliOnlyOptions) are
+/// refused, one problem each. Arrays from files are read as tpviz-cli reads them; their problems
+/// are errors.
 AppCommandLine parseAppCommandLine(const std::vector<std::string>& args);
 
 /// The --help text: usage, the shared options and the extras.

@@ -46,10 +46,10 @@ int main(int argc, char* argv[]) {
              .source = line.source,
              .step = line.step.value_or(0),
              .mistake = line.run.mistake,
-             .arrays = {}},
+             .arrays = line.arrays},
             QString::fromStdString(*line.sceneFile));
     else if (line.sceneGiven)
-        window.showConfig(line.config, line.source, line.run);
+        window.showConfig(line.config, line.source, line.run, line.arrays);
     if (line.view == tp::CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
     window.show();

@@ -139,8 +139,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
             [this](const LayerConfig& config, SceneSource source, const SceneRun& run) {
                 // A valid value: an earlier "Input refused" no longer describes the picture.
                 statusBar()->clearMessage();
-                m_computer->request(config, source, run);
-                if (m_options.useSettings) {
+                m_computer->request(config, source, run, m_parameters->arrayFiles());
+                // The settings keep seeded layers and the example; files are opened again.
+                if (m_options.useSettings && source != SceneSource::Files) {
                     QSettings settings;
                     saveSceneSettings(settings, config, source);
                 }
@@ -161,6 +162,11 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     });
     connect(m_computer, &SceneComputer::failed, this, [this](const QString& reason) {
         statusBar()->showMessage(tr("Refused: %1").arg(reason), 10000);
+    });
+    connect(m_computer, &SceneComputer::arraysRefused, this, [this](const QStringList& problems) {
+        m_parameters->showArrayProblems(problems);
+        statusBar()->showMessage(
+            tr("The array files cannot be used: the picture shows the last valid scene"), 10000);
     });
     connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
     connect(m_groupTable, &QTableView::clicked, this,
@@ -192,12 +198,16 @@ MainWindow::MainWindow(Options options) : m_options(options) {
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run) {
+void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run,
+                            const ArrayFiles& files) {
     const QSignalBlocker block(m_parameters);
+    if (source == SceneSource::Files)
+        m_parameters->setArrayFiles(files);
     m_parameters->setConfig(config, source);
     m_parameters->setRun(run);
-    if (m_parameters->problems().empty())
-        m_computer->computeNow(m_parameters->config(), m_parameters->source(), m_parameters->run());
+    if (m_parameters->problems().empty() && m_parameters->arrayProblems().isEmpty())
+        m_computer->computeNow(m_parameters->config(), m_parameters->source(), m_parameters->run(),
+                               m_parameters->arrayFiles());
 }
 
 void MainWindow::buildMenus() {
@@ -334,6 +344,8 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
                           m_scene->config.inDim != scene->config.inDim;
     m_scene = std::move(scene);
     const LayerConfig& config = m_scene->config;
+    if (m_scene->source == SceneSource::Files)
+        m_parameters->showArraySizes(config);
     if (newShape) {
         // Share the height by rows: the layer shows in_dim kernel rows and the bias, the outputs
         // two rows of N, each with about 5 rows of titles and labels.

@@ -39,7 +39,9 @@ public:
 
     /// Shows a config (and how to run it: a mistake, the check's rule) in the parameter panel and
     /// computes it now (no debounce).
-    void showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run = {});
+    /// With SceneSource::Files, `files` names the arrays (read off the UI thread).
+    void showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
+                    const ArrayFiles& files = {});
 
     /// The scene on screen (the last good one), or null before the first arrives.
     ScenePtr scene() const { return m_scene; }

@@ -1,5 +1,8 @@
 #include "scene_computer.h"
 
+#include "mistakes.h"
+#include "panels/parameter_panel.h"
+
 #include <QThread>
 
 #include <algorithm>
@@ -15,8 +18,35 @@ struct SceneComputer::Job {
     Progress progress;
     ScenePtr scene;       ///< written by the worker before its thread finishes
     std::string failure;  ///< likewise; set when the computation ran out of memory
+    std::vector<std::string> arrayProblems;  ///< likewise; why the array files cannot be used
     QElapsedTimer clock;
 };
+
+namespace {
+
+/// Reads the array files into `config`'s sizes (and tp_size, when it no longer divides the split
+/// dimension, into the nearest divisor) and checks the config they make; the problems
+/// are in words, a file's tagged with its name ("kernel: ").
+LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, const SceneRun& run) {
+    LoadedArraysRead read = loadArrayFiles(files, config, FixedSizes{});
+    if (!read.errors.empty())
+        return read;
+    // New sizes keep tp_size when it divides the split dimension, else take its nearest divisor,
+    // as a mode switch does.
+    if (config.tpSize > 0 && config.splitDim() > 0 && config.splitDim() % config.tpSize != 0)
+        config.tpSize = nearestDivisor(config.splitDim(), config.tpSize);
+    std::vector<ConfigProblem> problems = config.validate();
+    if (problems.empty())
+        problems = mistakeProblems(config, run.mistake, false);
+    const std::string shape = "with the files' shapes (batch " + std::to_string(config.batch) +
+                              ", in_dim " + std::to_string(config.inDim) + ", features " +
+                              std::to_string(config.features) + "): ";
+    for (const ConfigProblem& problem : problems)
+        read.errors.push_back(shape + problem.message);
+    return read;
+}
+
+}  // namespace
 
 SceneComputer::SceneComputer(QObject* parent)
     : QObject(parent),
@@ -39,17 +69,21 @@ SceneComputer::~SceneComputer() {
     }
 }
 
-void SceneComputer::request(const LayerConfig& config, SceneSource source, const SceneRun& run) {
+void SceneComputer::request(const LayerConfig& config, SceneSource source, const SceneRun& run,
+                            const ArrayFiles& files) {
     m_pendingConfig = config;
     m_pendingSource = source;
     m_pendingRun = run;
+    m_pendingFiles = files;
     m_debounce.start();
 }
 
-void SceneComputer::computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run) {
+void SceneComputer::computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run,
+                               const ArrayFiles& files) {
     m_pendingConfig = config;
     m_pendingSource = source;
     m_pendingRun = run;
+    m_pendingFiles = files;
     m_debounce.stop();
     startPending();
 }
@@ -76,9 +110,22 @@ void SceneComputer::startPending() {
     const LayerConfig config = m_pendingConfig;
     const SceneSource source = m_pendingSource;
     const SceneRun run = m_pendingRun;
-    QThread* thread = QThread::create([job, config, source, run, compute = m_compute] {
+    const ArrayFiles files = m_pendingFiles;
+    QThread* thread = QThread::create([job, config, source, run, files, compute = m_compute] {
         try {
-            std::optional<Scene> scene = compute(config, source, &job->progress, run);
+            std::optional<Scene> scene;
+            if (source == SceneSource::Files) {
+                // Reading a big file takes a while: here, never on the UI thread.
+                LayerConfig sized = config;
+                LoadedArraysRead read = loadAndCheck(files, sized, run);
+                if (!read.errors.empty()) {
+                    job->arrayProblems = std::move(read.errors);
+                    return;
+                }
+                scene = computeSceneFromArrays(sized, std::move(read.arrays), &job->progress, run);
+            } else {
+                scene = compute(config, source, &job->progress, run);
+            }
             if (scene && !job->progress.cancelled())
                 job->scene = std::make_shared<const Scene>(std::move(*scene));
         } catch (const std::bad_alloc&) {
@@ -107,10 +154,16 @@ void SceneComputer::finishJob(const std::shared_ptr<Job>& job) {
     const qint64 elapsed = job->clock.elapsed();
     emit progressChanged(1.0);
     emit busyChanged(false);
-    if (job->scene)
+    if (job->scene) {
         emit sceneReady(job->scene, elapsed);
-    else if (!job->failure.empty())
+    } else if (!job->failure.empty()) {
         emit failed(QString::fromStdString(job->failure));
+    } else if (!job->arrayProblems.empty()) {
+        QStringList problems;
+        for (const std::string& problem : job->arrayProblems)
+            problems << QString::fromStdString(problem);
+        emit arraysRefused(problems);
+    }
 }
 
 void SceneComputer::pollProgress() {

@@ -2,7 +2,10 @@
 
 // Computes scenes off the UI thread: debounced requests, progress, cancel and restart.
 
+#include "array_source.h"
 #include "scene.h"
+
+#include <QStringList>
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -39,10 +42,15 @@ public:
     void setComputeFunction(ComputeFunction compute) { m_compute = std::move(compute); }
 
     /// Computes after the debounce interval unless another request comes first; `run` is the
-    /// mistake made and the check's rule (computeScene's SceneRun).
-    void request(const LayerConfig& config, SceneSource source, const SceneRun& run = {});
+    /// mistake made and the check's rule (computeScene's SceneRun). With SceneSource::Files the
+    /// worker first reads `files` (loadArrayFiles: the kernel sets in_dim and features, x the
+    /// batch), checks the config those sizes make, and computes with computeSceneFromArrays;
+    /// its problems come back through arraysRefused.
+    void request(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
+                 const ArrayFiles& files = {});
     /// Computes now (cancelling the running computation), skipping the debounce.
-    void computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run = {});
+    void computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
+                    const ArrayFiles& files = {});
 
     bool isBusy() const { return m_current != nullptr; }
     /// A request is waiting for its debounce interval.
@@ -62,6 +70,9 @@ signals:
     /// The newest computation could not allocate its arrays (std::bad_alloc); the last scene stays.
     /// `reason` is tp::allocationFailureMessage.
     void failed(const QString& reason);
+    /// The newest computation's array files could not be used: each problem in words, tagged
+    /// "kernel: ", "bias: " or "x: " when it belongs to one file. The last scene stays.
+    void arraysRefused(const QStringList& problems);
 
 private:
     struct Job;
@@ -76,6 +87,7 @@ private:
     LayerConfig m_pendingConfig;
     SceneSource m_pendingSource = SceneSource::Nnx;
     SceneRun m_pendingRun;
+    ArrayFiles m_pendingFiles;
     std::shared_ptr<Job> m_current;
     std::vector<QThread*> m_threads;  ///< every thread not yet finished, current or cancelled
 };

@@ -83,6 +83,8 @@ std::vector<std::string> ExportActions::commandLineArguments() const {
         options.config = scene->config;
         options.source = scene->source;
         options.mistake = scene->mistake;
+        if (scene->source == SceneSource::Files)
+            options.files = m_window->parameterPanel()->arrayFiles();
     } else {
         options.config = m_window->parameterPanel()->config();
         options.source = m_window->parameterPanel()->source();

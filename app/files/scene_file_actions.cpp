@@ -53,10 +53,6 @@ void SceneFileActions::addTo(QMenu* file) {
 
 QStringList SceneFileActions::sceneProblems(const SceneFile& scene, const QString& path) {
     QStringList problems;
-    if (scene.arrays.any())
-        problems << tr("%1: the scene reads its arrays from files ('arrays'); the app draws "
-                       "seeded layers and the worked example, tpviz-cli --scene reads it")
-                        .arg(path);
     for (const ConfigProblem& problem : scene.config.validate())
         problems << QStringLiteral("%1: %2").arg(path, QString::fromStdString(problem.message));
     if (problems.isEmpty())
@@ -94,7 +90,7 @@ void SceneFileActions::showScene(const SceneFile& scene, const QString& path) {
     // The file names the mistake; the check's rule stays the one chosen in the window.
     SceneRun run = m_window->parameterPanel()->run();
     run.mistake = scene.mistake;
-    m_window->showConfig(scene.config, scene.source, run);
+    m_window->showConfig(scene.config, scene.source, run, scene.arrays);
     m_current = path;
     remember(path);
 }
@@ -110,6 +106,8 @@ QString SceneFileActions::saveScene(const QString& path) {
         scene.source = m_window->parameterPanel()->source();
         scene.mistake = m_window->parameterPanel()->run().mistake;
     }
+    if (scene.source == SceneSource::Files)
+        scene.arrays = m_window->parameterPanel()->arrayFiles();
     scene.step = m_window->stepController()->step();
     if (const std::string error = writeSceneFile(path.toStdString(), scene); !error.empty())
         return QString::fromStdString(error);

@@ -1,5 +1,7 @@
 #include "parameter_panel.h"
 
+#include "array_file_inputs.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -16,6 +18,13 @@ namespace tp {
 namespace {
 
 constexpr int kMaxSize = 1 << 24;
+
+/// The fields whose check depends on the sizes, which files set.
+bool sizedByFiles(ConfigField field) {
+    return field == ConfigField::Batch || field == ConfigField::InDim ||
+           field == ConfigField::Features || field == ConfigField::TpSize ||
+           field == ConfigField::Memory || field == ConfigField::Data;
+}
 
 QSpinBox* sizeBox(const QString& name, const QString& tip) {
     auto* box = new QSpinBox;
@@ -55,11 +64,17 @@ void ParameterPanel::buildForm() {
     m_sourceBox->setObjectName(QStringLiteral("sourceBox"));
     m_sourceBox->addItem(tr("nnx.Linear, seeded"));
     m_sourceBox->addItem(tr("the worked example (2x4, tp 2)"));
+    m_sourceBox->addItem(tr("arrays from files"));
     m_sourceBox->setToolTip(
         tr("Where the arrays come from: nnx.Linear(in_dim, features, "
            "rngs=nnx.Rngs(seed)) and x from the same Rngs, or the worked "
-           "example (x [[1, 2]], a 2x4 kernel, a nonzero bias, tp_size 2)"));
+           "example (x [[1, 2]], a 2x4 kernel, a nonzero bias, tp_size 2), or arrays from "
+           ".npy and .safetensors files"));
     layer->addRow(tr("Arrays"), m_sourceBox);
+    m_files = new ArrayFileInputs;
+    m_files->setObjectName(QStringLiteral("arrayFileInputs"));
+    layer->addRow(m_files);
+    layer->setRowVisible(m_files, false);
     m_batch = sizeBox(QStringLiteral("batchBox"), tr("N: rows of the input x (N, in_dim)"));
     layer->addRow(tr("Batch N"), m_batch);
     addProblemRow(layer, ConfigField::Batch);
@@ -153,12 +168,14 @@ void ParameterPanel::buildForm() {
             setConfig(brief, SceneSource::Brief);
             return;
         }
+        const SceneSource source =
+            m_sourceBox->currentIndex() == 2 ? SceneSource::Files : SceneSource::Nnx;
         if (m_seededConfig) {
             LayerConfig back = *m_seededConfig;
             m_seededConfig.reset();
             back.mode = m_mode->currentIndex() == 1 ? ParallelMode::Row : ParallelMode::Column;
             back.tpSize = nearestDivisor(back.splitDim(), back.tpSize);
-            setConfig(back, SceneSource::Nnx);
+            setConfig(back, source);
             return;
         }
         readInputs();
@@ -168,6 +185,7 @@ void ParameterPanel::buildForm() {
     connect(m_mode, &QComboBox::currentIndexChanged, this, edited);
     connect(m_tp, &QComboBox::currentTextChanged, this, edited);
     connect(m_seed, &QLineEdit::textChanged, this, edited);
+    connect(m_files, &ArrayFileInputs::edited, this, edited);
     connect(m_prng, &QComboBox::currentIndexChanged, this, edited);
     connect(m_x64, &QCheckBox::toggled, this, edited);
     connect(m_biasKind, &QComboBox::currentIndexChanged, this, edited);
@@ -188,7 +206,9 @@ QLabel* ParameterPanel::addProblemRow(QFormLayout* form, ConfigField field) {
 
 void ParameterPanel::setConfig(const LayerConfig& config, SceneSource source) {
     m_filling = true;
-    m_sourceBox->setCurrentIndex(source == SceneSource::Brief ? 1 : 0);
+    m_sourceBox->setCurrentIndex(source == SceneSource::Brief   ? 1
+                                 : source == SceneSource::Files ? 2
+                                                                : 0);
     m_batch->setValue(int(std::clamp<std::int64_t>(config.batch, 1, kMaxSize)));
     m_inDim->setValue(int(std::clamp<std::int64_t>(config.inDim, 1, kMaxSize)));
     m_features->setValue(int(std::clamp<std::int64_t>(config.features, 1, kMaxSize)));
@@ -244,7 +264,10 @@ void ParameterPanel::readInputs() {
     const ParallelMode oldMode = m_config.mode;
 
     LayerConfig config = m_config;
-    m_source = m_sourceBox->currentIndex() == 1 ? SceneSource::Brief : SceneSource::Nnx;
+    const int sourceIndex = m_sourceBox->currentIndex();
+    m_source = sourceIndex == 1   ? SceneSource::Brief
+               : sourceIndex == 2 ? SceneSource::Files
+                                  : SceneSource::Nnx;
     config.batch = m_batch->value();
     config.inDim = m_inDim->value();
     config.features = m_features->value();
@@ -294,7 +317,7 @@ void ParameterPanel::readInputs() {
                                    "9223372036854775807 (int64)")
                                     .arg(QString::fromStdString(seedText))
                                     .toStdString()});
-    m_biasStddev->setEnabled(m_biasKind->currentIndex() == 1 && m_source == SceneSource::Nnx);
+    m_biasStddev->setEnabled(m_biasKind->currentIndex() == 1 && m_source != SceneSource::Brief);
     if (m_biasKind->currentIndex() == 0) {
         config.bias = BiasInit{};
     } else {
@@ -307,17 +330,29 @@ void ParameterPanel::readInputs() {
 
     m_config = config;
     m_problems = parseProblems;
+    const bool files = m_source == SceneSource::Files;
     for (ConfigProblem& problem : config.validate()) {
         const bool alreadyParsed =
             std::any_of(parseProblems.begin(), parseProblems.end(),
                         [&](const ConfigProblem& p) { return p.field == problem.field; });
-        if (!alreadyParsed)
+        // From files, the sizes are the files': they are checked once the files are read.
+        if (!alreadyParsed && !(files && sizedByFiles(problem.field)))
             m_problems.push_back(std::move(problem));
     }
-    m_run = readRunInputs(config, m_problems);
+    if (files) {
+        std::vector<ConfigProblem> ignored;
+        m_run = readRunInputs(config, ignored);  // the mistake is checked once the files are read
+        for (ConfigProblem& problem : ignored)
+            if (problem.field == ConfigField::Tolerance)
+                m_problems.push_back(std::move(problem));
+    } else {
+        m_run = readRunInputs(config, m_problems);
+    }
+    m_arrayProblems = files ? m_files->inputProblems() : QStringList();
+    m_files->showProblems(m_arrayProblems);
     updateEnabled();
     showProblems();
-    if (m_problems.empty())
+    if (m_problems.empty() && m_arrayProblems.isEmpty())
         emit configEdited(m_config, m_source, m_run);
     else
         emit configRefused();
@@ -335,10 +370,48 @@ void ParameterPanel::showProblems() {
 }
 
 void ParameterPanel::updateEnabled() {
-    const bool nnx = m_source == SceneSource::Nnx;
-    for (QWidget* input : std::initializer_list<QWidget*>{m_batch, m_inDim, m_features, m_seed,
-                                                          m_prng, m_x64, m_biasKind})
-        input->setEnabled(nnx);
+    const bool seeded = m_source != SceneSource::Brief;
+    const bool files = m_source == SceneSource::Files;
+    for (QWidget* input : std::initializer_list<QWidget*>{m_seed, m_prng, m_x64, m_biasKind})
+        input->setEnabled(seeded);
+    // From files, the kernel's shape sets in_dim and features, x's the batch.
+    m_inDim->setEnabled(seeded && !files);
+    m_features->setEnabled(seeded && !files);
+    m_batch->setEnabled(seeded && !(files && !m_files->files().x.empty()));
+    const auto row = static_cast<QFormLayout*>(m_sourceBox->parentWidget()->layout());
+    row->setRowVisible(m_files, files);
+}
+
+ArrayFiles ParameterPanel::arrayFiles() const {
+    return m_files->files();
+}
+
+void ParameterPanel::setArrayFiles(const ArrayFiles& files) {
+    m_files->setFiles(files);
+}
+
+void ParameterPanel::showArrayProblems(const QStringList& problems) {
+    m_files->showProblems(problems);
+}
+
+QString ParameterPanel::arrayProblemText(const QString& input) const {
+    return m_files->problemText(input);
+}
+
+void ParameterPanel::showArraySizes(const LayerConfig& config) {
+    m_filling = true;
+    m_batch->setValue(int(std::clamp<std::int64_t>(config.batch, 1, kMaxSize)));
+    m_inDim->setValue(int(std::clamp<std::int64_t>(config.inDim, 1, kMaxSize)));
+    m_features->setValue(int(std::clamp<std::int64_t>(config.features, 1, kMaxSize)));
+    fillTpChoices();
+    m_tp->setEditText(QString::number(config.tpSize));
+    m_filling = false;
+    m_config.tpSize = config.tpSize;
+    m_config.batch = config.batch;
+    m_config.inDim = config.inDim;
+    m_config.features = config.features;
+    m_files->showShapes(config);
+    m_files->showProblems({});
 }
 
 // The device mesh ------------------------------------------------------------------------------

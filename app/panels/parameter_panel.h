@@ -2,9 +2,11 @@
 
 // The parameter inputs of a scene, each with its validation message right under it.
 
+#include "array_source.h"
 #include "layer_config.h"
 #include "scene.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <map>
@@ -19,6 +21,8 @@ class QSpinBox;
 class QVBoxLayout;
 
 namespace tp {
+
+class ArrayFileInputs;
 
 /// The divisor of n (> 0) closest to `wanted`, the smaller one on a tie: the tp_size a mode
 /// switch falls back to.
@@ -44,10 +48,30 @@ public:
     /// The config as the inputs read now; check problems() before using it.
     LayerConfig config() const { return m_config; }
     SceneSource source() const { return m_source; }
+    /// The array files the inputs name (used when source() is SceneSource::Files).
+    ArrayFiles arrayFiles() const;
+    /// Shows array files in the inputs (without announcing them); setConfig with
+    /// SceneSource::Files then uses them.
+    void setArrayFiles(const ArrayFiles& files);
+    /// Shows the problems met reading the array files (each tagged "kernel: ", "bias: " or
+    /// "x: ") under their inputs; the picture stays the last good one.
+    void showArrayProblems(const QStringList& problems);
+    /// Shows the sizes the array files gave (a scene computed from them) in the size inputs, and
+    /// its tp_size (the nearest divisor when the files' sizes moved it).
+    void showArraySizes(const LayerConfig& config);
+    /// The message under an array file's input, "kernel", "bias" or "x" ("" when none).
+    QString arrayProblemText(const QString& input) const;
+    ArrayFileInputs* arrayFileInputs() const { return m_files; }
     /// The run as the inputs read now (the mistake and the check); check problems() before use.
     const SceneRun& run() const { return m_run; }
-    /// Every problem with the inputs now (parsing and validation); empty when valid.
+    /// Every problem with the inputs now (parsing and validation); empty when valid. With
+    /// SceneSource::Files the sizes are the files', checked by the scene computer once it has read
+    /// them (SceneComputer::arraysRefused); the file inputs' own problems are arrayProblems().
     const std::vector<ConfigProblem>& problems() const { return m_problems; }
+    /// With SceneSource::Files, the file inputs' problems before any file is read (no kernel file,
+    /// an unreadable .safetensors header), each tagged "kernel: "; empty otherwise. The inputs
+    /// are announced only when both this and problems() are empty.
+    const QStringList& arrayProblems() const { return m_arrayProblems; }
     /// The message shown next to a field's input ("" when none).
     QString problemText(ConfigField field) const;
     /// The note under tp_size after a mode switch moved it ("" when none).
@@ -87,6 +111,8 @@ private:
     bool m_filling = false;
 
     QComboBox* m_sourceBox = nullptr;
+    ArrayFileInputs* m_files = nullptr;
+    QStringList m_arrayProblems;  ///< ArrayFileInputs::inputProblems while the files are used
     QSpinBox* m_batch = nullptr;
     QSpinBox* m_inDim = nullptr;
     QSpinBox* m_features = nullptr;

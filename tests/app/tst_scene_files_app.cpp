@@ -146,10 +146,10 @@ private slots:
             << QByteArray(
                    R"({"format": "tpviz-scene", "version": 1, "features": 10, "tp_size": 4})")
             << "not divisible by tp_size (4)";
-        QTest::newRow("arrays from files")
-            << QByteArray(
-                   R"({"format": "tpviz-scene", "version": 1, "arrays": {"kernel": "w.npy"}})")
-            << "reads its arrays from files";
+        QTest::newRow("arrays and the example")
+            << QByteArray(R"({"format": "tpviz-scene", "version": 1, "example": "brief", )"
+                          R"("arrays": {"kernel": "w.npy"}})")
+            << "cannot both be given";
     }
 
     void brokenFileKeepsTheScene() {

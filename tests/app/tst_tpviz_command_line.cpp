@@ -1,6 +1,7 @@
-// The tpviz executable: --help, --screenshot, and refused options.
+// The tpviz executable: --help, --screenshot (also of a kernel file), and refused options.
 
 #include "command_line.h"
+#include "npy.h"
 #include "process_run.h"
 #include "screenshot.h"
 
@@ -42,6 +43,22 @@ private slots:
         const QImage image(file);
         QVERIFY(!image.isNull());
         QCOMPARE(image.size(), kScreenshotSize);
+    }
+
+    // Arrays from files: the screenshot shows the file's kernel; a missing file exits with 2.
+    void screenshotOfAKernelFile() {
+        QTemporaryDir dir;
+        const QString kernel = dir.filePath("w.npy");
+        Matrix values(3, 4);
+        values.setConstant(0.25f);
+        QCOMPARE(writeNpy(kernel.toStdString(), values), std::string());
+        const QString file = dir.filePath("shot.png");
+        const Run run = runTpviz({"--screenshot", file, "--kernel", kernel, "--tp", "2"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.errText()));
+        QCOMPARE(QImage(file).size(), kScreenshotSize);
+        const Run missing = runTpviz({"--screenshot", file, "--kernel", dir.filePath("no.npy")});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.errText().contains("no.npy"), qPrintable(missing.errText()));
     }
 
     void badOptionsExitWithTwo_data() {

@@ -1,0 +1,208 @@
+// Arrays from files in the real window: the third Arrays choice, its kernel, tensor, transpose,
+// bias and x inputs, the arrays read off the UI thread into the scene bit for bit, every problem
+// under its input with the last good picture kept, and tpviz --kernel FILE.
+
+#include "command_line.h"
+#include "files/export_actions.h"
+#include "files/scene_file_actions.h"
+#include "main_window.h"
+#include "npy.h"
+#include "panels/array_file_inputs.h"
+#include "panels/parameter_panel.h"
+#include "safetensors.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cstring>
+
+using namespace tp;
+
+namespace {
+
+/// Values that are not round in binary, so that a conversion would show.
+Matrix values(Index rows, Index cols, float offset) {
+    Matrix m(rows, cols);
+    for (Index r = 0; r < rows; ++r)
+        for (Index c = 0; c < cols; ++c)
+            m(r, c) = offset + 0.1f * float(r) - 0.37f * float(c) + 1e-7f * float(r * cols + c);
+    return m;
+}
+
+bool sameBits(const MatrixCRef& a, const MatrixCRef& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(float)) == 0;
+}
+
+struct Window {
+    MainWindow window{MainWindow::Options{.useSettings = false}};
+
+    ParameterPanel* panel() const { return window.parameterPanel(); }
+    QLineEdit* edit(const char* name) const { return window.findChild<QLineEdit*>(name); }
+    void chooseFiles() const { window.findChild<QComboBox*>("sourceBox")->setCurrentIndex(2); }
+    bool showsFiles() const {
+        return window.scene() && window.scene()->source == SceneSource::Files &&
+               !window.computer()->isBusy() && !window.computer()->hasPendingRequest();
+    }
+};
+
+}  // namespace
+
+class TestArrayFilesApp : public QObject {
+    Q_OBJECT
+
+private slots:
+    void npyKernelAndBiasBitForBit() {
+        QTemporaryDir dir;
+        const Matrix kernel = values(6, 8, 0.3f);
+        const Matrix bias = values(1, 8, -2.0f);
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        const std::string biasPath = dir.filePath("b.npy").toStdString();
+        QCOMPARE(writeNpy(kernelPath, kernel), std::string());
+        QCOMPARE(writeNpy(biasPath, bias, true), std::string());
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        w.chooseFiles();
+        w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
+        w.edit("biasFileEdit")->setText(QString::fromStdString(biasPath));
+        QTRY_VERIFY2(w.showsFiles(), qPrintable(w.panel()->arrayProblemText("kernel") + "|" +
+                                                w.panel()->arrayProblemText("bias") + "|" +
+                                                w.window.statusBar()->currentMessage()));
+        const ScenePtr scene = w.window.scene();
+        QVERIFY(sameBits(scene->params.kernel, kernel));
+        QVERIFY(sameBits(scene->params.bias, bias));
+        QCOMPARE(scene->config.inDim, 6);
+        QCOMPARE(scene->config.features, 8);
+        // The kernel's shape is in the size inputs, which the files fix.
+        QCOMPARE(w.window.findChild<QSpinBox*>("inDimBox")->value(), 6);
+        QCOMPARE(w.window.findChild<QSpinBox*>("featuresBox")->value(), 8);
+        // tp_size 3 (the default) does not divide 8: the nearest divisor, 2 or 4, is used.
+        QVERIFY(8 % scene->config.tpSize == 0);
+        QCOMPARE(w.window.findChild<QComboBox*>("tpBox")->currentText().toLongLong(),
+                 scene->config.tpSize);
+        QVERIFY(!w.window.findChild<QSpinBox*>("featuresBox")->isEnabled());
+        QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
+        // Edit > Copy command line names the files, so tpviz-cli computes the same scene.
+        const std::vector<std::string> args =
+            w.window.findChild<ExportActions*>()->commandLineArguments();
+        const auto kernelArg = std::find(args.begin(), args.end(), "--kernel");
+        QVERIFY(kernelArg != args.end() && kernelArg + 1 != args.end());
+        QCOMPARE(kernelArg[1], kernelPath);
+        QVERIFY(std::find(args.begin(), args.end(), biasPath) != args.end());
+    }
+
+    void safetensorsTensorTransposed() {
+        QTemporaryDir dir;
+        const Matrix weight = values(8, 4, 1.0f);  // PyTorch's (out, in)
+        const std::string path = dir.filePath("model.safetensors").toStdString();
+        QCOMPARE(writeSafetensors(path, {{"fc.bias", {8}, values(1, 8, 0.0f)},
+                                         {"fc.weight", {8, 4}, weight},
+                                         {"head.weight", {3, 8}, values(3, 8, 5.0f)}}),
+                 std::string());
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        w.chooseFiles();
+        w.edit("kernelFileEdit")->setText(QString::fromStdString(path));
+        auto* tensors = w.window.findChild<QComboBox*>("kernelTensorBox");
+        QCOMPARE(tensors->count(), 2);  // the 2-D tensors only
+        QCOMPARE(tensors->itemData(0).toString(), QString("fc.weight"));
+        tensors->setCurrentIndex(0);
+        w.window.findChild<QCheckBox*>("transposeBox")->setChecked(true);
+        QCOMPARE(w.panel()->arrayFiles().kernel, path + ":fc.weight");
+        QTRY_VERIFY(w.showsFiles() && w.window.scene()->config.inDim == 4);
+        const Matrix expected = weight.transpose();
+        QVERIFY(sameBits(w.window.scene()->params.kernel, expected));
+        QCOMPARE(w.window.scene()->config.features, 8);
+    }
+
+    void noFileChosenIsAProblemNotAScene() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        const ScenePtr before = w.window.scene();
+        w.chooseFiles();
+        QVERIFY(w.panel()->arrayProblemText("kernel").contains("choose a kernel file"));
+        QVERIFY(!w.window.computer()->hasPendingRequest());
+        QCOMPARE(w.window.scene(), before);
+    }
+
+    void missingFileAndShapeMismatchKeepThePicture() {
+        QTemporaryDir dir;
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        QCOMPARE(writeNpy(kernelPath, values(6, 8, 0.0f)), std::string());
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        w.chooseFiles();
+        w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
+        QTRY_VERIFY(w.showsFiles());
+        const ScenePtr good = w.window.scene();
+
+        w.edit("kernelFileEdit")->setText(dir.filePath("missing.npy"));
+        QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("No such file"));
+        QVERIFY(w.panel()->arrayProblemText("kernel").contains("missing.npy"));
+        QCOMPARE(w.window.scene(), good);
+
+        const std::string biasPath = dir.filePath("b.npy").toStdString();
+        QCOMPARE(writeNpy(biasPath, values(1, 5, 0.0f), true), std::string());
+        w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
+        w.edit("biasFileEdit")->setText(QString::fromStdString(biasPath));
+        QTRY_VERIFY(w.panel()->arrayProblemText("bias").contains("the bias's shape (5,)"));
+        QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
+        QVERIFY(!w.window.computer()->isBusy());
+        QCOMPARE(w.window.scene(), good);
+
+        // The mesh's data axis D must divide the batch x gives (2): 3 is refused under the kernel.
+        w.edit("biasFileEdit")->clear();
+        w.window.findChild<QSpinBox*>("dataBox")->setValue(3);
+        QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("with the files' shapes"));
+        QCOMPARE(w.window.scene(), good);
+    }
+
+    void sceneFileKeepsTheFiles() {
+        QTemporaryDir dir;
+        const Matrix weight = values(8, 4, 1.0f);
+        const std::string path = dir.filePath("model.safetensors").toStdString();
+        QCOMPARE(writeSafetensors(path, {{"fc.weight", {8, 4}, weight}}), std::string());
+        const QString scenePath = dir.filePath("layer.tpviz");
+        {
+            Window w;
+            QTRY_VERIFY(w.window.scene());
+            w.chooseFiles();
+            w.edit("kernelFileEdit")->setText(QString::fromStdString(path));
+            w.window.findChild<QCheckBox*>("transposeBox")->setChecked(true);
+            QTRY_VERIFY(w.showsFiles() && w.window.scene()->config.inDim == 4);
+            QCOMPARE(w.window.findChild<SceneFileActions*>()->saveScene(scenePath), QString());
+        }
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        QCOMPARE(w.window.findChild<SceneFileActions*>()->openScene(scenePath), QString());
+        QTRY_VERIFY(w.showsFiles());
+        QCOMPARE(w.panel()->source(), SceneSource::Files);
+        QVERIFY(w.panel()->arrayFiles().transpose);
+        const Matrix expected = weight.transpose();
+        QVERIFY(sameBits(w.window.scene()->params.kernel, expected));
+    }
+
+    void commandLineKernel() {
+        QTemporaryDir dir;
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        QCOMPARE(writeNpy(kernelPath, values(3, 4, 0.0f)), std::string());
+        const AppCommandLine line = parseAppCommandLine({"--kernel", kernelPath, "--tp", "2"});
+        QVERIFY2(line.errors.empty(), line.errors.empty() ? "" : line.errors.front().c_str());
+        QVERIFY(line.source == SceneSource::Files);
+        QCOMPARE(line.arrays.kernel, kernelPath);
+        QCOMPARE(line.config.inDim, 3);
+        QCOMPARE(line.config.features, 4);
+        const AppCommandLine missing = parseAppCommandLine({"--kernel", "no/such.npy"});
+        QVERIFY(!missing.errors.empty());
+        QVERIFY(QString::fromStdString(missing.errors.front()).contains("no/such.npy"));
+    }
+};
+
+QTEST_MAIN(TestArrayFilesApp)
+#include "tst_array_files_app.moc"

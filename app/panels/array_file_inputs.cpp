@@ -32,23 +32,15 @@ ArrayFileInputs::ArrayFileInputs(QWidget* parent) : QWidget(parent) {
     m_tensor->setToolTip(tr("The .safetensors file's 2-D tensors, from its header"));
     m_form->insertRow(1, tr("Tensor"), m_tensor);
     m_form->setRowVisible(m_tensor, false);
-    // The checkbox's words wrap in a label beside it, so that the narrow dock shows them whole.
-    auto* transposeRow = new QWidget;
-    auto* transposeLayout = new QHBoxLayout(transposeRow);
-    transposeLayout->setContentsMargins(0, 0, 0, 0);
-    m_transpose = new QCheckBox;
+    // Short words on the checkbox (wrapped labels lose their height in the narrow dock); the
+    // tooltip says the rest.
+    m_transpose = new QCheckBox(tr("(features, in_dim)"));
     m_transpose->setObjectName(QStringLiteral("transposeBox"));
     m_transpose->setToolTip(
-        tr("Unchecked, the kernel file holds (in_dim, features) as "
-           "nnx.Linear's kernel; checked, (features, in_dim), transposed on "
+        tr("PyTorch's Linear.weight is stored (features, in_dim). Unchecked, the kernel file holds "
+           "(in_dim, features) as nnx.Linear's kernel; checked, (features, in_dim), transposed on "
            "reading"));
-    auto* transposeText =
-        new QLabel(tr("stored (features, in_dim) as PyTorch's Linear.weight: transpose"));
-    transposeText->setWordWrap(true);
-    transposeText->setBuddy(m_transpose);
-    transposeLayout->addWidget(m_transpose, 0, Qt::AlignTop);
-    transposeLayout->addWidget(transposeText, 1);
-    m_form->insertRow(2, QString(), transposeRow);
+    m_form->insertRow(2, tr("Transpose"), m_transpose);
     m_bias = addFileRow(m_form, tr("Bias file"), QStringLiteral("bias"),
                         tr("Optional: the bias (features,). Empty: drawn as the Bias input says"));
     m_x = addFileRow(m_form, tr("x file"), QStringLiteral("x"),
@@ -56,8 +48,7 @@ ArrayFileInputs::ArrayFileInputs(QWidget* parent) : QWidget(parent) {
                         "from the seed"));
     m_shapes = new QLabel;
     m_shapes->setObjectName(QStringLiteral("arrayShapes"));
-    m_shapes->setWordWrap(true);
-    m_form->addRow(QString(), m_shapes);
+    m_form->addRow(QString(), m_shapes);  // one short line per array, not wrapped
 
     connect(m_kernel, &QLineEdit::textChanged, this, [this] {
         readKernelHeader();

@@ -6,6 +6,7 @@
 #include "files/export_actions.h"
 #include "files/scene_file_actions.h"
 #include "main_window.h"
+#include "matrix_bits.h"
 #include "npy.h"
 #include "panels/array_file_inputs.h"
 #include "panels/parameter_panel.h"
@@ -23,6 +24,7 @@
 #include <cstring>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -33,11 +35,6 @@ Matrix values(Index rows, Index cols, float offset) {
         for (Index c = 0; c < cols; ++c)
             m(r, c) = offset + 0.1f * float(r) - 0.37f * float(c) + 1e-7f * float(r * cols + c);
     return m;
-}
-
-bool sameBits(const MatrixCRef& a, const MatrixCRef& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(float)) == 0;
 }
 
 struct Window {

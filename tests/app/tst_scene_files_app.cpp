@@ -9,6 +9,7 @@
 #include "files/scene_file_actions.h"
 #include "layer_panel.h"
 #include "main_window.h"
+#include "matrix_bits.h"
 #include "matrix_view.h"
 #include "npy.h"
 #include "parameter_panel.h"
@@ -37,6 +38,7 @@
 #include <cstring>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -70,12 +72,6 @@ LayerConfig rowScene() {
     c.x64 = true;
     c.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
     return c;
-}
-
-// The same float32 bits, element by element.
-bool sameBits(const MatrixCRef& a, const MatrixCRef& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(float)) == 0;
 }
 
 QByteArray readAll(const QString& path) {

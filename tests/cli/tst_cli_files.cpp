@@ -1,6 +1,7 @@
 // tpviz-cli with arrays from files: --kernel (.npy, .safetensors with --transpose), --bias FILE,
 // --x FILE, --scene, --save-npy, and every refused combination with its reason.
 
+#include "matrix_bits.h"
 #include "npy.h"
 #include "python_numpy.h"
 #include "safetensors.h"
@@ -19,6 +20,7 @@
 #include <fstream>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -53,11 +55,6 @@ Matrix matrixOf(const QJsonValue& value) {
         for (int j = 0; j < m.cols(); ++j)
             m(i, j) = float(outer[i].toArray()[j].toDouble());
     return m;
-}
-
-bool sameBits(const Matrix& a, const Matrix& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * 4) == 0;
 }
 
 // Values with mixed signs and magnitudes, distinct per position.

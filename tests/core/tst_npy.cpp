@@ -2,6 +2,7 @@
 // written byte by byte here, round trips through our writer, every refused input, and numpy
 // itself reading our files and writing files we read.
 
+#include "matrix_bits.h"
 #include "npy.h"
 #include "python_numpy.h"
 
@@ -14,6 +15,7 @@
 #include <limits>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -56,11 +58,6 @@ std::string rawHalf(std::initializer_list<std::uint16_t> bits) {
 
 void writeFile(const QString& path, const std::string& bytes) {
     std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
-
-bool sameBits(const Matrix& a, const Matrix& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * 4) == 0;
 }
 
 using test::pythonPresent;

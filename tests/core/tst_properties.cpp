@@ -6,6 +6,7 @@
 //    layer bit for bit.
 
 #include "forward.h"
+#include "matrix_bits.h"
 #include "scene.h"
 
 #include <QTest>
@@ -15,6 +16,7 @@
 #include <random>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -40,11 +42,6 @@ LayerConfig randomConfig(std::mt19937_64& rng) {
     if (rng() % 2)
         config.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
     return config;
-}
-
-bool sameBits(const Matrix& a, const Matrix& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), sizeof(float) * size_t(a.size())) == 0;
 }
 
 QString describe(const LayerConfig& c) {

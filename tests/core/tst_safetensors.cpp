@@ -2,6 +2,7 @@
 // byte here (8-byte little-endian header length, JSON header, byte buffer), round trips through
 // our writer, and every refused input.
 
+#include "matrix_bits.h"
 #include "safetensors.h"
 
 #include <QTemporaryDir>
@@ -12,6 +13,7 @@
 #include <fstream>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -39,11 +41,6 @@ std::string rawBytes(std::initializer_list<T> values) {
 
 void writeFile(const QString& path, const std::string& bytes) {
     std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
-
-bool sameBits(const Matrix& a, const Matrix& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), std::size_t(a.size()) * 4) == 0;
 }
 
 // A weight (out 2, in 3) as F32, a bias (3,) as F16, a (2, 2) BF16, a (1, 2) F64 and an I64 (2,).

@@ -1,22 +1,12 @@
 // LayerConfig validation, its messages, and the small parsers the CLI and the app share.
 
+#include "config_problems.h"
 #include "layer_config.h"
 
 #include <QTest>
 
 using namespace tp;
-
-namespace {
-
-QString messagesFor(const LayerConfig& config, ConfigField field) {
-    QStringList found;
-    for (const ConfigProblem& p : config.validate())
-        if (p.field == field)
-            found << QString::fromStdString(p.message);
-    return found.join('\n');
-}
-
-}  // namespace
+using tp::test::messagesFor;
 
 class TestLayerConfig : public QObject {
     Q_OBJECT

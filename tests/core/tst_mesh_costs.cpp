@@ -1,26 +1,16 @@
 // The device mesh: each device's bytes and FLOPs, the collective's traffic, the refusals of the
 // mesh settings, and the time estimate on the hardware presets.
 
+#include "config_problems.h"
 #include "hardware.h"
 #include "mesh_costs.h"
 
 #include <QTest>
 
 using namespace tp;
+using tp::test::messagesFor;
 
 Q_DECLARE_METATYPE(tp::LayerConfig)
-
-namespace {
-
-QString messagesFor(const LayerConfig& config, ConfigField field) {
-    QStringList found;
-    for (const ConfigProblem& p : config.validate())
-        if (p.field == field)
-            found << QString::fromStdString(p.message);
-    return found.join('\n');
-}
-
-}  // namespace
 
 class TestMeshCosts : public QObject {
     Q_OBJECT

@@ -11,11 +11,13 @@ class QSettings;
 
 namespace tp {
 
-/// Writes the scene's parameters under "scene/".
+/// Writes the scene's parameters under "scene/file", as the text of a .tpviz scene file (so every
+/// setting a scene file holds, the mesh's data size and output layout among them, is kept).
 void saveSceneSettings(QSettings& settings, const LayerConfig& config, SceneSource source);
 
-/// Reads the parameters saved by saveSceneSettings; the defaults for anything missing, and the
-/// defaults in full if the saved config does not validate.
+/// Reads the parameters saved by saveSceneSettings; the defaults for anything the text leaves out,
+/// and the defaults in full if nothing was saved, the text does not parse or the config does not
+/// validate.
 std::pair<LayerConfig, SceneSource> loadSceneSettings(const QSettings& settings);
 
 /// The window's colours: the platform's own, or Fusion with a light or a dark palette.

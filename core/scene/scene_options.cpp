@@ -168,6 +168,67 @@ bool parseMeshOption(const std::string& name, const std::string& value, SceneOpt
     return true;
 }
 
+// --- The command line as options and their values ---------------------------------------------
+
+// One option as given: its name (after "-h" -> "--help"), its value ("" for a flag), and which
+// table it is in (shared, or one of the program's extras); or, with `error` set, an argument that
+// is not a well-formed option.
+struct GivenOption {
+    std::string name;
+    std::string value;
+    const SharedOption* shared = nullptr;
+    std::string error;
+};
+
+// Splits the arguments into options and their values ("--name value" or "--name=value"), in
+// order. Unknown options, stray arguments and missing or unexpected values come as errors, in
+// their place.
+std::vector<GivenOption> splitOptions(const std::vector<std::string>& args,
+                                      const std::vector<ExtraOption>& extras) {
+    std::vector<GivenOption> split;
+    auto refuse = [&split](std::string why) {
+        GivenOption refused;
+        refused.error = std::move(why);
+        split.push_back(std::move(refused));
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string name = args[i];
+        std::optional<std::string> inlineValue;
+        if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
+            inlineValue = name.substr(eq + 1);
+            name.resize(eq);
+        }
+        if (name == "-h")
+            name = "--help";
+
+        const SharedOption* shared = findShared(name);
+        const auto extra = std::find_if(extras.begin(), extras.end(),
+                                        [&](const ExtraOption& e) { return e.name == name; });
+        if (!shared && extra == extras.end()) {
+            refuse(name.starts_with('-') ? "unknown option " + quoted(args[i]) + " (see --help)"
+                                         : "unexpected argument " + quoted(args[i]));
+            continue;
+        }
+        const bool takesValue = shared ? shared->valueName != nullptr : !extra->valueName.empty();
+        std::string value;
+        if (takesValue) {
+            if (inlineValue) {
+                value = *inlineValue;
+            } else if (i + 1 < args.size()) {
+                value = args[++i];
+            } else {
+                refuse(name + " needs a value");
+                continue;
+            }
+        } else if (inlineValue) {
+            refuse(name + " takes no value");
+            continue;
+        }
+        split.push_back({std::move(name), std::move(value), shared, std::string()});
+    }
+    return split;
+}
+
 // --- Arrays from files: --scene, --kernel, --transpose, --x, --bias FILE, --save-npy ---------
 
 // A --bias value that names an array file rather than an init.
@@ -175,15 +236,13 @@ bool namesArrayFile(const std::string& value) {
     return value.ends_with(".npy") || splitArraySpec(value).tensor.has_value();
 }
 
-// The scene file, applied before every other option so that those override it.
-void applySceneFile(const std::vector<std::string>& args, SceneOptions& options,
+// The scene file, applied before every other option so that those override it. Read from the
+// parsed options, so that "--scene" as another option's value is that option's value.
+void applySceneFile(const std::vector<GivenOption>& givenOptions, SceneOptions& options,
                     std::vector<std::string>& errors) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--scene" && i + 1 < args.size())
-            options.sceneFile = args[i + 1];
-        else if (args[i].starts_with("--scene="))
-            options.sceneFile = args[i].substr(8);
-    }
+    for (const GivenOption& option : givenOptions)
+        if (option.error.empty() && option.name == "--scene")
+            options.sceneFile = option.value;
     if (options.sceneFile.empty())
         return;
     const SceneFileRead read = readSceneFile(options.sceneFile);
@@ -270,42 +329,17 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     LayerConfig& config = options.config;
     std::vector<std::string>& errors = parse.errors;
     std::vector<std::string> given;  // shared option names seen, to check combinations
-    applySceneFile(args, options, errors);
+    const std::vector<GivenOption> givenOptions = splitOptions(args, extras);
+    applySceneFile(givenOptions, options, errors);
 
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string name = args[i];
-        std::optional<std::string> inlineValue;
-        if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
-            inlineValue = name.substr(eq + 1);
-            name.resize(eq);
-        }
-        if (name == "-h")
-            name = "--help";
-
-        const SharedOption* shared = findShared(name);
-        const auto extra = std::find_if(extras.begin(), extras.end(),
-                                        [&](const ExtraOption& e) { return e.name == name; });
-        if (!shared && extra == extras.end()) {
-            errors.push_back(name.starts_with('-')
-                                 ? "unknown option " + quoted(args[i]) + " (see --help)"
-                                 : "unexpected argument " + quoted(args[i]));
+    for (const GivenOption& option : givenOptions) {
+        if (!option.error.empty()) {
+            errors.push_back(option.error);
             continue;
         }
-        const bool takesValue = shared ? shared->valueName != nullptr : !extra->valueName.empty();
-        std::string value;
-        if (takesValue) {
-            if (inlineValue) {
-                value = *inlineValue;
-            } else if (i + 1 < args.size()) {
-                value = args[++i];
-            } else {
-                errors.push_back(name + " needs a value");
-                continue;
-            }
-        } else if (inlineValue) {
-            errors.push_back(name + " takes no value");
-            continue;
-        }
+        const std::string& name = option.name;
+        const std::string& value = option.value;
+        const SharedOption* shared = option.shared;
         if (!shared) {
             options.extras[name] = value;
             continue;

@@ -46,6 +46,15 @@ private slots:
         QVERIFY(p.options.source == SceneSource::Nnx);
     }
 
+    // "--scene" as another option's value is that value, not a scene file to read.
+    void sceneAsAValueIsNotASceneFile() {
+        const auto p = parse({"--save-npy", "--scene=nope.tpviz", "--seed", "--scene"});
+        QVERIFY(p.options.sceneFile.empty());
+        QVERIFY(p.options.saveNpyDir == "--scene=nope.tpviz");
+        QCOMPARE(errorsOf(p),
+                 QStringLiteral("--seed: '--scene' is not a whole number in the int64 range"));
+    }
+
     void defaultsWithoutArguments() {
         const auto p = parse({});
         QVERIFY(p.errors.empty());

@@ -184,7 +184,7 @@ void OutputPanel::showColumnStep(int step) {
     const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
     m_partial->setTitle(!mistakeTitle.isEmpty()
                             ? mistakeTitle
-                            : tr("partial of group %1 = %2  %3")
+                            : tr("partial %1 = %2  %3")
                                   .arg(group)
                                   .arg(qs(columnSlice("y", g.outputCols)),
                                        qs(shapeTuple(c.batch, g.outputCols.size()))));

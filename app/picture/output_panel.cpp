@@ -10,6 +10,7 @@
 #include "step_plan.h"
 #include "verification_view.h"
 
+#include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
 
@@ -18,6 +19,16 @@ namespace {
 
 QString qs(const std::string& text) {
     return QString::fromStdString(text);
+}
+
+/// The warnings' colours (orange, red) are dark shades for a light window; on a dark window they
+/// would be hard to read, so lighter shades of them take their place.
+QString legibleOn(QString html, const QColor& window) {
+    if (window.lightness() >= 128)
+        return html;
+    html.replace(QStringLiteral("#b35900"), QStringLiteral("#ffb366"));
+    html.replace(QStringLiteral("#c62828"), QStringLiteral("#ff8a80"));
+    return html;
 }
 
 }  // namespace
@@ -69,6 +80,17 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     connectHover(m_error, QStringLiteral("|y - reference|"));
 }
 
+void OutputPanel::setWarning(const QString& html) {
+    m_warningHtml = html;
+    m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
+}
+
+void OutputPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        m_warning->setText(legibleOn(m_warningHtml, palette().color(QPalette::Window)));
+}
+
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
     connect(view, &MatrixView::cellHovered, this,
             [this, view, name](int row, int col, float value, int group) {
@@ -107,7 +129,7 @@ void OutputPanel::setScene(ScenePtr scene) {
             m_result->setGroups({}, Qt::Horizontal);  // a sum of every group's columns
         else
             m_result->setGroups(outputRanges, Qt::Horizontal);
-        m_warning->setText(
+        setWarning(
             tr("<p style='color:#b35900'><b>⚠ Do not sum the groups' outputs:</b> they are "
                "different output columns, not partial sums of the same columns.</p>"
                "<p>Each partial is <b>placed</b> in its own columns: concatenate in group order "
@@ -121,13 +143,13 @@ void OutputPanel::setScene(ScenePtr scene) {
         m_final->setTitle(!title.isEmpty()
                               ? title
                               : tr("y = sum + bias  %1").arg(qs(shapeTuple(c.batch, c.features))));
-        m_warning->setText(
+        setWarning(
             tr("<p><b>+ Add the partial sums:</b> every row group contributes to the same "
                "output columns, so they are combined by addition (an all-reduce on devices).</p>"
                "<p>The bias is added <b>once</b>, to the total, not to each partial.</p>"));
     }
     if (!mistakeWarning.isEmpty())
-        m_warning->setText(mistakeWarning);
+        setWarning(mistakeWarning);
     showErrorMap();
     setStep(0);
 }

@@ -55,8 +55,14 @@ signals:
     /// partial, the concatenation or running sum, y = sum + bias, or the reference.
     void outputCellHovered(int row, int col);
 
+protected:
+    /// A new palette (View > Theme): the warning's colours follow the window's lightness.
+    void changeEvent(QEvent* event) override;
+
 private:
     void connectHover(MatrixView* view, const QString& name);
+    /// Shows `html` in the warning, its colours made legible on the window's (legibleOn).
+    void setWarning(const QString& html);
     void showColumnStep(int step);
     void showRowStep(int step);
     void showErrorMap();
@@ -65,6 +71,7 @@ private:
     ScenePtr m_scene;
     std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
     QGridLayout* m_grid;
+    QString m_warningHtml;  ///< the warning as written, for a light window
     MatrixView* m_partial;
     MatrixView* m_result;
     MatrixView* m_final;

@@ -294,7 +294,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
                 k = neutralRamp;
             const float v = values[x];
             if (!std::isfinite(v)) {
-                line[x] = nonFiniteColor(v);
+                line[x] =
+                    std::isnan(v) && style.absentColour ? *style.absentColour : nonFiniteColor(v);
                 continue;
             }
             const float s = std::clamp(v * stepsPerUnit, -float(kSteps), float(kSteps));

@@ -13,6 +13,8 @@
 #include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
+#include <QResizeEvent>
+#include <QVBoxLayout>
 
 namespace tp {
 namespace {
@@ -64,10 +66,19 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     m_grid = grid;
     grid->setContentsMargins(0, 0, 0, 0);
     grid->addWidget(m_partial, 0, 0);
-    grid->addWidget(m_warning, 0, 1);
+    // The warning over the check, in one column spanning both rows, so that the check can take
+    // the warning's place when the panel is short (foldWarning).
+    m_middle = new QWidget;
+    // As wide with the warning as without: its folding must not change the check's width.
+    m_middle->setMinimumWidth(220);
+    m_middle->setMaximumWidth(240);
+    auto* middle = new QVBoxLayout(m_middle);
+    middle->setContentsMargins(0, 0, 0, 0);
+    middle->addWidget(m_warning);
+    middle->addWidget(m_verification, 1);
+    grid->addWidget(m_middle, 0, 1, 2, 1);
     grid->addWidget(m_result, 0, 2, 1, 2);
     grid->addWidget(m_final, 1, 0);
-    grid->addWidget(m_verification, 1, 1);
     grid->addWidget(m_reference, 1, 2);
     grid->addWidget(m_error, 1, 3);
     grid->setColumnStretch(0, 2);
@@ -83,6 +94,22 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
 void OutputPanel::setWarning(const QString& html) {
     m_warningHtml = html;
     m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
+    foldWarning();
+}
+
+void OutputPanel::foldWarning() {
+    // The check's verdict and figures first: the warning shows when both fit the column.
+    const int width = m_middle->width();
+    const int spacing = std::max(0, m_middle->layout()->spacing());
+    const int need =
+        m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) + spacing +
+        m_verification->heightForWidth(std::min(width, m_verification->maximumWidth()));
+    m_warning->setVisible(width <= 0 || need <= m_middle->height());
+}
+
+void OutputPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    foldWarning();
 }
 
 void OutputPanel::changeEvent(QEvent* event) {
@@ -190,6 +217,7 @@ void OutputPanel::setStep(int step) {
         showColumnStep(step);
     else
         showRowStep(step);
+    foldWarning();  // the check's text changed with the step
 }
 
 void OutputPanel::showColumnStep(int step) {

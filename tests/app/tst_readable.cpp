@@ -1,7 +1,8 @@
 // Readable at the size the window opens: on a 1366x768, a 1600x1000 and a 1920x1080 screen the
 // default scene prints every value of x, the kernel, the bias and the outputs in its cells, the
 // kernel gets the most room, no empty band wider than a kernel column separates x from the
-// kernel, the titles are whole, and the warning beside the outputs contrasts with a dark window.
+// kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
+// dark window.
 
 #include "app_settings.h"
 #include "cell_text.h"
@@ -10,6 +11,7 @@
 #include "matrix_view.h"
 #include "output_panel.h"
 #include "step_controller.h"
+#include "verification_view.h"
 
 #include <QApplication>
 #include <QFontMetricsF>
@@ -96,6 +98,12 @@ private slots:
                      qPrintable(QStringLiteral("%1 px").arg(gapAfterX())));
         QTRY_VERIFY2(gapAfterKernel() < kernel->cellSize().width(),
                      qPrintable(QStringLiteral("%1 px").arg(gapAfterKernel())));
+        // The check's verdict and figures are whole (the warning over it folds away first).
+        const VerificationView* check = w.window.outputPanel()->verificationView();
+        QTRY_VERIFY2(check->height() >= check->heightForWidth(check->width()),
+                     qPrintable(QStringLiteral("%1 of %2 px")
+                                    .arg(check->height())
+                                    .arg(check->heightForWidth(check->width()))));
         for (MatrixView* view : w.views()) {
             const QByteArray name = view->objectName().toUtf8();
             QTRY_VERIFY2(view->cellNumbersShown(), name.constData());

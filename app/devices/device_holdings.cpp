@@ -124,6 +124,7 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
         for (std::size_t i = 0; i < ids.size(); ++i)
             ids[i] = int(i);
         out.style = styleOf(ring.chunks, ids, Qt::Horizontal, ds.outputScale);
+        out.style.absentColour = qRgb(0x9e, 0x9e, 0x9e);  // the ring marks "not held yet" NaN
         for (const ChunkTransfer& t : rs.transfers) {
             if (t.from == m)
                 v.sendsChunk = t.chunk;

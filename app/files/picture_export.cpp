@@ -2,17 +2,22 @@
 
 #include "matrix_view.h"
 
+#include <QAbstractItemView>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImageWriter>
+#include <QMenuBar>
 #include <QPainter>
 #include <QPixmap>
 #include <QSvgGenerator>
+#include <QTabBar>
 #include <QWidget>
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace tp {
 
@@ -37,6 +42,31 @@ QPixmap settledGrab(QWidget* widget) {
 
 namespace {
 
+/// Widgets whose style paints past their own rectangle and counts on the paint device to clip it
+/// (the selected tab fills down into the page under it, a selected row runs under the scroll
+/// bar), or that draw nothing through QSvgGenerator (the menu bar). QSvgGenerator writes no clip
+/// paths, so in an SVG these are drawn as pictures of themselves: the menu bar, tab bars, and the
+/// viewports of item views.
+std::vector<QWidget*> clippedByStyle(QWidget* widget) {
+    std::vector<QWidget*> widgets;
+    for (QMenuBar* bar : widget->findChildren<QMenuBar*>())
+        widgets.push_back(bar);
+    for (QTabBar* bar : widget->findChildren<QTabBar*>())
+        widgets.push_back(bar);
+    for (QAbstractItemView* view : widget->findChildren<QAbstractItemView*>())
+        widgets.push_back(view->viewport());
+    return widgets;
+}
+
+/// Swallows the paint events of the widgets it is installed on.
+class PaintSwallower : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override { return event->type() == QEvent::Paint; }
+};
+
 bool writeSvg(QWidget* widget, const QString& path, QString* error) {
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
@@ -48,11 +78,26 @@ bool writeSvg(QWidget* widget, const QString& path, QString* error) {
     svg.setOutputDevice(&file);
     svg.setSize(widget->size());
     svg.setViewBox(widget->rect());
+    // The screen's resolution, not the generator's 72 dpi default: styles and fonts measure
+    // against the paint device, and at another resolution the tab bar grows over the view below.
+    svg.setResolution(widget->logicalDpiX());
     svg.setTitle(widget->window()->windowTitle());
     svg.setDescription(QStringLiteral("tpviz %1").arg(QCoreApplication::applicationVersion()));
     {
+        const std::vector<QWidget*> pictures = clippedByStyle(widget);
+        std::vector<std::pair<QPoint, QPixmap>> grabs;
+        for (QWidget* child : pictures)
+            if (child->isVisible())
+                grabs.emplace_back(child->mapTo(widget, QPoint()), child->grab());
+        PaintSwallower swallower;
+        for (QWidget* child : pictures)
+            child->installEventFilter(&swallower);
         QPainter painter(&svg);
         widget->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+        for (QWidget* child : pictures)
+            child->removeEventFilter(&swallower);
+        for (const auto& [at, pixmap] : grabs)
+            painter.drawPixmap(at, pixmap);
     }
     if (file.error() != QFileDevice::NoError) {
         if (error)

@@ -48,7 +48,10 @@ ArrayFileInputs::ArrayFileInputs(QWidget* parent) : QWidget(parent) {
                         "from the seed"));
     m_shapes = new QLabel;
     m_shapes->setObjectName(QStringLiteral("arrayShapes"));
-    m_form->addRow(QString(), m_shapes);  // one short line per array, not wrapped
+    // One short line per array, not wrapped, and never squeezed: the form gives a label no less
+    // than its height only when the label asks for exactly that.
+    m_shapes->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    m_form->addRow(QString(), m_shapes);
 
     connect(m_kernel, &QLineEdit::textChanged, this, [this] {
         readKernelHeader();

@@ -163,12 +163,16 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
         const QSizeF cell = m_kernel->layout().base;
         if (!cell.isEmpty())
             m_x->setMaxFitCell(std::max({cell.width(), cell.height(), kMinXCell}));
+        fitInputHeight();
     };
     grid->addWidget(m_kernelWithBias, 0, 1, 5, 1);
     grid->addWidget(m_own, 0, 2, 5, 1);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 4);
+    // x grows up to the height its rows need (fitInputHeight), the trace panel takes the rest:
+    // no empty band around x's few rows.
     grid->setRowStretch(0, 1);
+    grid->setRowStretch(4, 1);
 
     connectHover(m_x, QStringLiteral("x"));
     connect(m_kernel, &MatrixView::cellHovered, this,
@@ -307,6 +311,20 @@ void LayerPanel::setStep(int step) {
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, group));
     showMistakeStep(group);
+}
+
+void LayerPanel::fitInputHeight() {
+    const QSizeF cell = m_kernel->layout().base;
+    if (m_x->matrix().isEmpty() || cell.isEmpty()) {
+        m_x->setMaximumHeight(QWIDGETSIZE_MAX);
+        return;
+    }
+    // x's rows as tall as the kernel's (x's cells follow the kernel's size), plus its title,
+    // band and margins: what the view has beyond its cell area.
+    const qreal chrome = m_x->height() - m_x->layout().area.height();
+    const qreal rows = qreal(m_x->matrix().rows()) * std::max(cell.height(), kMinXCell);
+    const int wanted = int(std::ceil(chrome + rows));
+    m_x->setMaximumHeight(std::max(wanted, m_x->minimumSizeHint().height()));
 }
 
 void LayerPanel::resizeEvent(QResizeEvent* event) {

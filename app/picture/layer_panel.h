@@ -66,6 +66,9 @@ signals:
 
 private:
     void connectHover(MatrixView* view, const QString& name, bool vector = false);
+    /// Caps x's height at what its rows need with rows as tall as the kernel's, so that x sits
+    /// right over its notes and the trace panel takes the spare height.
+    void fitInputHeight();
     // How the layer is read wrongly by the scene's mistake (mistake_layer.cpp).
     void showMistake();
     void showMistakeStep(int group);

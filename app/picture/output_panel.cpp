@@ -10,14 +10,27 @@
 #include "step_plan.h"
 #include "verification_view.h"
 
+#include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
+#include <QResizeEvent>
+#include <QVBoxLayout>
 
 namespace tp {
 namespace {
 
 QString qs(const std::string& text) {
     return QString::fromStdString(text);
+}
+
+/// The warnings' colours (orange, red) are dark shades for a light window; on a dark window they
+/// would be hard to read, so lighter shades of them take their place.
+QString legibleOn(QString html, const QColor& window) {
+    if (window.lightness() >= 128)
+        return html;
+    html.replace(QStringLiteral("#b35900"), QStringLiteral("#ffb366"));
+    html.replace(QStringLiteral("#c62828"), QStringLiteral("#ff8a80"));
+    return html;
 }
 
 }  // namespace
@@ -53,10 +66,19 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     m_grid = grid;
     grid->setContentsMargins(0, 0, 0, 0);
     grid->addWidget(m_partial, 0, 0);
-    grid->addWidget(m_warning, 0, 1);
+    // The warning over the check, in one column spanning both rows, so that the check can take
+    // the warning's place when the panel is short (foldWarning).
+    m_middle = new QWidget;
+    // As wide with the warning as without: its folding must not change the check's width.
+    m_middle->setMinimumWidth(220);
+    m_middle->setMaximumWidth(240);
+    auto* middle = new QVBoxLayout(m_middle);
+    middle->setContentsMargins(0, 0, 0, 0);
+    middle->addWidget(m_warning);
+    middle->addWidget(m_verification, 1);
+    grid->addWidget(m_middle, 0, 1, 2, 1);
     grid->addWidget(m_result, 0, 2, 1, 2);
     grid->addWidget(m_final, 1, 0);
-    grid->addWidget(m_verification, 1, 1);
     grid->addWidget(m_reference, 1, 2);
     grid->addWidget(m_error, 1, 3);
     grid->setColumnStretch(0, 2);
@@ -67,6 +89,33 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     connectHover(m_final, QStringLiteral("y"));
     connectHover(m_reference, QStringLiteral("reference"));
     connectHover(m_error, QStringLiteral("|y - reference|"));
+}
+
+void OutputPanel::setWarning(const QString& html) {
+    m_warningHtml = html;
+    m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
+    foldWarning();
+}
+
+void OutputPanel::foldWarning() {
+    // The check's verdict and figures first: the warning shows when both fit the column.
+    const int width = m_middle->width();
+    const int spacing = std::max(0, m_middle->layout()->spacing());
+    const int need =
+        m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) + spacing +
+        m_verification->heightForWidth(std::min(width, m_verification->maximumWidth()));
+    m_warning->setVisible(width <= 0 || need <= m_middle->height());
+}
+
+void OutputPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    foldWarning();
+}
+
+void OutputPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        m_warning->setText(legibleOn(m_warningHtml, palette().color(QPalette::Window)));
 }
 
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
@@ -107,7 +156,7 @@ void OutputPanel::setScene(ScenePtr scene) {
             m_result->setGroups({}, Qt::Horizontal);  // a sum of every group's columns
         else
             m_result->setGroups(outputRanges, Qt::Horizontal);
-        m_warning->setText(
+        setWarning(
             tr("<p style='color:#b35900'><b>⚠ Do not sum the groups' outputs:</b> they are "
                "different output columns, not partial sums of the same columns.</p>"
                "<p>Each partial is <b>placed</b> in its own columns: concatenate in group order "
@@ -121,13 +170,13 @@ void OutputPanel::setScene(ScenePtr scene) {
         m_final->setTitle(!title.isEmpty()
                               ? title
                               : tr("y = sum + bias  %1").arg(qs(shapeTuple(c.batch, c.features))));
-        m_warning->setText(
+        setWarning(
             tr("<p><b>+ Add the partial sums:</b> every row group contributes to the same "
                "output columns, so they are combined by addition (an all-reduce on devices).</p>"
                "<p>The bias is added <b>once</b>, to the total, not to each partial.</p>"));
     }
     if (!mistakeWarning.isEmpty())
-        m_warning->setText(mistakeWarning);
+        setWarning(mistakeWarning);
     showErrorMap();
     setStep(0);
 }
@@ -168,6 +217,7 @@ void OutputPanel::setStep(int step) {
         showColumnStep(step);
     else
         showRowStep(step);
+    foldWarning();  // the check's text changed with the step
 }
 
 void OutputPanel::showColumnStep(int step) {
@@ -184,7 +234,7 @@ void OutputPanel::showColumnStep(int step) {
     const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
     m_partial->setTitle(!mistakeTitle.isEmpty()
                             ? mistakeTitle
-                            : tr("partial of group %1 = %2  %3")
+                            : tr("partial %1 = %2  %3")
                                   .arg(group)
                                   .arg(qs(columnSlice("y", g.outputCols)),
                                        qs(shapeTuple(c.batch, g.outputCols.size()))));

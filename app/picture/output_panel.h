@@ -55,8 +55,19 @@ signals:
     /// partial, the concatenation or running sum, y = sum + bias, or the reference.
     void outputCellHovered(int row, int col);
 
+protected:
+    /// A new palette (View > Theme): the warning's colours follow the window's lightness.
+    void changeEvent(QEvent* event) override;
+    /// Folds the warning away when the panel is shorter than the warning and the check need.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void connectHover(MatrixView* view, const QString& name);
+    /// Shows `html` in the warning, its colours made legible on the window's (legibleOn).
+    void setWarning(const QString& html);
+    /// Hides the warning when it and the check do not both fit the middle column's height, so
+    /// that the check's verdict and figures show whole; shows it again when they fit.
+    void foldWarning();
     void showColumnStep(int step);
     void showRowStep(int step);
     void showErrorMap();
@@ -65,6 +76,8 @@ private:
     ScenePtr m_scene;
     std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
     QGridLayout* m_grid;
+    QWidget* m_middle;      ///< the warning over the check
+    QString m_warningHtml;  ///< the warning as written, for a light window
     MatrixView* m_partial;
     MatrixView* m_result;
     MatrixView* m_final;

@@ -106,11 +106,13 @@ void VerificationView::setVerification(const Verification& v, bool complete,
                      "x @ kernel + bias (one full product) by %1: |y - ref| &lt;= atol + rtol "
                      "&middot; |ref|.")
                       .arg(allclose)
-                : tr("Once the output is complete, every element is compared with the reference "
-                     "x @ kernel + bias (one full product) against its float32 rounding bound 2 "
-                     "&middot; &gamma;(K+1) &middot; (|x| @ |kernel| + |bias|), K = in_dim; %1 "
-                     "is shown beside it.")
-                      .arg(allclose));
+                : tr("Once the output is complete, each element is checked against x @ kernel "
+                     "+ bias within float32 rounding."));
+        // The bound's formula in full, for a window too short to show more lines.
+        m_numbers->setToolTip(tr("Rounding bound of element (i, j): 2 &middot; &gamma;(K+1) "
+                                 "&middot; (|x| @ |kernel| + |bias|)[i, j], K = in_dim; %1 is "
+                                 "shown beside it")
+                                  .arg(allclose));
         return;
     }
     if (!v.shapeMismatch.empty()) {

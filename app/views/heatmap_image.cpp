@@ -1,6 +1,6 @@
 #include "heatmap_image.h"
 
-#include "float_format.h"
+#include "cell_text.h"
 #include "palette.h"
 
 #include <QFontMetricsF>
@@ -294,7 +294,8 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
                 k = neutralRamp;
             const float v = values[x];
             if (!std::isfinite(v)) {
-                line[x] = nonFiniteColor(v);
+                line[x] =
+                    std::isnan(v) && style.absentColour ? *style.absentColour : nonFiniteColor(v);
                 continue;
             }
             const float s = std::clamp(v * stepsPerUnit, -float(kSteps), float(kSteps));
@@ -341,8 +342,9 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     const QFontMetricsF metrics(style.font);
 
     const float scale = style.scale > 0.0f ? style.scale : 1.0f;
-    const QString low = QString::fromStdString(formatFloatShort(-scale, 3));
-    const QString high = "+" + QString::fromStdString(formatFloatShort(scale, 3));
+    // The ends in cellText, as the titles' "±0.78": the same value reads the same everywhere.
+    const QString low = cellText(-scale);
+    const QString high = QLatin1Char('+') + cellText(scale);
     const qreal side =
         std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) / 2 + 1;
     const qreal textHeight = metrics.height();

@@ -13,6 +13,7 @@
 
 #include <atomic>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct HeatmapStyle {
     /// Device pixels per logical pixel: the image is `size` device pixels and carries this ratio;
     /// hatches are spaced in logical pixels.
     qreal devicePixelRatio = 1.0;
+    /// When set, NaN is drawn in this colour instead of nonFiniteColor(): for a matrix where NaN
+    /// marks an element not there yet (a device's collective buffer before the chunk arrives).
+    std::optional<QRgb> absentColour;
 
     bool operator==(const HeatmapStyle&) const = default;
 };

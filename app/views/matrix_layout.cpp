@@ -51,7 +51,7 @@ MatrixLayout::MatrixLayout(const MatrixLayoutInput& in) : rows(in.rows), cols(in
     const qreal square = std::min(fitW, fitH);
     const qreal cap = in.maxFitCell > 0 ? in.maxFitCell : kMaxFitCell;
     if (square >= kMinSquareCell)
-        base = QSizeF(std::min({fitW, kMaxAspect * square, cap}),
+        base = QSizeF(std::min({fitW, kMaxWideAspect * square, cap}),
                       std::min({fitH, kMaxAspect * square, cap}));
     else
         base = QSizeF(std::min(fitW, cap), std::min(fitH, cap));

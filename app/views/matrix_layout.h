@@ -46,20 +46,23 @@ struct MatrixLayoutInput {
 };
 
 /// The geometry of one MatrixView. At zoom 1 the cells fit the area: when cells of at least
-/// kMinSquareCell fit, each side is the area's share min(fit, kMaxAspect * the other side's fit),
-/// else stretched to fill it; never larger than maxFitCell. Zooming
-/// in grows the smaller side of a stretched cell first (cells turn square before they grow),
-/// zooming out shrinks both. A matrix smaller than the area is centred in it vertically and placed
-/// by horizontalAlign, a larger one is scrolled. Following a leader, the cells are the leader's
-/// width (and as tall, when the area allows) and column j lies under the leader's column j; the
-/// area (the clip) and the title span the leader's columns inside the viewport.
+/// kMinSquareCell fit, each side is the area's share min(fit, the smaller fit * kMaxWideAspect for
+/// the width, kMaxAspect for the height), else stretched to fill it; never larger than maxFitCell.
+/// Zooming in grows the smaller side of a stretched cell first (cells turn square before they
+/// grow), zooming out shrinks both. A matrix smaller than the area is centred in it vertically and
+/// placed by horizontalAlign, a larger one is scrolled. Following a leader, the cells are the
+/// leader's width (and as tall, when the area allows) and column j lies under the leader's column
+/// j; the area (the clip) and the title span the leader's columns inside the viewport.
 struct MatrixLayout {
     static constexpr qreal kMargin = 6;         ///< around everything, in the viewport
     static constexpr qreal kMaxFitCell = 80;    ///< a 2 x 4 matrix should not fill a monitor
     static constexpr qreal kMinSquareCell = 4;  ///< below this, fitting stretches cells
-    /// A fitted cell may be this much wider (or taller) than the smaller fit allows, so that a
-    /// matrix short of height still gets cells wide enough for its numbers.
+    /// A fitted cell may be this much taller than the smaller fit allows.
     static constexpr qreal kMaxAspect = 1.6;
+    /// A fitted cell may be this much wider than the smaller fit allows, so that a matrix short
+    /// of height (the kernel on a 1366x768 screen) still fills its width with cells wide enough
+    /// for its numbers.
+    static constexpr qreal kMaxWideAspect = 2.4;
     static constexpr qreal kMaxCell = 400;  ///< the largest zoomed cell side
     static constexpr double kMinZoom = 0.25;
 

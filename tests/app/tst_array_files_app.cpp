@@ -14,6 +14,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -183,6 +184,33 @@ private slots:
         QVERIFY(w.panel()->arrayFiles().transpose);
         const Matrix expected = weight.transpose();
         QVERIFY(sameBits(w.window.scene()->params.kernel, expected));
+    }
+
+    void shapesShowWholeInTheDock() {
+        // The window as it opens on a 1600x1000 screen: the shapes under the file inputs get all
+        // their lines, not the height the form would squeeze them to.
+        QTemporaryDir dir;
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        QCOMPARE(writeNpy(kernelPath, values(8, 12, 0.5f)), std::string());
+        Window w;
+        w.window.resize(MainWindow::openingSize({1600, 1000 - 40}));
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        w.chooseFiles();
+        w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
+        QTRY_VERIFY(w.showsFiles());
+        auto* shapes = w.window.findChild<QLabel*>("arrayShapes");
+        QVERIFY(shapes);
+        QCOMPARE(shapes->text().count(QLatin1Char('\n')), 2);
+        QTRY_VERIFY2(shapes->height() >= shapes->sizeHint().height(),
+                     qPrintable(QStringLiteral("%1 of %2 px")
+                                    .arg(shapes->height())
+                                    .arg(shapes->sizeHint().height())));
+        // A problem under the bias takes room in the same form: the shapes keep theirs.
+        w.edit("biasFileEdit")->setText(dir.filePath("missing-bias.npy"));
+        QTRY_VERIFY(!w.panel()->arrayProblemText("bias").isEmpty());
+        QTRY_VERIFY(shapes->height() >= shapes->sizeHint().height());
     }
 
     void commandLineKernel() {

@@ -29,6 +29,7 @@
 #include <QJsonObject>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPainter>
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -222,6 +223,31 @@ private slots:
         QSvgRenderer renderer(text);
         QVERIFY(renderer.isValid());
         QCOMPARE(renderer.viewBox(), w.window.rect());
+
+        // Drawn, the SVG shows x's title as the window does: the selected "Layer" tab stays in
+        // its bar (it fills past it, which only a clip hides) and the menu bar's words are there.
+        QImage drawn(w.window.size(), QImage::Format_ARGB32);
+        drawn.fill(Qt::white);
+        {
+            QPainter painter(&drawn);
+            renderer.render(&painter);
+        }
+        const QImage grabbed = w.window.grab().toImage().scaled(w.window.size());
+        const auto darkPixels = [](const QImage& image, QRect rect) {
+            int dark = 0;
+            for (int y = rect.top(); y <= rect.bottom(); ++y)
+                for (int x = rect.left(); x <= rect.right(); ++x)
+                    dark += qGray(image.pixel(x, y)) < 110;
+            return dark;
+        };
+        MatrixView* x = w.window.layerPanel()->inputView();
+        const QRect xTitle(x->mapTo(&w.window, QPoint(0, 0)), QSize(x->width() / 2, 20));
+        QVERIFY(darkPixels(grabbed, xTitle) > 20);
+        QVERIFY2(darkPixels(drawn, xTitle) > darkPixels(grabbed, xTitle) / 2,
+                 qPrintable(QString::number(darkPixels(drawn, xTitle))));
+        QMenuBar* menu = w.window.menuBar();
+        const QRect menuWords(menu->mapTo(&w.window, QPoint(0, 0)), QSize(200, menu->height()));
+        QVERIFY(darkPixels(drawn, menuWords) > darkPixels(grabbed, menuWords) / 2);
 
         const QString error = w.exports()->exportPicture("/proc/nope/x.svg");
         QVERIFY2(error.contains("/proc/nope/x.svg") && error.size() > 30, qPrintable(error));

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 
@@ -369,6 +370,14 @@ void TestHeatmapImage::nanHasItsOwnColour() {
     const QImage image = renderHeatmap(MatrixData::of(m, *m), HeatmapStyle{}, QSize(2, 1));
     QCOMPARE(image.pixel(0, 0), nonFiniteColor(std::nanf("")));
     QCOMPARE(image.pixel(1, 0), neutralColor().rgb());
+    // Where NaN means "not there yet" (a device's buffer), it takes the style's colour instead;
+    // infinities keep theirs.
+    *m << std::nanf(""), std::numeric_limits<float>::infinity();
+    HeatmapStyle absent;
+    absent.absentColour = qRgb(0x9e, 0x9e, 0x9e);
+    const QImage buffer = renderHeatmap(MatrixData::of(m, *m), absent, QSize(2, 1));
+    QCOMPARE(buffer.pixel(0, 0), qRgb(0x9e, 0x9e, 0x9e));
+    QCOMPARE(buffer.pixel(1, 0), nonFiniteColor(std::numeric_limits<float>::infinity()));
 }
 
 void TestHeatmapImage::emptyGivesNullImage() {

@@ -1,0 +1,137 @@
+// Readable at the size the window opens: on a 1366x768, a 1600x1000 and a 1920x1080 screen the
+// default scene prints every value of x, the kernel, the bias and the outputs in its cells, the
+// kernel gets the most room, no empty band wider than a kernel column separates x from the
+// kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
+// dark window.
+
+#include "app_settings.h"
+#include "cell_text.h"
+#include "layer_panel.h"
+#include "main_window.h"
+#include "matrix_view.h"
+#include "output_panel.h"
+#include "step_controller.h"
+#include "verification_view.h"
+
+#include <QApplication>
+#include <QFontMetricsF>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+struct Window {
+    MainWindow window{MainWindow::Options{.useSettings = false}};
+
+    explicit Window(QSize screen) {
+        window.resize(MainWindow::openingSize(screen));
+        window.show();
+    }
+    std::vector<MatrixView*> views() const {
+        const LayerPanel* layer = window.layerPanel();
+        const OutputPanel* output = window.outputPanel();
+        return {layer->inputView(),    layer->kernelView(),  layer->biasView(),
+                output->partialView(), output->resultView(), output->referenceView()};
+    }
+};
+
+/// The area the cells of `view` take on screen.
+qreal cellArea(const MatrixView* view) {
+    const MatrixLayout l = view->layout();
+    return l.cell.width() * qreal(l.rows) * l.cell.height() * qreal(l.cols);
+}
+
+/// Whether the title of `view` is drawn whole: its bold caption fits left of the colour ramp
+/// (title_row.cpp keeps 8 px before the ramp, or 8 px at the right without one).
+bool titleWhole(const MatrixView* view) {
+    const MatrixLayout l = view->layout();
+    const QRectF ramp = view->scaleRampRect(l);
+    const qreal room = l.title.width() - (ramp.isEmpty() ? 8 : l.title.right() - ramp.left() + 8);
+    QFont bold = view->font();
+    bold.setBold(true);
+    return QFontMetricsF(bold).horizontalAdvance(view->title()) <= room;
+}
+
+}  // namespace
+
+class TestReadable : public QObject {
+    Q_OBJECT
+
+private slots:
+    void atTheOpeningSize_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("1366x768") << QSize(1366, 768);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
+    void atTheOpeningSize() {
+        QFETCH(QSize, screen);
+        Window w(screen);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        StepController* steps = w.window.stepController();
+        steps->setStep(steps->lastStep());  // every output complete
+        const LayerPanel* layer = w.window.layerPanel();
+        MatrixView* x = layer->inputView();
+        MatrixView* kernel = layer->kernelView();
+        // x sits beside the kernel: between x's last column and the kernel's first, less than a
+        // kernel column of empty space.
+        const auto gapAfterX = [&] {
+            const Index last = x->matrix().cols() - 1;
+            const QPointF xRight = x->cellRect(0, last).topRight();
+            const QPointF kernelLeft = kernel->cellRect(0, 0).topLeft();
+            return kernel->viewport()->mapTo(&w.window, kernelLeft.toPoint()).x() -
+                   x->viewport()->mapTo(&w.window, xRight.toPoint()).x();
+        };
+        // The kernel fills its width: the empty space right of it is less than a column.
+        const auto gapAfterKernel = [&] {
+            const qreal right =
+                kernel->cellRect(0, kernel->matrix().cols() - 1).right() + MatrixLayout::kMargin;
+            return kernel->viewport()->width() - right;
+        };
+        // Layouts settle over a few events after the step: wait for the conditions, not a time.
+        QTRY_VERIFY2(gapAfterX() < kernel->cellSize().width(),
+                     qPrintable(QStringLiteral("%1 px").arg(gapAfterX())));
+        QTRY_VERIFY2(gapAfterKernel() < kernel->cellSize().width(),
+                     qPrintable(QStringLiteral("%1 px").arg(gapAfterKernel())));
+        // The check's verdict and figures are whole (the warning over it folds away first).
+        const VerificationView* check = w.window.outputPanel()->verificationView();
+        QTRY_VERIFY2(check->height() >= check->heightForWidth(check->width()),
+                     qPrintable(QStringLiteral("%1 of %2 px")
+                                    .arg(check->height())
+                                    .arg(check->heightForWidth(check->width()))));
+        for (MatrixView* view : w.views()) {
+            const QByteArray name = view->objectName().toUtf8();
+            QTRY_VERIFY2(view->cellNumbersShown(), name.constData());
+            QVERIFY2(view->numberPixelSize() >= kMinNumberPixelSize, name.constData());
+            QTRY_VERIFY2(titleWhole(view), qPrintable(view->title()));
+            if (view != kernel)
+                QVERIFY2(cellArea(kernel) > cellArea(view), name.constData());
+        }
+    }
+
+    void warningContrastsWithADarkWindow() {
+        applyTheme(Theme::Dark);
+        Window w(QSize(1600, 1000));
+        QTRY_VERIFY(w.window.scene());
+        const QLabel* warning = w.window.outputPanel()->warningLabel();
+        const QRgb window = warning->palette().color(QPalette::Window).rgb();
+        const QRegularExpression colour(QStringLiteral("color:\\s*(#[0-9a-fA-F]{6})"));
+        int colours = 0;
+        for (const auto& match : colour.globalMatch(warning->text())) {
+            ++colours;
+            const QRgb text = QColor(match.captured(1)).rgb();
+            QVERIFY2(contrastRatio(text, window) >= 4.5, qPrintable(match.captured(1)));
+        }
+        QVERIFY(colours > 0);
+        applyTheme(Theme::Light);
+        QTRY_VERIFY(!warning->text().contains(QStringLiteral("#ffb366")));
+    }
+};
+
+QTEST_MAIN(TestReadable)
+#include "tst_readable.moc"

@@ -3,10 +3,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <vector>
 
 namespace tp {
 namespace {
@@ -17,6 +19,15 @@ constexpr Index kFewRows = 4;
 // Columns of the kernel one task sums at a time: the (N, kColumnBlock) sums stay in cache while
 // the kernel streams past once, in runs of kColumnBlock floats (16 KiB) that prefetching follows.
 constexpr Index kColumnBlock = 4096;
+
+// Folds a non-empty run of kernel elements into the running largest |element| and the flag that
+// every element so far is finite. A NaN or an infinity makes the run's sum non-finite (and so may
+// a sum past FLT_MAX: then the caller scans for itself, no harm done).
+template <typename Run>
+void noteMaxAbs(const Run& run, float& largest, bool& finite) {
+    largest = std::max(largest, run.cwiseAbs().template maxCoeff<Eigen::PropagateNumbers>());
+    finite = finite && std::isfinite(run.sum());
+}
 
 // out = a @ b for an `a` of at most kFewRows rows; a (N, K), b (K, cols), out (N, cols).
 // Eigen runs a product of so few rows on one thread, packing the kernel into blocks as it goes;
@@ -48,13 +59,8 @@ void productOfFewRows(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixC
             const auto kernelRow = b.row(k).segment(c0, width);
             for (Index r = 0; r < rows; ++r)
                 sums.row(r) += a(r, k) * kernelRow;
-            if (bMaxAbs && width > 0) {
-                largest =
-                    std::max(largest, kernelRow.cwiseAbs().maxCoeff<Eigen::PropagateNumbers>());
-                // A NaN or an infinity makes the sum non-finite (and so may a sum past FLT_MAX:
-                // then the caller scans for itself, no harm done).
-                finite = finite && std::isfinite(kernelRow.sum());
-            }
+            if (bMaxAbs && width > 0)
+                noteMaxAbs(kernelRow, largest, finite);
         }
         out.middleCols(c0, width) = sums;
     }
@@ -134,6 +140,97 @@ ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index parti
     return result;
 }
 
+// Column mode: result.output, (batch, features), from the partials concatenated in group order
+// along the last axis: each partial fills its own columns. The copy is memory-bound, so both
+// threads share it, by rows of the output.
+void concatenateInGroupOrder(ForwardResult& result) {
+    const ShardingPlan& plan = result.plan;
+    const Index batch = result.partials.front().rows();
+    result.output.resize(batch, plan.features);
+#pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
+    for (Index r = 0; r < batch; ++r) {
+        for (const ShardGroup& group : plan.groups)
+            result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
+                result.partials[std::size_t(group.index)].row(r);
+    }
+}
+
+// The column split and the reference from one read of the kernel, for an x of at most kFewRows
+// rows: forwardColumnParallel's partials and forwardReference's output (with kernelMaxAbs),
+// equal to theirs bit for bit. Task (g, b) takes block b of the g-th chunk of the kernel's
+// columns: the split adds each kernel row of that block through group g's view (kernelSlice)
+// into the partial's sums, and the reference adds the same columns of the full kernel, found
+// from the kernel's width alone (never from the plan's groups), into sums of its own, each as
+// productOfFewRows does: a multiply, then an add, in the order k = 0, 1, ..., K - 1. With the
+// plan's groups in place the two read the same memory while it is in cache; the reference never
+// reads a partial. Progress: one unit per group.
+ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const MatrixCRef& kernel,
+                                                     const RowVectorCRef& bias,
+                                                     const ShardingPlan& plan, Progress* progress) {
+    const Index rows = x.rows();
+    const Index depth = x.cols();
+    const Index chunk = plan.chunk;
+    assert(rows <= kFewRows && plan.mode == ParallelMode::Column);
+    assert(plan.tpSize * chunk == kernel.cols());
+    ForwardAndReference both;
+    both.split.plan = plan;
+    both.split.partials.assign(std::size_t(plan.tpSize), Matrix(rows, chunk));
+    both.reference.resize(rows, kernel.cols());
+
+    // Enough blocks for every thread, as in productOfFewRows.
+    const Index threads = omp_get_max_threads();
+    const Index blocksPerGroup =
+        std::max((chunk + kColumnBlock - 1) / kColumnBlock,
+                 std::min((threads + plan.tpSize - 1) / plan.tpSize, (chunk + 63) / 64));
+    const Index tasks = plan.tpSize * blocksPerGroup;
+    std::vector<std::atomic<Index>> blocksLeft(std::size_t(plan.tpSize));
+    for (std::atomic<Index>& left : blocksLeft)
+        left.store(blocksPerGroup, std::memory_order_relaxed);
+    float largest = 0.0f;
+    bool finite = true;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : largest) reduction(&& : finite) \
+    if (tasks > 1 && rows * depth * kernel.cols() > (Index(1) << 20))
+    for (Index task = 0; task < tasks; ++task) {
+        if (isCancelled(progress))
+            continue;
+        const Index g = task / blocksPerGroup;
+        const Index block = task % blocksPerGroup;
+        // Columns [c0, c0 + width) of group g's view and columns [referenceC0, referenceC0 +
+        // width) of the kernel.
+        const Index c0 = chunk * block / blocksPerGroup;
+        const Index width = chunk * (block + 1) / blocksPerGroup - c0;
+        const Index referenceC0 = g * chunk + c0;
+        const ShardGroup& group = plan.groups[std::size_t(g)];
+        const auto groupView = kernelSlice(kernel, group);
+        Matrix splitSums = Matrix::Zero(rows, width);
+        Matrix referenceSums = Matrix::Zero(rows, width);
+        for (Index k = 0; k < depth; ++k) {
+            const auto splitRow = groupView.row(k).segment(c0, width);
+            for (Index r = 0; r < rows; ++r)
+                splitSums.row(r) += x(r, k) * splitRow;
+            const auto referenceRow = kernel.row(k).segment(referenceC0, width);
+            for (Index r = 0; r < rows; ++r)
+                referenceSums.row(r) += x(r, k) * referenceRow;
+            if (width > 0)
+                noteMaxAbs(referenceRow, largest, finite);
+        }
+        both.split.partials[std::size_t(g)].middleCols(c0, width) = splitSums;
+        both.reference.middleCols(referenceC0, width) = referenceSums;
+        if (blocksLeft[std::size_t(g)].fetch_sub(1, std::memory_order_relaxed) == 1)
+            advance(progress);
+    }
+    if (isCancelled(progress))
+        return both;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        const IndexRange cols = plan.groups[g].kernelCols;
+        both.split.partials[g].rowwise() += bias.segment(cols.start, cols.size());
+    }
+    concatenateInGroupOrder(both.split);
+    both.reference.rowwise() += bias;
+    both.kernelMaxAbs = finite ? std::optional(largest) : std::nullopt;
+    return both;
+}
+
 }  // namespace
 
 ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
@@ -150,16 +247,7 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
             piece.rowwise() += bias.segment(cols.start, cols.size());
         });
 
-    // Concatenate in group order along the last axis: each partial fills its own columns. The copy
-    // is memory-bound, so both threads share it, by rows of the output.
-    const Index batch = x.rows();
-    result.output.resize(batch, plan.features);
-#pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
-    for (Index r = 0; r < batch; ++r) {
-        for (const ShardGroup& group : plan.groups)
-            result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
-                result.partials[std::size_t(group.index)].row(r);
-    }
+    concatenateInGroupOrder(result);
     return result;
 }
 
@@ -208,6 +296,18 @@ Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const Row
     }
     output.rowwise() += bias;
     return output;
+}
+
+ForwardAndReference forwardWithReference(const MatrixCRef& x, const MatrixCRef& kernel,
+                                         const RowVectorCRef& bias, const ShardingPlan& plan,
+                                         Progress* progress) {
+    if (plan.mode == ParallelMode::Column && x.rows() <= kFewRows)
+        return columnSplitAndReferenceOfFewRows(x, kernel, bias, plan, progress);
+    ForwardAndReference both;
+    both.split = forwardParallel(x, kernel, bias, plan, progress);
+    if (!isCancelled(progress))
+        both.reference = forwardReference(x, kernel, bias, &both.kernelMaxAbs);
+    return both;
 }
 
 }  // namespace tp

@@ -3,9 +3,9 @@
 // runs every stage the app runs, back to back, and times each one by wall clock:
 //
 //   generation   initLayer                                  (worker thread)
-//   forward      forwardWithMistake(None): the split pass   (worker thread)
-//   reference    forwardReference: one full product, and the kernel's largest |value| read in
-//                the same pass (Scene::kernelMaxAbs)     (worker thread)
+//   forward_reference  forwardWithReference: the split pass and the reference (one full
+//                product, with its own sums) from one read of the kernel, and the kernel's largest
+//                |value| read in the same pass (Scene::kernelMaxAbs)        (worker thread)
 //   check        verify with the rounding bound             (worker thread)
 //   scales       what setScene reads before drawing: the largest |value| of x, the bias and the
 //                output views (MatrixView::setMatrix; the kernel's comes with the scene) (UI)
@@ -20,7 +20,6 @@
 #include "cell_renderer.h"
 #include "heatmap_image.h"
 #include "matrix_data.h"
-#include "mistakes.h"
 #include "nnx_init.h"
 #include "scene.h"
 #include "verification.h"
@@ -86,7 +85,7 @@ void BM_FirstPicture(benchmark::State& state) {
     const LayerConfig config = sceneConfig();
     const ShardingPlan plan = ShardingPlan::make(config);
     const int lastGroup = int(config.tpSize) - 1;
-    double sums[8] = {};
+    double sums[7] = {};
     for (auto _ : state) {
         Stopwatch watch;
         auto scene = std::make_shared<Scene>();
@@ -94,11 +93,12 @@ void BM_FirstPicture(benchmark::State& state) {
         scene->params = initLayer(config);
         const double generation = watch.lap();
         const LayerParams& p = scene->params;
-        scene->result = forwardWithMistake(Mistake::None, p.x, p.kernel, p.bias, plan, {});
-        const double forward = watch.lap();
-        // Scene::kernelMaxAbs, as computeScene finds it
-        scene->reference = forwardReference(p.x, p.kernel, p.bias, &scene->kernelMaxAbs);
-        const double reference = watch.lap();
+        // The split, the reference and Scene::kernelMaxAbs, as computeScene finds them
+        ForwardAndReference both = forwardWithReference(p.x, p.kernel, p.bias, plan);
+        scene->result = std::move(both.split);
+        scene->reference = std::move(both.reference);
+        scene->kernelMaxAbs = both.kernelMaxAbs;
+        const double forwardAndReference = watch.lap();
         scene->verification = verify(scene->result.output, scene->reference, p.x, p.kernel, p.bias);
         const double check = watch.lap();
         benchmark::DoNotOptimize(scene->verification.passed);
@@ -144,16 +144,16 @@ void BM_FirstPicture(benchmark::State& state) {
         benchmark::DoNotOptimize(renderLegend(legendStyle, QSize(220, 60)).constBits());
         const double legend = watch.lap();
 
-        const double stages[8] = {generation, forward,       reference,   check,
-                                  scales,     kernelImageMs, otherImages, legend};
-        for (int i = 0; i < 8; ++i)
+        const double stages[7] = {generation,    forwardAndReference, check, scales,
+                                  kernelImageMs, otherImages,         legend};
+        for (int i = 0; i < 7; ++i)
             sums[i] += stages[i];
     }
-    const char* names[8] = {"generation", "forward",      "reference",    "check",
-                            "scales",     "kernel_image", "other_images", "legend"};
+    const char* names[7] = {"generation",   "forward_reference", "check", "scales",
+                            "kernel_image", "other_images",      "legend"};
     const double n = double(state.iterations());
     double total = 0.0;
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < 7; ++i) {
         state.counters[names[i]] = sums[i] / n;
         total += sums[i] / n;
     }

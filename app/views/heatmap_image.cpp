@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -93,10 +94,11 @@ std::vector<int> groupsAlong(const HeatmapStyle& style, Index pixels, Index coun
     return result;
 }
 
-// Reduces the elements under each pixel of row `y` into out[0..W).
-template <bool kMean, bool kTrackMax>
-float reduceRow(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
-                float* out) {
+// The Mean of the elements under each pixel of a band of rows into out[0..width), summed row by
+// row in order; returns the largest finite |element| of the band when kTrackMax.
+template <bool kTrackMax>
+float reduceMean(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
+                 float* out) {
     const std::size_t width = colsOfPixel.size();
     float rowMax = 0.0f;
     std::fill(out, out + width, 0.0f);
@@ -106,24 +108,87 @@ float reduceRow(const MatrixData& m, IndexRange rows, const std::vector<IndexRan
             const IndexRange cols = colsOfPixel[x];
             float acc = out[x];
             for (Index c = cols.start; c < cols.stop; ++c) {
-                const float v = row[c];
-                if constexpr (kMean) {
-                    acc += v;
-                } else {
-                    // A NaN wins and stays, so that one NaN under a pixel is seen.
-                    acc = std::fabs(v) > std::fabs(acc) || std::isnan(v) ? v : acc;
-                }
+                acc += row[c];
                 if constexpr (kTrackMax)
-                    rowMax = finiteMax(rowMax, v);
+                    rowMax = finiteMax(rowMax, row[c]);
             }
             out[x] = acc;
         }
     }
-    if constexpr (kMean) {
-        for (std::size_t x = 0; x < width; ++x)
-            out[x] /= float(rows.size() * colsOfPixel[x].size());
-    }
+    for (std::size_t x = 0; x < width; ++x)
+        out[x] /= float(rows.size() * colsOfPixel[x].size());
     return rowMax;
+}
+
+// Columns reduceMaxAbs reads down at a time: their winners (8 bytes a column) fit the L1 cache.
+constexpr Index kColumnTile = 2048;
+
+// What reduceMaxAbs keeps for each column of a band while it reads the band; one per thread.
+struct ColumnWinners {
+    std::vector<float> value;       ///< the column's winner so far
+    std::vector<std::int32_t> row;  ///< its row in the band
+    std::vector<float> finiteMax;   ///< the column's largest finite |element| (kTrackMax)
+};
+
+// The MaxAbs of the elements under each pixel of a band of rows into out[0..width): the element
+// a scan of the pixel's elements row by row would keep, the first with the largest |value|
+// (a NaN replaces anything and is replaced only by a later NaN; all zeros give +0). Found in
+// two steps over one read of the band. Down each column, row after row: the column's winner and
+// its row, by the same rule; this step has no branch, so the compiler vectorises it. Then along
+// each pixel's columns: the winner with the largest |value|, a tie going to the earlier row (the
+// scan meets it first), then to the earlier column. Returns the band's largest finite |element|
+// when kTrackMax.
+template <bool kTrackMax>
+float reduceMaxAbs(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
+                   float* out, ColumnWinners& winners) {
+    const Index cols = m.cols();
+    float* const value = winners.value.data();
+    std::int32_t* const winnerRow = winners.row.data();
+    float* const largest = winners.finiteMax.data();
+    std::fill(value, value + cols, 0.0f);
+    std::fill(winnerRow, winnerRow + cols, 0);
+    if constexpr (kTrackMax)
+        std::fill(largest, largest + cols, 0.0f);
+    // A tile of columns at a time, so that its winners stay in the L1 cache while the band's rows
+    // pass.
+    for (Index tile = 0; tile < cols; tile += kColumnTile) {
+        const Index tileEnd = std::min(cols, tile + kColumnTile);
+        for (Index r = rows.start; r < rows.stop; ++r) {
+            const float* const row = m.rowData(r);
+            const auto band = std::int32_t(r - rows.start);
+            for (Index c = tile; c < tileEnd; ++c) {
+                const float v = row[c];
+                const float a = std::fabs(v);
+                const bool take = (a > std::fabs(value[c])) | std::isnan(v);
+                value[c] = take ? v : value[c];
+                winnerRow[c] = take ? band : winnerRow[c];
+                if constexpr (kTrackMax)
+                    largest[c] =
+                        a <= std::numeric_limits<float>::max() && a > largest[c] ? a : largest[c];
+            }
+        }
+    }
+    const std::size_t width = colsOfPixel.size();
+    for (std::size_t x = 0; x < width; ++x) {
+        const IndexRange pixelCols = colsOfPixel[x];
+        float acc = value[pixelCols.start];
+        std::int32_t accRow = winnerRow[pixelCols.start];
+        for (Index c = pixelCols.start + 1; c < pixelCols.stop; ++c) {
+            const float v = value[c];
+            const float a = std::fabs(v), accA = std::fabs(acc);
+            if (std::isnan(v) || a > accA || (a == accA && winnerRow[c] < accRow)) {
+                acc = v;
+                accRow = winnerRow[c];
+            }
+        }
+        out[x] = acc;
+    }
+    float bandMax = 0.0f;
+    if constexpr (kTrackMax) {
+        for (Index c = 0; c < cols; ++c)
+            bandMax = std::max(bandMax, largest[c]);
+    }
+    return bandMax;
 }
 
 bool onHatch(int style, int x, int y, int spacing, int width) {
@@ -219,35 +284,58 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
     for (int x = 0; x < width; ++x)
         colsOfPixel[std::size_t(x)] = elementsOfPixel(x, width, m.cols());
 
-    // Pass 1: one value per pixel (and the largest |element| when the scale is automatic).
+    // Pass 1: one value per pixel (and the largest |element| when the scale is automatic). A band
+    // of rows that several pixel rows show (an image taller than the matrix) is reduced once, for
+    // the first of them, and copied to the others afterwards.
     std::vector<float> reduced(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
     const bool mean = style.downsample == Downsample::Mean;
     const bool trackMax = !(style.scale > 0.0f);
+    const auto sameBandAsAbove = [&](int y) {
+        if (y == 0)
+            return false;
+        const IndexRange above = elementsOfPixel(y - 1, height, m.rows());
+        const IndexRange here = elementsOfPixel(y, height, m.rows());
+        return here.start == above.start && here.stop == above.stop;
+    };
+    const bool parallel = double(m.rows()) * double(m.cols()) + double(width) * height > 1e5;
     float largest = 0.0f;
-#pragma omp parallel for schedule(dynamic, 4) \
-    reduction(max                             \
-              : largest) if (double(m.rows()) * double(m.cols()) + double(width) * height > 1e5)
-    for (int y = 0; y < height; ++y) {
-        if (stopped())
-            continue;
-        const IndexRange rows = elementsOfPixel(y, height, m.rows());
-        float* out = reduced.data() + std::size_t(y) * std::size_t(width);
-        float rowMax;
-        if (mean)
-            rowMax = trackMax ? reduceRow<true, true>(m, rows, colsOfPixel, out)
-                              : reduceRow<true, false>(m, rows, colsOfPixel, out);
-        else
-            rowMax = trackMax ? reduceRow<false, true>(m, rows, colsOfPixel, out)
-                              : reduceRow<false, false>(m, rows, colsOfPixel, out);
-        // A pixel showing one element shows it exactly, NaN included.
-        if (rows.size() == 1) {
-            const float* row = m.rowData(rows.start);
-            for (int x = 0; x < width; ++x) {
-                if (colsOfPixel[std::size_t(x)].size() == 1)
-                    out[x] = row[colsOfPixel[std::size_t(x)].start];
-            }
+#pragma omp parallel reduction(max : largest) if (parallel)
+    {
+        ColumnWinners winners;
+        if (!mean) {
+            winners.value.resize(std::size_t(m.cols()));
+            winners.row.resize(std::size_t(m.cols()));
+            if (trackMax)
+                winners.finiteMax.resize(std::size_t(m.cols()));
         }
-        largest = std::max(largest, rowMax);
+#pragma omp for schedule(dynamic, 4)
+        for (int y = 0; y < height; ++y) {
+            if (stopped() || sameBandAsAbove(y))
+                continue;
+            const IndexRange rows = elementsOfPixel(y, height, m.rows());
+            float* out = reduced.data() + std::size_t(y) * std::size_t(width);
+            float rowMax;
+            if (mean)
+                rowMax = trackMax ? reduceMean<true>(m, rows, colsOfPixel, out)
+                                  : reduceMean<false>(m, rows, colsOfPixel, out);
+            else
+                rowMax = trackMax ? reduceMaxAbs<true>(m, rows, colsOfPixel, out, winners)
+                                  : reduceMaxAbs<false>(m, rows, colsOfPixel, out, winners);
+            // A pixel showing one element shows it exactly, NaN included.
+            if (rows.size() == 1) {
+                const float* row = m.rowData(rows.start);
+                for (int x = 0; x < width; ++x) {
+                    if (colsOfPixel[std::size_t(x)].size() == 1)
+                        out[x] = row[colsOfPixel[std::size_t(x)].start];
+                }
+            }
+            largest = std::max(largest, rowMax);
+        }
+    }
+    for (int y = 1; y < height; ++y) {
+        if (sameBandAsAbove(y))
+            std::copy_n(reduced.data() + std::size_t(y - 1) * std::size_t(width), width,
+                        reduced.data() + std::size_t(y) * std::size_t(width));
     }
     if (stopped())
         return {};

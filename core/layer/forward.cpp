@@ -1,12 +1,18 @@
 #include "forward.h"
 
+#include "jax_random.h"
+
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <optional>
+#include <vector>
 
 namespace tp {
 namespace {
@@ -17,6 +23,24 @@ constexpr Index kFewRows = 4;
 // Columns of the kernel one task sums at a time: the (N, kColumnBlock) sums stay in cache while
 // the kernel streams past once, in runs of kColumnBlock floats (16 KiB) that prefetching follows.
 constexpr Index kColumnBlock = 4096;
+
+// The bits of |v| (the sign cleared) order as the values |v| do, and every NaN or infinity lies at
+// or above kInfinityBits: the largest bits of a run give both its largest |element| and whether
+// every element is finite. Integers, so that the compiler vectorises the maximum.
+constexpr std::uint32_t kInfinityBits = 0x7F800000u;
+
+// max(largestBits, the bits of |v| for each of the n floats at run).
+inline std::uint32_t maxAbsBits(const float* run, Index n, std::uint32_t largestBits) {
+    for (Index i = 0; i < n; ++i)
+        largestBits = std::max(largestBits, std::bit_cast<std::uint32_t>(run[i]) & 0x7FFFFFFFu);
+    return largestBits;
+}
+
+// The largest |element| that maxAbsBits found when every element is finite, else nothing.
+std::optional<float> finiteMaxAbsFromBits(std::uint32_t largestBits) {
+    return largestBits < kInfinityBits ? std::optional(std::bit_cast<float>(largestBits))
+                                       : std::nullopt;
+}
 
 // out = a @ b for an `a` of at most kFewRows rows; a (N, K), b (K, cols), out (N, cols).
 // Eigen runs a product of so few rows on one thread, packing the kernel into blocks as it goes;
@@ -36,10 +60,9 @@ void productOfFewRows(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixC
     const Index threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     const Index blocks = std::max((cols + kColumnBlock - 1) / kColumnBlock,
                                   std::min<Index>(threads, (cols + 63) / 64));
-    float largest = 0.0f;
-    bool finite = true;
-#pragma omp parallel for schedule(static) reduction(max : largest) reduction(&& : finite) \
-    if (blocks > 1 && rows * depth * cols > (Index(1) << 20))
+    const bool parallel = blocks > 1 && rows * depth * cols > (Index(1) << 20);
+    std::uint32_t largestBits = 0;
+#pragma omp parallel for schedule(static) reduction(max : largestBits) if (parallel)
     for (Index block = 0; block < blocks; ++block) {
         const Index c0 = cols * block / blocks;
         const Index width = cols * (block + 1) / blocks - c0;
@@ -48,33 +71,25 @@ void productOfFewRows(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixC
             const auto kernelRow = b.row(k).segment(c0, width);
             for (Index r = 0; r < rows; ++r)
                 sums.row(r) += a(r, k) * kernelRow;
-            if (bMaxAbs && width > 0) {
-                largest =
-                    std::max(largest, kernelRow.cwiseAbs().maxCoeff<Eigen::PropagateNumbers>());
-                // A NaN or an infinity makes the sum non-finite (and so may a sum past FLT_MAX:
-                // then the caller scans for itself, no harm done).
-                finite = finite && std::isfinite(kernelRow.sum());
-            }
+            if (bMaxAbs && width > 0)
+                largestBits = maxAbsBits(kernelRow.data(), width, largestBits);
         }
         out.middleCols(c0, width) = sums;
     }
     if (bMaxAbs)
-        *bMaxAbs = finite ? std::optional(largest) : std::nullopt;
+        *bMaxAbs = finiteMaxAbsFromBits(largestBits);
 }
 
 // The largest |element| of m (0 when empty) when every element is finite, else nothing. One
 // parallel pass.
 std::optional<float> finiteMaxAbsOf(const MatrixCRef& m) {
-    float largest = 0.0f;
-    bool finite = true;
+    std::uint32_t largestBits = 0;
     const Index rows = m.cols() > 0 ? m.rows() : 0;
-#pragma omp parallel for schedule(static) reduction(max : largest) reduction(&& : finite) \
-    if (m.size() > (Index(1) << 16))
-    for (Index r = 0; r < rows; ++r) {
-        largest = std::max(largest, m.row(r).cwiseAbs().maxCoeff<Eigen::PropagateNumbers>());
-        finite = finite && m.row(r).allFinite();
-    }
-    return finite ? std::optional(largest) : std::nullopt;
+    const bool parallel = m.size() > (Index(1) << 16);
+#pragma omp parallel for schedule(static) reduction(max : largestBits) if (parallel)
+    for (Index r = 0; r < rows; ++r)
+        largestBits = maxAbsBits(m.row(r).data(), m.cols(), largestBits);
+    return finiteMaxAbsFromBits(largestBits);
 }
 
 // out = a @ b (shapes as productOfFewRows): through productOfFewRows for a few rows, else Eigen's
@@ -134,6 +149,150 @@ ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index parti
     return result;
 }
 
+// Column mode: result.output, (batch, features), from the partials concatenated in group order
+// along the last axis: each partial fills its own columns. The copy is memory-bound, so both
+// threads share it, by rows of the output.
+void concatenateInGroupOrder(ForwardResult& result) {
+    const ShardingPlan& plan = result.plan;
+    const Index batch = result.partials.front().rows();
+    result.output.resize(batch, plan.features);
+#pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
+    for (Index r = 0; r < batch; ++r) {
+        for (const ShardGroup& group : plan.groups)
+            result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
+                result.partials[std::size_t(group.index)].row(r);
+    }
+}
+
+// One column block of the fused pass: for k = 0, 1, ..., depth - 1 in order, kernel row k of the
+// split's block and of the reference's block (the same memory, reached through each one's own
+// view) added into each one's sums, (rows, width) row-major: sums(r, c) += x(r, k) * row[c], a
+// multiply, then an add. Returns maxAbsBits of the reference's block, from largestBits.
+struct BlockOfFewRows {
+    const float* x;  ///< x(r, k) = x[r * xStride + k]
+    Index xStride;
+    Index rows;
+    Index depth;
+    Index width;
+    Index kernelStride;  ///< floats between kernel rows
+    const float* splitBlock;
+    const float* referenceBlock;
+    float* splitSums;
+    float* referenceSums;
+};
+
+[[gnu::always_inline]] inline std::uint32_t sumBlock(const BlockOfFewRows& b,
+                                                     std::uint32_t largestBits) {
+    for (Index k = 0; k < b.depth; ++k) {
+        const float* __restrict splitRow = b.splitBlock + k * b.kernelStride;
+        for (Index r = 0; r < b.rows; ++r) {
+            const float xk = b.x[r * b.xStride + k];
+            float* __restrict sums = b.splitSums + r * b.width;
+            for (Index c = 0; c < b.width; ++c)
+                sums[c] += xk * splitRow[c];
+        }
+        const float* __restrict referenceRow = b.referenceBlock + k * b.kernelStride;
+        for (Index r = 0; r < b.rows; ++r) {
+            const float xk = b.x[r * b.xStride + k];
+            float* __restrict sums = b.referenceSums + r * b.width;
+            for (Index c = 0; c < b.width; ++c)
+                sums[c] += xk * referenceRow[c];
+        }
+        largestBits = maxAbsBits(referenceRow, b.width, largestBits);
+    }
+    return largestBits;
+}
+
+// sumBlock for the baseline CPU, and for AVX-512 (sixteen lanes; each lane rounds as the
+// baseline's do, the multiply and the add never fused), chosen by the SIMD path in use.
+std::uint32_t sumBlockBaseline(const BlockOfFewRows& b, std::uint32_t largestBits) {
+    return sumBlock(b, largestBits);
+}
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq")]] std::uint32_t sumBlockAvx512(
+    const BlockOfFewRows& b, std::uint32_t largestBits) {
+    return sumBlock(b, largestBits);
+}
+
+// The column split and the reference from one read of the kernel, for an x of at most kFewRows
+// rows: forwardColumnParallel's partials and forwardReference's output (with kernelMaxAbs),
+// equal to theirs bit for bit. Task (g, b) takes block b of the g-th chunk of the kernel's
+// columns: the split adds each kernel row of that block through group g's view (kernelSlice)
+// into the partial's sums, and the reference adds the same columns of the full kernel, found
+// from the kernel's width alone (never from the plan's groups), into sums of its own, each as
+// productOfFewRows does: a multiply, then an add, in the order k = 0, 1, ..., K - 1. With the
+// plan's groups in place the two read the same memory while it is in cache; the reference never
+// reads a partial. Progress: one unit per group.
+ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const MatrixCRef& kernel,
+                                                     const RowVectorCRef& bias,
+                                                     const ShardingPlan& plan, Progress* progress) {
+    const Index rows = x.rows();
+    const Index depth = x.cols();
+    const Index chunk = plan.chunk;
+    assert(rows <= kFewRows && plan.mode == ParallelMode::Column);
+    assert(plan.tpSize * chunk == kernel.cols());
+    ForwardAndReference both;
+    both.split.plan = plan;
+    both.split.partials.assign(std::size_t(plan.tpSize), Matrix(rows, chunk));
+    both.reference.resize(rows, kernel.cols());
+
+    // Enough blocks for every thread, as in productOfFewRows.
+    const Index threads = omp_get_max_threads();
+    const Index blocksPerGroup =
+        std::max((chunk + kColumnBlock - 1) / kColumnBlock,
+                 std::min((threads + plan.tpSize - 1) / plan.tpSize, (chunk + 63) / 64));
+    const Index tasks = plan.tpSize * blocksPerGroup;
+    std::vector<std::atomic<Index>> blocksLeft(std::size_t(plan.tpSize));
+    for (std::atomic<Index>& left : blocksLeft)
+        left.store(blocksPerGroup, std::memory_order_relaxed);
+    const bool avx512 = availableSimdPaths().back() == SimdPath::Avx512;
+    const bool parallel = tasks > 1 && rows * depth * kernel.cols() > (Index(1) << 20);
+    std::uint32_t largestBits = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : largestBits) if (parallel)
+    for (Index task = 0; task < tasks; ++task) {
+        if (isCancelled(progress))
+            continue;
+        const Index g = task / blocksPerGroup;
+        const Index block = task % blocksPerGroup;
+        // Columns [c0, c0 + width) of group g's view and columns [referenceC0, referenceC0 +
+        // width) of the kernel.
+        const Index c0 = chunk * block / blocksPerGroup;
+        const Index width = chunk * (block + 1) / blocksPerGroup - c0;
+        const Index referenceC0 = g * chunk + c0;
+        const ShardGroup& group = plan.groups[std::size_t(g)];
+        const auto groupView = kernelSlice(kernel, group);
+        Matrix splitSums = Matrix::Zero(rows, width);
+        Matrix referenceSums = Matrix::Zero(rows, width);
+        const BlockOfFewRows sums{x.data(),
+                                  x.outerStride(),
+                                  rows,
+                                  depth,
+                                  width,
+                                  kernel.outerStride(),
+                                  groupView.data() + c0,
+                                  kernel.data() + referenceC0,
+                                  splitSums.data(),
+                                  referenceSums.data()};
+        if (avx512)
+            largestBits = sumBlockAvx512(sums, largestBits);
+        else
+            largestBits = sumBlockBaseline(sums, largestBits);
+        both.split.partials[std::size_t(g)].middleCols(c0, width) = splitSums;
+        both.reference.middleCols(referenceC0, width) = referenceSums;
+        if (blocksLeft[std::size_t(g)].fetch_sub(1, std::memory_order_relaxed) == 1)
+            advance(progress);
+    }
+    if (isCancelled(progress))
+        return both;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        const IndexRange cols = plan.groups[g].kernelCols;
+        both.split.partials[g].rowwise() += bias.segment(cols.start, cols.size());
+    }
+    concatenateInGroupOrder(both.split);
+    both.reference.rowwise() += bias;
+    both.kernelMaxAbs = finiteMaxAbsFromBits(largestBits);
+    return both;
+}
+
 }  // namespace
 
 ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
@@ -150,16 +309,7 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
             piece.rowwise() += bias.segment(cols.start, cols.size());
         });
 
-    // Concatenate in group order along the last axis: each partial fills its own columns. The copy
-    // is memory-bound, so both threads share it, by rows of the output.
-    const Index batch = x.rows();
-    result.output.resize(batch, plan.features);
-#pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
-    for (Index r = 0; r < batch; ++r) {
-        for (const ShardGroup& group : plan.groups)
-            result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
-                result.partials[std::size_t(group.index)].row(r);
-    }
+    concatenateInGroupOrder(result);
     return result;
 }
 
@@ -208,6 +358,18 @@ Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const Row
     }
     output.rowwise() += bias;
     return output;
+}
+
+ForwardAndReference forwardWithReference(const MatrixCRef& x, const MatrixCRef& kernel,
+                                         const RowVectorCRef& bias, const ShardingPlan& plan,
+                                         Progress* progress) {
+    if (plan.mode == ParallelMode::Column && x.rows() <= kFewRows)
+        return columnSplitAndReferenceOfFewRows(x, kernel, bias, plan, progress);
+    ForwardAndReference both;
+    both.split = forwardParallel(x, kernel, bias, plan, progress);
+    if (!isCancelled(progress))
+        both.reference = forwardReference(x, kernel, bias, &both.kernelMaxAbs);
+    return both;
 }
 
 }  // namespace tp

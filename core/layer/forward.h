@@ -71,4 +71,23 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
 Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias,
                         std::optional<float>* kernelMaxAbs = nullptr);
 
+/// The correct split pass and the reference, computed together.
+struct ForwardAndReference {
+    ForwardResult split;  ///< forwardParallel(x, kernel, bias, plan)
+    Matrix reference;     ///< forwardReference(x, kernel, bias), (N, features)
+    /// forwardReference's kernelMaxAbs: the largest |kernel element| when all are finite.
+    std::optional<float> kernelMaxAbs;
+};
+
+/// forwardParallel and forwardReference (with its kernelMaxAbs), bit for bit, from one read of
+/// the kernel in column mode with at most 4 rows in x (the memory-bound case): while each column
+/// block of the kernel passes, the group that owns it adds it through its own view
+/// (kernelSlice) into its partial's sums, and the reference adds the same columns of the full
+/// kernel into separate sums of its own (it never reads a partial), both summed in order over k.
+/// Otherwise the two run one after the other. With progress: one unit per group; stops early
+/// when cancelled (discard the result then).
+ForwardAndReference forwardWithReference(const MatrixCRef& x, const MatrixCRef& kernel,
+                                         const RowVectorCRef& bias, const ShardingPlan& plan,
+                                         Progress* progress = nullptr);
+
 }  // namespace tp

@@ -42,11 +42,22 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
     if (run.mistake == Mistake::InitPerGroup)
         scene.groupLayer = groupLayer(config);
     scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
-    scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias,
-                                      ShardingPlan::make(config), scene.groupLayer, progress);
-    if (isCancelled(progress))
-        return std::nullopt;
-    scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
+    const ShardingPlan plan = ShardingPlan::make(config);
+    if (run.mistake == Mistake::None) {
+        // The correct split and the reference: one read of a big kernel serves both.
+        ForwardAndReference both = forwardWithReference(p.x, p.kernel, p.bias, plan, progress);
+        if (isCancelled(progress))
+            return std::nullopt;
+        scene.result = std::move(both.split);
+        scene.reference = std::move(both.reference);
+        scene.kernelMaxAbs = both.kernelMaxAbs;
+    } else {
+        scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias, plan,
+                                          scene.groupLayer, progress);
+        if (isCancelled(progress))
+            return std::nullopt;
+        scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
+    }
     scene.verification =
         verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
     return scene;

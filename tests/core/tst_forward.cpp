@@ -1,6 +1,7 @@
 // Column- and row-parallel forward passes against the reference x @ kernel + bias.
 
 #include "forward.h"
+#include "matrix_bits.h"
 #include "verification.h"
 
 #include <QTest>
@@ -9,6 +10,7 @@
 #include <random>
 
 using namespace tp;
+using tp::test::sameBits;
 
 namespace {
 
@@ -201,6 +203,91 @@ private slots:
             forwardReference(x, spoiled, bias, &found);
             QVERIFY(!found);
         }
+    }
+
+    // One read of the kernel for the split and the reference gives what their own passes give, bit
+    // for bit: partials, output, reference and the kernel's largest |value| (nothing once the
+    // kernel holds a NaN or an infinity), in both modes, with few rows and with more.
+    void splitAndReferenceTogetherAreTheirOwnPasses_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("features");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("rowMode");
+        QTest::addColumn<float>("spoiler");
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        QTest::newRow("column 1x300x5000 tp1") << 1 << 5000 << 1 << false << 0.0f;
+        QTest::newRow("column 2x300x4096 tp8") << 2 << 4096 << 8 << false << 0.0f;
+        QTest::newRow("column 3x300x4800 tp3") << 3 << 4800 << 3 << false << 0.0f;
+        QTest::newRow("column 4x300x24 tp2") << 4 << 24 << 2 << false << 0.0f;
+        QTest::newRow("column 2x300x4096 tp8 nan") << 2 << 4096 << 8 << false << nan;
+        QTest::newRow("column 2x300x600 tp3 -inf") << 2 << 600 << 3 << false << -inf;
+        QTest::newRow("column 6x300x600 tp3") << 6 << 600 << 3 << false << 0.0f;
+        QTest::newRow("row 2x300x600 tp3") << 2 << 600 << 3 << true << 0.0f;
+        QTest::newRow("row 2x300x600 tp3 inf") << 2 << 600 << 3 << true << inf;
+    }
+    void splitAndReferenceTogetherAreTheirOwnPasses() {
+        QFETCH(int, batch);
+        QFETCH(int, features);
+        QFETCH(int, tp);
+        QFETCH(bool, rowMode);
+        QFETCH(float, spoiler);
+        const Index inDim = 300;
+        const Matrix x = randomMatrix(batch, inDim, 21);
+        Matrix kernel = randomMatrix(inDim, features, 22) / std::sqrt(float(inDim));
+        if (spoiler != 0.0f)
+            kernel(inDim / 3, features / 2) = spoiler;
+        const RowVector bias = randomRow(features, 23);
+        const auto plan = ShardingPlan::make(rowMode ? ParallelMode::Row : ParallelMode::Column,
+                                             inDim, features, tp);
+        const ForwardResult split = forwardParallel(x, kernel, bias, plan);
+        std::optional<float> largest;
+        const Matrix reference = forwardReference(x, kernel, bias, &largest);
+
+        const ForwardAndReference both = forwardWithReference(x, kernel, bias, plan);
+        QCOMPARE(both.split.partials.size(), split.partials.size());
+        for (std::size_t i = 0; i < split.partials.size(); ++i)
+            QVERIFY2(sameBits(both.split.partials[i], split.partials[i]),
+                     qPrintable(QString::number(i)));
+        QVERIFY(sameBits(both.split.output, split.output));
+        QVERIFY(sameBits(both.reference, reference));
+        QCOMPARE(both.kernelMaxAbs, largest);
+        QCOMPARE(both.kernelMaxAbs.has_value(), spoiler == 0.0f);
+    }
+
+    // The reference's columns come from the kernel, not from the plan: a plan whose groups read
+    // each other's columns (as a wrong split would) changes the split, never the reference, and
+    // the check sees the difference.
+    void referenceDoesNotFollowTheSplit() {
+        const Index inDim = 200;
+        const Index features = 600;
+        const Matrix x = randomMatrix(2, inDim, 31);
+        const Matrix kernel = randomMatrix(inDim, features, 32) / std::sqrt(float(inDim));
+        const RowVector bias = randomRow(features, 33);
+        ShardingPlan swapped = ShardingPlan::make(ParallelMode::Column, inDim, features, 3);
+        std::swap(swapped.groups[0].kernelCols, swapped.groups[1].kernelCols);
+
+        const ForwardAndReference both = forwardWithReference(x, kernel, bias, swapped);
+        QVERIFY(sameBits(both.reference, forwardReference(x, kernel, bias)));
+        QVERIFY(
+            sameBits(both.split.output, forwardColumnParallel(x, kernel, bias, swapped).output));
+        QVERIFY(!verify(both.split.output, both.reference).allclose);
+    }
+
+    void splitAndReferenceTogetherStopWhenCancelled() {
+        const Matrix x = randomMatrix(2, 8, 7);
+        const Matrix kernel = randomMatrix(8, 12, 8);
+        const RowVector bias = randomRow(12, 9);
+        const auto plan = ShardingPlan::make(ParallelMode::Column, 8, 12, 3);
+        Progress progress;
+        progress.cancel();
+        forwardWithReference(x, kernel, bias, plan, &progress);
+        QCOMPARE(progress.done(), std::int64_t(0));
+
+        Progress full;
+        full.setTotal(3);
+        forwardWithReference(x, kernel, bias, plan, &full);
+        QCOMPARE(full.done(), std::int64_t(3));
     }
 
     // Each group reads the one kernel through a view: its data pointer lies inside the kernel.

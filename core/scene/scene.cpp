@@ -70,6 +70,7 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
         assert(scene.params.kernel.rows() == config.inDim && scene.params.x.rows() == config.batch);
     } else {
         scene.params = initLayer(config, progress);
+        scene.kernelDrawn = true;
     }
     if (isCancelled(progress))
         return std::nullopt;
@@ -85,6 +86,7 @@ std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArr
     Scene scene;
     scene.config = config;
     scene.source = SceneSource::Files;
+    scene.kernelDrawn = !loaded.kernel.has_value();
     scene.params = completeLayerParams(config, std::move(loaded));
     return computeOverParams(std::move(scene), progress, run);
 }

@@ -39,6 +39,9 @@ struct Scene {
     /// When the mistake changes nothing here, why (mistakeWithoutEffect); else empty.
     std::string mistakeWithoutEffect;
     LayerParams params;
+    /// The kernel was drawn from the seed (nnx.Linear's), not the worked example's nor a file's:
+    /// each element then has the threefry counter it was drawn from (kernelBitsOrigin).
+    bool kernelDrawn = false;
     GroupLayer groupLayer;      ///< init-per-group: the layer every group builds for itself
     ForwardResult result;       ///< the split forward pass with its intermediates (and mistake)
     Matrix reference;           ///< x @ kernel + bias from one full product

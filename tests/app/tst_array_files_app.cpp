@@ -148,13 +148,28 @@ private slots:
         QCOMPARE(writeNpy(biasPath, values(1, 5, 0.0f), true), std::string());
         w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
         w.edit("biasFileEdit")->setText(QString::fromStdString(biasPath));
+        // Each problem under its input, tagged with it as the core words it.
         QTRY_VERIFY(w.panel()->arrayProblemText("bias").contains("the bias's shape (5,)"));
+        QVERIFY2(
+            w.panel()->arrayProblemText("bias").startsWith("bias: features (8) does not match"),
+            qPrintable(w.panel()->arrayProblemText("bias")));
         QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
         QVERIFY(!w.window.computer()->isBusy());
         QCOMPARE(w.window.scene(), good);
 
-        // The mesh's data axis D must divide the batch x gives (2): 3 is refused under the kernel.
+        const std::string xPath = dir.filePath("x.npy").toStdString();
+        QCOMPARE(writeNpy(xPath, values(2, 5, 0.0f)), std::string());
         w.edit("biasFileEdit")->clear();
+        w.edit("xFileEdit")->setText(QString::fromStdString(xPath));
+        QTRY_VERIFY2(w.panel()->arrayProblemText("x").startsWith(
+                         "x: in_dim (6) does not match x's shape (2, 5)"),
+                     qPrintable(w.panel()->arrayProblemText("x")));
+        QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
+        QVERIFY(w.panel()->arrayProblemText("bias").isEmpty());
+        QCOMPARE(w.window.scene(), good);
+        w.edit("xFileEdit")->clear();
+
+        // The mesh's data axis D must divide the batch x gives (2): 3 is refused under the kernel.
         w.window.findChild<QSpinBox*>("dataBox")->setValue(3);
         QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("with the files' shapes"));
         QCOMPARE(w.window.scene(), good);

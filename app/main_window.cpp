@@ -199,7 +199,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
 MainWindow::~MainWindow() = default;
 
 void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run,
-                            const ArrayFiles& files) {
+                            const ArrayFiles& files, std::shared_ptr<LoadedArrays> loaded) {
     const QSignalBlocker block(m_parameters);
     if (source == SceneSource::Files)
         m_parameters->setArrayFiles(files);
@@ -207,7 +207,7 @@ void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const
     m_parameters->setRun(run);
     if (m_parameters->problems().empty() && m_parameters->arrayProblems().isEmpty())
         m_computer->computeNow(m_parameters->config(), m_parameters->source(), m_parameters->run(),
-                               m_parameters->arrayFiles());
+                               m_parameters->arrayFiles(), std::move(loaded));
 }
 
 void MainWindow::buildMenus() {

@@ -14,7 +14,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -213,6 +215,37 @@ private slots:
         const AppCommandLine missing = parseAppCommandLine({"--kernel", "no/such.npy"});
         QVERIFY(!missing.errors.empty());
         QVERIFY(QString::fromStdString(missing.errors.front()).contains("no/such.npy"));
+    }
+
+    // `tpviz --kernel FILE` reads the file once, while parsing: the first scene computes from
+    // those arrays, even when the file has gone by the time the window computes.
+    void commandLineReadsTheFilesOnce() {
+        QTemporaryDir dir;
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        const std::string xPath = dir.filePath("x.npy").toStdString();
+        const Matrix kernel = values(3, 4, 0.5f);
+        const Matrix x = values(5, 3, -1.0f);
+        QCOMPARE(writeNpy(kernelPath, kernel), std::string());
+        QCOMPARE(writeNpy(xPath, x), std::string());
+        const AppCommandLine line =
+            parseAppCommandLine({"--kernel", kernelPath, "--x", xPath, "--tp", "2"});
+        QVERIFY2(line.errors.empty(), line.errors.empty() ? "" : line.errors.front().c_str());
+        QVERIFY(line.loaded && line.loaded->kernel && line.loaded->x);
+        QVERIFY(QFile::remove(QString::fromStdString(kernelPath)));
+        QVERIFY(QFile::remove(QString::fromStdString(xPath)));
+        Window w;
+        QSignalSpy refused(w.window.computer(), &SceneComputer::arraysRefused);
+        w.window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
+        QTRY_VERIFY(w.showsFiles());
+        QCOMPARE(refused.count(), 0);
+        QVERIFY(sameBits(w.window.scene()->params.kernel, kernel));
+        QVERIFY(sameBits(w.window.scene()->params.x, x));
+        QCOMPARE(w.window.scene()->config.batch, 5);
+        QCOMPARE(w.window.scene()->config.tpSize, 2);
+        QVERIFY(!w.window.scene()->kernelDrawn);
+        // A later edit reads the files again: gone now, refused beside the kernel.
+        w.window.findChild<QLineEdit*>("seedEdit")->setText("7");
+        QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("w.npy"));
     }
 };
 

@@ -1,6 +1,8 @@
 #include "scene.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace tp {
 
@@ -21,8 +23,17 @@ LayerParams briefExampleParams() {
     return params;
 }
 
+std::int64_t productWorkUnits(const LayerConfig& config) {
+    const double multiplyAdds =
+        double(config.batch) * double(config.inDim) * double(config.features);
+    const auto perGroup = std::int64_t(
+        std::ceil(multiplyAdds / double(kMultiplyAddsPerUnit) / double(config.tpSize)));
+    return std::max<std::int64_t>(perGroup, 1) * config.tpSize;
+}
+
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
-    return (source == SceneSource::Nnx ? parameterCount(config) : 0) + config.tpSize;
+    return (source == SceneSource::Nnx ? parameterCount(config) : 0) +
+           2 * productWorkUnits(config) + config.batch * config.features;
 }
 
 std::string allocationFailureMessage(const LayerConfig& config) {
@@ -42,13 +53,21 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
     if (run.mistake == Mistake::InitPerGroup)
         scene.groupLayer = groupLayer(config);
     scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
+    // The forward pass counts one unit per group: each weighs its share of the products.
+    const std::int64_t productUnits = productWorkUnits(config);
+    if (progress)
+        progress->setUnitSize(productUnits / config.tpSize);
     scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias,
                                       ShardingPlan::make(config), scene.groupLayer, progress);
+    if (progress)
+        progress->setUnitSize(1);
     if (isCancelled(progress))
         return std::nullopt;
     scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
+    advance(progress, productUnits);
     scene.verification =
         verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
+    advance(progress, config.batch * config.features);
     return scene;
 }
 

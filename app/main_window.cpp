@@ -169,6 +169,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
             tr("The array files cannot be used: the picture shows the last valid scene"), 10000);
     });
     connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
+    connect(m_stepActions, &StepActions::speedRefused, this,
+            [this](const QString& reason) { statusBar()->showMessage(reason, 6000); });
     connect(m_groupTable, &QTableView::clicked, this,
             [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);

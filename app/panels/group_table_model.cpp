@@ -45,20 +45,16 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
     const StepState state = stepState(m_config, m_step);
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
     if (role == Qt::DisplayRole) {
+        // The header names the array, the cell its slice: short enough for the dock's width.
         switch (index.column()) {
             case Group:
                 return group;
             case Kernel:
-                return text(column ? columnSlice("kernel", g.kernelCols)
-                                   : rowSlice("kernel", g.kernelRows));
+                return text(column ? columnSlice("", g.kernelCols) : rowSlice("", g.kernelRows));
             case Other:
-                return text(column ? vectorSlice("bias", g.kernelCols)
-                                   : columnSlice("x", g.inputCols));
+                return text(column ? vectorSlice("", g.kernelCols) : columnSlice("", g.inputCols));
             case Output:
-                return column ? text(columnSlice("y", g.outputCols))
-                              : tr("sum (all %1 columns)").arg(g.outputCols.size());
-            case Shape:
-                return text(shapeText(m_config.batch, g.outputCols.size()));
+                return column ? text(columnSlice("", g.outputCols)) : tr("all, summed");
             case Status:
                 if (group == state.currentGroup && !state.complete)
                     return tr("computing");
@@ -97,13 +93,11 @@ QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, i
         case Group:
             return tr("Group");
         case Kernel:
-            return tr("Kernel slice");
+            return tr("Kernel");
         case Other:
-            return column ? tr("Bias slice") : tr("Input slice");
+            return column ? tr("Bias") : tr("x");
         case Output:
-            return tr("Writes");
-        case Shape:
-            return tr("Partial");
+            return tr("Writes y");
         case Status:
             return tr("Status");
     }

@@ -9,14 +9,15 @@
 
 namespace tp {
 
-/// One row per group: its kernel slice, bias or input slice, output columns, partial shape and
+/// One row per group: its kernel slice, bias or input slice, the output columns it writes and its
 /// status at the current step (done, computing, waiting), every range read from the config's
-/// ShardingPlan. Rows carry the group's colour.
+/// ShardingPlan; the header names the arrays, a cell only the slice ("[:, 0:4]"), so that the
+/// table fits the dock. Rows carry the group's colour; their tooltips say it all in words.
 class GroupTableModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Group, Kernel, Other, Output, Shape, Status, ColumnCount };
+    enum Column { Group, Kernel, Other, Output, Status, ColumnCount };
 
     explicit GroupTableModel(QObject* parent = nullptr);
 

@@ -114,7 +114,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_groupTable->setSelectionMode(QAbstractItemView::SingleSelection);
     m_groupTable->verticalHeader()->hide();
     m_groupTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_groupTable->horizontalHeader()->setStretchLastSection(true);
+    // Every column as wide as its texts, the last one too: a stretched last column would keep
+    // at least 100 px and push the table past the dock's width.
+    m_groupTable->horizontalHeader()->setStretchLastSection(false);
     m_groupTable->setToolTip(tr("Click a group to step to it"));
     auto* groupDock = new QDockWidget(tr("Groups"), this);
     groupDock->setObjectName(QStringLiteral("groupDock"));

@@ -45,16 +45,14 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
     const StepState state = stepState(m_config, m_step);
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
     if (role == Qt::DisplayRole) {
-        // The header names the array, the cell its slice: short enough for the dock's width.
+        // The header names the arrays, the cell the range they share: short enough for the dock.
         switch (index.column()) {
             case Group:
                 return group;
             case Kernel:
-                return text(column ? columnSlice("", g.kernelCols) : rowSlice("", g.kernelRows));
-            case Other:
-                return text(column ? vectorSlice("", g.kernelCols) : columnSlice("", g.inputCols));
+                return text(sliceText(column ? g.kernelCols : g.kernelRows));
             case Output:
-                return column ? text(columnSlice("", g.outputCols)) : tr("all, summed");
+                return column ? text(sliceText(g.outputCols)) : tr("all, summed");
             case Status:
                 if (group == state.currentGroup && !state.complete)
                     return tr("computing");
@@ -93,11 +91,9 @@ QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, i
         case Group:
             return tr("Group");
         case Kernel:
-            return tr("Kernel");
-        case Other:
-            return column ? tr("Bias") : tr("x");
+            return column ? tr("Kernel & bias") : tr("Kernel rows");
         case Output:
-            return tr("Writes y");
+            return column ? tr("Writes y") : tr("Adds to y");
         case Status:
             return tr("Status");
     }

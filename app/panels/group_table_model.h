@@ -9,15 +9,17 @@
 
 namespace tp {
 
-/// One row per group: its kernel slice, bias or input slice, the output columns it writes and its
-/// status at the current step (done, computing, waiting), every range read from the config's
-/// ShardingPlan; the header names the arrays, a cell only the slice ("[:, 0:4]"), so that the
-/// table fits the dock. Rows carry the group's colour; their tooltips say it all in words.
+/// One row per group: the range of the kernel it reads (column mode: the kernel's and the bias's
+/// columns, the same range; row mode: the kernel's rows, also x's columns), the output columns it
+/// writes, and its status at the current step (done, computing, waiting), every range read from
+/// the config's ShardingPlan. The header names the arrays and a cell holds only the range
+/// ("4:8"), so that the table fits the dock; the tooltips say it all in words. Rows carry the
+/// group's colour.
 class GroupTableModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Group, Kernel, Other, Output, Status, ColumnCount };
+    enum Column { Group, Kernel, Output, Status, ColumnCount };
 
     explicit GroupTableModel(QObject* parent = nullptr);
 

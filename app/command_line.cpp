@@ -33,13 +33,15 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     std::vector<std::string> args = given;
     if (!args.empty() && !args.front().empty() && !args.front().starts_with('-'))
         args.insert(args.begin(), "--scene");
-    const SceneOptionsParse parse = parseSceneOptions(args, extraOptions());
+    SceneOptionsParse parse = parseSceneOptions(args, extraOptions());
     AppCommandLine line;
     line.help = parse.options.help;
     line.config = parse.options.config;
     line.source = parse.options.source;
     line.run = sceneRun(parse.options);
     line.arrays = parse.options.files;
+    if (line.source == SceneSource::Files)
+        line.loaded = std::make_shared<LoadedArrays>(std::move(parse.options.arrays));
     line.errors = parse.errors;
     line.version = parse.options.extras.contains("--version");
     if (line.help || line.version)

@@ -6,6 +6,7 @@
 #include "layer_config.h"
 #include "scene.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,7 +24,10 @@ struct AppCommandLine {
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
     ArrayFiles arrays;  ///< --kernel, --transpose, --bias FILE, --x or the scene file's "arrays"
-    SceneRun run;       ///< --mistake NAME (the check: the default rule)
+    /// The arrays `arrays` names, read once while parsing: the first scene computes from them
+    /// (null without array files).
+    std::shared_ptr<LoadedArrays> loaded;
+    SceneRun run;                               ///< --mistake NAME (the check: the default rule)
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<std::string> sceneFile;  ///< FILE.tpviz or --scene FILE.tpviz, read into config
     /// --step K, else the scene file's step; in [0, stepCount(config) - 1]

@@ -47,9 +47,9 @@ int main(int argc, char* argv[]) {
              .step = line.step.value_or(0),
              .mistake = line.run.mistake,
              .arrays = line.arrays},
-            QString::fromStdString(*line.sceneFile));
+            QString::fromStdString(*line.sceneFile), line.loaded);
     else if (line.sceneGiven)
-        window.showConfig(line.config, line.source, line.run, line.arrays);
+        window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
     if (line.view == tp::CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
     window.show();

@@ -114,7 +114,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_groupTable->setSelectionMode(QAbstractItemView::SingleSelection);
     m_groupTable->verticalHeader()->hide();
     m_groupTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_groupTable->horizontalHeader()->setStretchLastSection(true);
+    // Every column as wide as its texts, the last one too: a stretched last column would keep
+    // at least 100 px and push the table past the dock's width.
+    m_groupTable->horizontalHeader()->setStretchLastSection(false);
     m_groupTable->setToolTip(tr("Click a group to step to it"));
     auto* groupDock = new QDockWidget(tr("Groups"), this);
     groupDock->setObjectName(QStringLiteral("groupDock"));
@@ -169,6 +171,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
             tr("The array files cannot be used: the picture shows the last valid scene"), 10000);
     });
     connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
+    connect(m_stepActions, &StepActions::speedRefused, this,
+            [this](const QString& reason) { statusBar()->showMessage(reason, 6000); });
     connect(m_groupTable, &QTableView::clicked, this,
             [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
@@ -199,7 +203,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
 MainWindow::~MainWindow() = default;
 
 void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run,
-                            const ArrayFiles& files) {
+                            const ArrayFiles& files, std::shared_ptr<LoadedArrays> loaded) {
     const QSignalBlocker block(m_parameters);
     if (source == SceneSource::Files)
         m_parameters->setArrayFiles(files);
@@ -207,7 +211,7 @@ void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const
     m_parameters->setRun(run);
     if (m_parameters->problems().empty() && m_parameters->arrayProblems().isEmpty())
         m_computer->computeNow(m_parameters->config(), m_parameters->source(), m_parameters->run(),
-                               m_parameters->arrayFiles());
+                               m_parameters->arrayFiles(), std::move(loaded));
 }
 
 void MainWindow::buildMenus() {

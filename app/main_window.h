@@ -39,9 +39,10 @@ public:
 
     /// Shows a config (and how to run it: a mistake, the check's rule) in the parameter panel and
     /// computes it now (no debounce).
-    /// With SceneSource::Files, `files` names the arrays (read off the UI thread).
+    /// With SceneSource::Files, `files` names the arrays (read off the UI thread), unless
+    /// `loaded` holds them read already (as the command line reads them).
     void showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
-                    const ArrayFiles& files = {});
+                    const ArrayFiles& files = {}, std::shared_ptr<LoadedArrays> loaded = {});
 
     /// The scene on screen (the last good one), or null before the first arrives.
     ScenePtr scene() const { return m_scene; }

@@ -32,7 +32,7 @@ int runScreenshot(const AppCommandLine& line) {
     QObject::connect(&window, &MainWindow::sceneShown, &loop, &QEventLoop::quit);
     if (line.view == CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
-    window.showConfig(line.config, line.source, line.run, line.arrays);
+    window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
     window.show();
     if (!window.scene())
         loop.exec();

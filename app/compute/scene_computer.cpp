@@ -24,13 +24,24 @@ struct SceneComputer::Job {
 
 namespace {
 
-/// Reads the array files into `config`'s sizes (and tp_size, when it no longer divides the split
-/// dimension, into the nearest divisor) and checks the config they make; the problems
-/// are in words, a file's tagged with its name ("kernel: ").
-LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, const SceneRun& run) {
-    LoadedArraysRead read = loadArrayFiles(files, config, FixedSizes{});
-    if (!read.errors.empty())
-        return read;
+// The sizes the arrays read give: the kernel's in_dim and features, x's batch and in_dim, the
+// bias's features (as loadArrayFiles sets them when no size is fixed).
+void takeShapes(const LoadedArrays& arrays, LayerConfig& config) {
+    if (arrays.x) {
+        config.batch = arrays.x->rows();
+        config.inDim = arrays.x->cols();
+    }
+    if (arrays.bias)
+        config.features = arrays.bias->size();
+    if (arrays.kernel) {
+        config.inDim = arrays.kernel->rows();
+        config.features = arrays.kernel->cols();
+    }
+}
+
+// Checks the config that the arrays' sizes make (tp_size, when it no longer divides the split
+// dimension, moved to the nearest divisor); the problems, in words, are added to read.errors.
+void checkSizes(LayerConfig& config, const SceneRun& run, LoadedArraysRead& read) {
     // New sizes keep tp_size when it divides the split dimension, else take its nearest divisor,
     // as a mode switch does.
     if (config.tpSize > 0 && config.splitDim() > 0 && config.splitDim() % config.tpSize != 0)
@@ -43,6 +54,23 @@ LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, cons
                               std::to_string(config.features) + "): ";
     for (const ConfigProblem& problem : problems)
         read.errors.push_back(shape + problem.message);
+}
+
+/// Reads the array files into `config`'s sizes, or takes the arrays `loaded` holds (read
+/// already), and checks the config they make; the problems are in words, a file's tagged with
+/// its name ("kernel: ").
+LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, const SceneRun& run,
+                              std::shared_ptr<LoadedArrays> loaded) {
+    LoadedArraysRead read;
+    if (loaded) {
+        read.arrays = std::move(*loaded);
+        takeShapes(read.arrays, config);
+    } else {
+        read = loadArrayFiles(files, config, FixedSizes{});
+        if (!read.errors.empty())
+            return read;
+    }
+    checkSizes(config, run, read);
     return read;
 }
 
@@ -71,6 +99,7 @@ SceneComputer::~SceneComputer() {
 
 void SceneComputer::request(const LayerConfig& config, SceneSource source, const SceneRun& run,
                             const ArrayFiles& files) {
+    m_pendingLoaded.reset();
     m_pendingConfig = config;
     m_pendingSource = source;
     m_pendingRun = run;
@@ -79,7 +108,8 @@ void SceneComputer::request(const LayerConfig& config, SceneSource source, const
 }
 
 void SceneComputer::computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run,
-                               const ArrayFiles& files) {
+                               const ArrayFiles& files, std::shared_ptr<LoadedArrays> loaded) {
+    m_pendingLoaded = source == SceneSource::Files ? std::move(loaded) : nullptr;
     m_pendingConfig = config;
     m_pendingSource = source;
     m_pendingRun = run;
@@ -111,27 +141,30 @@ void SceneComputer::startPending() {
     const SceneSource source = m_pendingSource;
     const SceneRun run = m_pendingRun;
     const ArrayFiles files = m_pendingFiles;
-    QThread* thread = QThread::create([job, config, source, run, files, compute = m_compute] {
-        try {
-            std::optional<Scene> scene;
-            if (source == SceneSource::Files) {
-                // Reading a big file takes a while: here, never on the UI thread.
-                LayerConfig sized = config;
-                LoadedArraysRead read = loadAndCheck(files, sized, run);
-                if (!read.errors.empty()) {
-                    job->arrayProblems = std::move(read.errors);
-                    return;
+    std::shared_ptr<LoadedArrays> loaded = std::move(m_pendingLoaded);  // one computation's
+    QThread* thread =
+        QThread::create([job, config, source, run, files, loaded, compute = m_compute] {
+            try {
+                std::optional<Scene> scene;
+                if (source == SceneSource::Files) {
+                    // Reading a big file takes a while: here, never on the UI thread.
+                    LayerConfig sized = config;
+                    LoadedArraysRead read = loadAndCheck(files, sized, run, loaded);
+                    if (!read.errors.empty()) {
+                        job->arrayProblems = std::move(read.errors);
+                        return;
+                    }
+                    scene =
+                        computeSceneFromArrays(sized, std::move(read.arrays), &job->progress, run);
+                } else {
+                    scene = compute(config, source, &job->progress, run);
                 }
-                scene = computeSceneFromArrays(sized, std::move(read.arrays), &job->progress, run);
-            } else {
-                scene = compute(config, source, &job->progress, run);
+                if (scene && !job->progress.cancelled())
+                    job->scene = std::make_shared<const Scene>(std::move(*scene));
+            } catch (const std::bad_alloc&) {
+                job->failure = allocationFailureMessage(config);  // an exception would end the app
             }
-            if (scene && !job->progress.cancelled())
-                job->scene = std::make_shared<const Scene>(std::move(*scene));
-        } catch (const std::bad_alloc&) {
-            job->failure = allocationFailureMessage(config);  // an exception would end the app
-        }
-    });
+        });
     m_threads.push_back(thread);
     connect(thread, &QThread::finished, this, [this, thread, job] {
         m_threads.erase(std::remove(m_threads.begin(), m_threads.end(), thread), m_threads.end());

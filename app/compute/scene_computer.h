@@ -48,9 +48,12 @@ public:
     /// its problems come back through arraysRefused.
     void request(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
                  const ArrayFiles& files = {});
-    /// Computes now (cancelling the running computation), skipping the debounce.
+    /// Computes now (cancelling the running computation), skipping the debounce. With
+    /// SceneSource::Files and `loaded` (the arrays `files` names, read already, e.g. by the command
+    /// line), the worker computes from those and does not read the files again; their shapes set
+    /// the sizes.
     void computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
-                    const ArrayFiles& files = {});
+                    const ArrayFiles& files = {}, std::shared_ptr<LoadedArrays> loaded = {});
 
     bool isBusy() const { return m_current != nullptr; }
     /// A request is waiting for its debounce interval.
@@ -88,6 +91,7 @@ private:
     SceneSource m_pendingSource = SceneSource::Nnx;
     SceneRun m_pendingRun;
     ArrayFiles m_pendingFiles;
+    std::shared_ptr<LoadedArrays> m_pendingLoaded;  ///< read already: computeNow's `loaded`
     std::shared_ptr<Job> m_current;
     std::vector<QThread*> m_threads;  ///< every thread not yet finished, current or cancelled
 };

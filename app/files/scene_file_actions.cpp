@@ -85,12 +85,13 @@ QString SceneFileActions::openScene(const QString& path) {
     return message;
 }
 
-void SceneFileActions::showScene(const SceneFile& scene, const QString& path) {
+void SceneFileActions::showScene(const SceneFile& scene, const QString& path,
+                                 std::shared_ptr<LoadedArrays> loaded) {
     m_pendingStep = scene.step;
     // The file names the mistake; the check's rule stays the one chosen in the window.
     SceneRun run = m_window->parameterPanel()->run();
     run.mistake = scene.mistake;
-    m_window->showConfig(scene.config, scene.source, run, scene.arrays);
+    m_window->showConfig(scene.config, scene.source, run, scene.arrays, std::move(loaded));
     m_current = path;
     remember(path);
 }

@@ -33,8 +33,10 @@ public:
     /// shown in the status bar; then the scene on screen stays.
     QString openScene(const QString& path);
     /// Shows `scene` as read from `path` (which becomes the current file and the first recent
-    /// one): its config and source now, its step when the scene has been computed.
-    void showScene(const SceneFile& scene, const QString& path);
+    /// one): its config and source now, its step when the scene has been computed. `loaded`: the
+    /// scene's arrays read already (MainWindow::showConfig).
+    void showScene(const SceneFile& scene, const QString& path,
+                   std::shared_ptr<LoadedArrays> loaded = {});
     /// Writes the scene on screen (config, source, the step shown) to `path`, which becomes the
     /// current file. Returns "" or the reason, naming the file.
     QString saveScene(const QString& path);

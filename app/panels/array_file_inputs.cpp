@@ -175,15 +175,10 @@ QStringList ArrayFileInputs::inputProblems() const {
 void ArrayFileInputs::showProblems(const QStringList& problems) {
     std::map<QString, QStringList> placed;
     for (const QString& problem : problems) {
-        // Tagged "bias: " or "x: ", or a size that does not match the bias's or x's shape.
-        QString input = QStringLiteral("kernel");
-        if (problem.startsWith(QStringLiteral("bias: ")) ||
-            problem.contains(QStringLiteral("the bias's shape")))
-            input = QStringLiteral("bias");
-        else if (problem.startsWith(QStringLiteral("x: ")) ||
-                 problem.contains(QStringLiteral("x's shape")))
-            input = QStringLiteral("x");
-        placed[input] << problem;
+        // Under the input its tag names; a problem of the sizes together (no tag) beside the
+        // kernel, whose shape sets them.
+        const QString tag = problem.section(QStringLiteral(": "), 0, 0);
+        placed[m_problems.contains(tag) ? tag : QStringLiteral("kernel")] << problem;
     }
     for (const auto& [name, label] : m_problems) {
         const QStringList& messages = placed[name];

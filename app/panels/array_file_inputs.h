@@ -38,9 +38,8 @@ public:
     /// The problems the inputs have before any array is read: no kernel file, a .safetensors
     /// header that cannot be read or holds no 2-D tensor. Each tagged "kernel: ".
     QStringList inputProblems() const;
-    /// Shows each problem under its input: "bias: ..." and "x: ..." by their tag or the shape
-    /// they name ("the bias's shape", "x's shape"), any other beside the kernel (whose shape sets
-    /// the sizes). An empty list clears them.
+    /// Shows each problem under the input its tag names ("kernel: ", "bias: ", "x: "), an
+    /// untagged one beside the kernel (whose shape sets the sizes). An empty list clears them.
     void showProblems(const QStringList& problems);
     /// The message under an input, "kernel", "bias" or "x" ("" when none).
     QString problemText(const QString& input) const;

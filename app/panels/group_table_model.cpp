@@ -45,20 +45,14 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
     const StepState state = stepState(m_config, m_step);
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
     if (role == Qt::DisplayRole) {
+        // The header names the arrays, the cell the range they share: short enough for the dock.
         switch (index.column()) {
             case Group:
                 return group;
             case Kernel:
-                return text(column ? columnSlice("kernel", g.kernelCols)
-                                   : rowSlice("kernel", g.kernelRows));
-            case Other:
-                return text(column ? vectorSlice("bias", g.kernelCols)
-                                   : columnSlice("x", g.inputCols));
+                return text(sliceText(column ? g.kernelCols : g.kernelRows));
             case Output:
-                return column ? text(columnSlice("y", g.outputCols))
-                              : tr("sum (all %1 columns)").arg(g.outputCols.size());
-            case Shape:
-                return text(shapeText(m_config.batch, g.outputCols.size()));
+                return column ? text(sliceText(g.outputCols)) : tr("all, summed");
             case Status:
                 if (group == state.currentGroup && !state.complete)
                     return tr("computing");
@@ -97,13 +91,9 @@ QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, i
         case Group:
             return tr("Group");
         case Kernel:
-            return tr("Kernel slice");
-        case Other:
-            return column ? tr("Bias slice") : tr("Input slice");
+            return column ? tr("Kernel & bias") : tr("Kernel rows");
         case Output:
-            return tr("Writes");
-        case Shape:
-            return tr("Partial");
+            return column ? tr("Writes y") : tr("Adds to y");
         case Status:
             return tr("Status");
     }

@@ -9,14 +9,17 @@
 
 namespace tp {
 
-/// One row per group: its kernel slice, bias or input slice, output columns, partial shape and
-/// status at the current step (done, computing, waiting), every range read from the config's
-/// ShardingPlan. Rows carry the group's colour.
+/// One row per group: the range of the kernel it reads (column mode: the kernel's and the bias's
+/// columns, the same range; row mode: the kernel's rows, also x's columns), the output columns it
+/// writes, and its status at the current step (done, computing, waiting), every range read from
+/// the config's ShardingPlan. The header names the arrays and a cell holds only the range
+/// ("4:8"), so that the table fits the dock; the tooltips say it all in words. Rows carry the
+/// group's colour.
 class GroupTableModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Group, Kernel, Other, Output, Shape, Status, ColumnCount };
+    enum Column { Group, Kernel, Output, Status, ColumnCount };
 
     explicit GroupTableModel(QObject* parent = nullptr);
 

@@ -205,6 +205,12 @@ QString LayerPanel::kernelHoverText(int row, int col, float value, int group) co
                 .arg(t.outputCol)
                 .arg(column ? QString() : tr(" through group %1's partial sum").arg(t.group))
                 .arg(t.flatIndex);
+    if (m_scene->kernelDrawn)
+        text += QStringLiteral(" · ") +
+                QString::fromStdString(
+                    bitsOriginText(kernelBitsOrigin(m_scene->config.inDim, m_scene->config.features,
+                                                    m_scene->config.prng, t.flatIndex),
+                                   m_scene->config.prng));
     return text;
 }
 

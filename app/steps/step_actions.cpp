@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QSlider>
 #include <QSpinBox>
@@ -82,6 +83,25 @@ StepActions::StepActions(StepController* controller, QWidget* parent)
     m_speed->setValue(controller->intervalMs());
     connect(m_speed, &QSpinBox::valueChanged, controller, &StepController::setIntervalMs);
     connect(controller, &StepController::intervalChanged, m_speed, &QSpinBox::setValue);
+    // A number out of range is only a start of one to the box, which puts its last value back
+    // when editing ends: say so rather than revert in silence.
+    connect(m_speed->findChild<QLineEdit*>(), &QLineEdit::textEdited, this,
+            [this](const QString& text) { m_typedSpeed = text; });
+    connect(m_speed, &QSpinBox::editingFinished, this, [this] {
+        const QString typed = m_typedSpeed;
+        m_typedSpeed.clear();
+        QString number = typed;
+        number.remove(m_speed->suffix()).remove(QLatin1Char(' '));
+        bool ok = false;
+        const int value = number.toInt(&ok);
+        if (typed.isEmpty() || (ok && value == m_speed->value()))
+            return;
+        emit speedRefused(tr("Speed %1 ms/step refused: a step lasts %2 to %3 ms; kept %4 ms")
+                              .arg(number.isEmpty() ? tr("(empty)") : number)
+                              .arg(m_speed->minimum())
+                              .arg(m_speed->maximum())
+                              .arg(m_speed->value()));
+    });
 
     connect(controller, &StepController::stepChanged, this, &StepActions::updateFromController);
     connect(controller, &StepController::stepCountChanged, this,

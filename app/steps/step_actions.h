@@ -41,6 +41,11 @@ public:
     /// Enables or disables every control (e.g. while there is no scene yet).
     void setEnabled(bool enabled);
 
+signals:
+    /// A speed typed into the speed box was out of its range and the box kept its value: why, in
+    /// words ("Speed 1 ms/step refused: a step lasts 50 to 5000 ms; kept 700 ms").
+    void speedRefused(const QString& reason);
+
 private:
     void updateFromController();
 
@@ -52,6 +57,7 @@ private:
     QAction* m_end;
     QSlider* m_slider;
     QSpinBox* m_speed;
+    QString m_typedSpeed;  ///< the text typed into the speed box since it last took a value
     QLabel* m_label;
 };
 

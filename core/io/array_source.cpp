@@ -59,13 +59,15 @@ std::optional<FloatArray> readTagged(const char* what, const std::string& spec, 
     return std::move(result.array);
 }
 
-// Sets a size from a file's dimension, or checks it against the size the caller fixed.
+// Sets a size from a file's dimension, or checks it against the size the caller fixed; a
+// mismatch is the problem of the array `tag` names ("kernel", "bias" or "x").
 void takeSize(std::int64_t& size, bool fixed, std::int64_t fromFile, const std::string& sizeName,
-              const std::string& what, LoadedArraysRead& read) {
+              const char* tag, const std::string& what, LoadedArraysRead& read) {
     if (!fixed)
         size = fromFile;
     else if (size != fromFile)
-        read.errors.push_back(sizeName + " (" + std::to_string(size) + ") does not match " + what);
+        read.errors.push_back(std::string(tag) + ": " + sizeName + " (" + std::to_string(size) +
+                              ") does not match " + what);
 }
 
 }  // namespace
@@ -82,13 +84,15 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
             } else {
                 const std::string what =
                     "the kernel's shape " + shapeText(kernel->shape) + ", (in_dim, features)";
-                takeSize(config.inDim, fixed.inDim, kernel->shape[0], "in_dim", what, read);
-                takeSize(config.features, fixed.features, kernel->shape[1], "features", what, read);
+                takeSize(config.inDim, fixed.inDim, kernel->shape[0], "in_dim", "kernel", what,
+                         read);
+                takeSize(config.features, fixed.features, kernel->shape[1], "features", "kernel",
+                         what, read);
                 read.arrays.kernel = std::move(kernel->values);
             }
         }
     } else if (files.transpose) {
-        read.errors.push_back("transposing applies to a kernel from a .safetensors file");
+        read.errors.push_back("kernel: transposing applies to a kernel from a .safetensors file");
     }
     if (!files.x.empty()) {
         if (auto x = readTagged("x", files.x, false, budget, read)) {
@@ -97,10 +101,10 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
                                       "; x is 2-D, (batch, in_dim)");
             } else {
                 const std::string what = "x's shape " + shapeText(x->shape) + ", (batch, in_dim)";
-                takeSize(config.batch, fixed.batch, x->shape[0], "batch", what, read);
+                takeSize(config.batch, fixed.batch, x->shape[0], "batch", "x", what, read);
                 // The kernel (or --in-dim) fixes in_dim first; x must then agree with it.
                 takeSize(config.inDim, fixed.inDim || read.arrays.kernel.has_value(), x->shape[1],
-                         "in_dim", what, read);
+                         "in_dim", "x", what, read);
                 read.arrays.x = std::move(x->values);
             }
         }
@@ -112,7 +116,7 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
                                       shapeText(bias->shape) + "; a bias is 1-D, (features,)");
             } else {
                 takeSize(config.features, fixed.features || read.arrays.kernel.has_value(),
-                         bias->shape[0], "features",
+                         bias->shape[0], "features", "bias",
                          "the bias's shape " + shapeText(bias->shape) + ", (features,)", read);
                 read.arrays.bias = RowVector(bias->values.row(0));
             }

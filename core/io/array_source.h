@@ -63,7 +63,9 @@ struct LoadedArraysRead {
 
 /// Reads the files named in `files` (each within config.memoryBudgetBytes). The kernel's shape
 /// sets config.inDim and config.features, x's sets config.batch, unless `fixed` says they were
-/// given, in which case they must agree. The bias must be (features,) and x (batch, inDim).
+/// given, in which case they must agree. The bias must be (features,) and x (batch, inDim). Every
+/// problem starts with the array it belongs to: "kernel: ", "bias: " or "x: " (a size that does
+/// not match belongs to the array whose shape disagrees).
 LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, FixedSizes fixed);
 
 /// The full arrays of a scene: the loaded ones, and the others drawn exactly as initLayer draws

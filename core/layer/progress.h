@@ -13,7 +13,14 @@ namespace tp {
 class Progress {
 public:
     void setTotal(std::int64_t total) { m_total.store(total, std::memory_order_relaxed); }
-    void advance(std::int64_t units = 1) { m_done.fetch_add(units, std::memory_order_relaxed); }
+    /// Adds units * unitSize() to the work done.
+    void advance(std::int64_t units = 1) {
+        m_done.fetch_add(units * unitSize(), std::memory_order_relaxed);
+    }
+    /// How much one advanced unit counts (1 by default): lets a caller weigh a stage whose
+    /// functions count coarse units (one per group) by what each unit costs.
+    void setUnitSize(std::int64_t size) { m_unitSize.store(size, std::memory_order_relaxed); }
+    std::int64_t unitSize() const { return m_unitSize.load(std::memory_order_relaxed); }
     void cancel() { m_cancelled.store(true, std::memory_order_relaxed); }
 
     bool cancelled() const { return m_cancelled.load(std::memory_order_relaxed); }
@@ -32,6 +39,7 @@ public:
 private:
     std::atomic<std::int64_t> m_done{0};
     std::atomic<std::int64_t> m_total{0};
+    std::atomic<std::int64_t> m_unitSize{1};
     std::atomic<bool> m_cancelled{false};
 };
 

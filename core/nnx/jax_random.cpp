@@ -31,22 +31,6 @@ float logCorrectlyRounded(float x) {
     return float(std::log(double(x)));
 }
 
-// Element i of the legacy stream: (counter pair, which output word).
-struct LegacyCounter {
-    std::uint32_t x0;
-    std::uint32_t x1;
-    bool second;
-};
-
-LegacyCounter legacyCounter(std::uint64_t n, std::uint64_t i) {
-    const std::uint64_t h = (n + 1) / 2;
-    if (i < h) {
-        const std::uint64_t partner = i + h;
-        return {std::uint32_t(i), partner == n ? 0u : std::uint32_t(partner), false};
-    }
-    return {std::uint32_t(i - h), std::uint32_t(i), true};
-}
-
 GaussianDraw truncatedDraw(float scale) {
     return {kTruncatedLower, kTruncatedSpan, true, scale};
 }
@@ -156,6 +140,38 @@ void randomBits32(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t sta
         out[k] = simd::bitsAt(key, layout, n, start + k);
 }
 
+BitsOrigin bitsOrigin(PrngLayout layout, std::uint64_t n, std::uint64_t i) {
+    assert(i < n);
+    if (layout == PrngLayout::Partitionable)
+        return {std::uint32_t(i >> 32), std::uint32_t(i), BlockWord::Y0XorY1};
+    const std::uint64_t h = (n + 1) / 2;
+    if (i < h) {
+        const std::uint64_t partner = i + h;
+        return {std::uint32_t(i), partner == n ? 0u : std::uint32_t(partner), BlockWord::Y0};
+    }
+    return {std::uint32_t(i - h), std::uint32_t(i), BlockWord::Y1};
+}
+
+std::uint32_t blockWord(Threefry2x32Block block, BlockWord word) {
+    switch (word) {
+        case BlockWord::Y0:
+            return block.y0;
+        case BlockWord::Y1:
+            return block.y1;
+        default:
+            return block.y0 ^ block.y1;
+    }
+}
+
+std::string bitsOriginText(const BitsOrigin& origin, PrngLayout layout) {
+    const char* word = origin.word == BlockWord::Y0   ? "y0"
+                       : origin.word == BlockWord::Y1 ? "y1"
+                                                      : "y0 ^ y1";
+    return "threefry counter (x0, x1) = (" + std::to_string(origin.x0) + ", " +
+           std::to_string(origin.x1) + "), bits " + word + " (" + std::string(toString(layout)) +
+           ")";
+}
+
 float unitFloat(std::uint32_t bits) {
     return std::bit_cast<float>((bits >> 9) | 0x3F800000u) - 1.0f;
 }
@@ -190,13 +206,8 @@ float erfInv(float x) {
 namespace simd {
 
 std::uint32_t bitsAt(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t i) {
-    if (layout == PrngLayout::Partitionable) {
-        const Threefry2x32Block b = threefry2x32(key, std::uint32_t(i >> 32), std::uint32_t(i));
-        return b.y0 ^ b.y1;
-    }
-    const LegacyCounter c = legacyCounter(n, i);
-    const Threefry2x32Block b = threefry2x32(key, c.x0, c.x1);
-    return c.second ? b.y1 : b.y0;
+    const BitsOrigin origin = bitsOrigin(layout, n, i);
+    return blockWord(threefry2x32(key, origin.x0, origin.x1), origin.word);
 }
 
 float gaussianFromBits(std::uint32_t bits, const GaussianDraw& draw) {

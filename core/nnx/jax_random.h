@@ -13,6 +13,7 @@
 #include "threefry.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tp {
@@ -51,6 +52,34 @@ std::vector<Key> split(Key key, std::uint32_t num, PrngLayout layout);
 /// bits[i] = y0 of pair i for i < h, y1 of pair i-h otherwise. Legacy needs n < 2^32 - 1.
 void randomBits32(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t start,
                   std::uint64_t count, std::uint32_t* out);
+
+/// Which output of a threefry2x32 block a 32-bit random word is: y0 ^ y1 (partitionable), or y0
+/// or y1 alone (legacy: the first half of the stream is the blocks' y0, the second half their y1).
+enum class BlockWord { Y0XorY1, Y0, Y1 };
+
+/// The threefry2x32 block that element i of jax.random.bits(key, (n,), uint32) comes from: its
+/// counter words (x0, x1) and the output word it is. The same for every key, so x64 (which
+/// changes only the key, spec §2) does not change it.
+struct BitsOrigin {
+    std::uint32_t x0 = 0;
+    std::uint32_t x1 = 0;
+    BlockWord word = BlockWord::Y0XorY1;
+
+    bool operator==(const BitsOrigin&) const = default;
+};
+
+/// Where bits[i] of an n-element draw comes from (spec §4).
+/// Partitionable: counter (i >> 32, i & 0xffffffff), word y0 ^ y1.
+/// Legacy: h = ceil(n / 2); for i < h counter (i, i + h) (the padding counter 0 when i + h == n),
+/// word y0; for i >= h counter (i - h, i), word y1. Legacy needs n < 2^32 - 1; i < n.
+BitsOrigin bitsOrigin(PrngLayout layout, std::uint64_t n, std::uint64_t i);
+
+/// The word `word` of a block: y0 ^ y1, y0 or y1.
+std::uint32_t blockWord(Threefry2x32Block block, BlockWord word);
+
+/// "threefry counter (x0, x1) = (0, 11), bits y0 ^ y1 (partitionable)" or, legacy,
+/// "threefry counter (x0, x1) = (5, 11), bits y1 (legacy)": the origin in words.
+std::string bitsOriginText(const BitsOrigin& origin, PrngLayout layout);
 
 /// The float32 in [0, 1) made from the top 23 bits: bitcast((bits >> 9) | 0x3F800000) - 1.
 float unitFloat(std::uint32_t bits);

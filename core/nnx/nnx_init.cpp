@@ -107,6 +107,12 @@ float lecunNormalStddev(std::int64_t fanIn) {
     return std::sqrt(variance) / truncatedStd;
 }
 
+BitsOrigin kernelBitsOrigin(std::int64_t inDim, std::int64_t features, PrngLayout layout,
+                            std::int64_t flatIndex) {
+    assert(inDim > 0 && features > 0 && flatIndex >= 0 && flatIndex < inDim * features);
+    return bitsOrigin(layout, std::uint64_t(inDim * features), std::uint64_t(flatIndex));
+}
+
 std::int64_t parameterCount(const LayerConfig& config) {
     return config.inDim * config.features + config.features + config.batch * config.inDim;
 }

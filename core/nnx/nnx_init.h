@@ -34,6 +34,13 @@ SceneKeys sceneKeys(const LayerConfig& config);
 /// jax.nn.initializers.variance_scaling(1.0, "fan_in", "truncated_normal") computes it.
 float lecunNormalStddev(std::int64_t fanIn);
 
+/// The threefry2x32 block that drew kernel[k, j] of a (inDim, features) kernel, flatIndex =
+/// k * features + j: bitsOrigin(layout, inDim * features, flatIndex). The block's key is
+/// sceneKeys(config).kernel; its word, through truncatedNormalOfBits with
+/// lecunNormalStddev(inDim), is the element's value.
+BitsOrigin kernelBitsOrigin(std::int64_t inDim, std::int64_t features, PrngLayout layout,
+                            std::int64_t flatIndex);
+
 /// An uninitialised (rows, cols) matrix. On Linux its memory is marked for transparent huge
 /// pages (madvise MADV_HUGEPAGE) before anything touches it, which makes the first write of a
 /// large array (the kernel) several times cheaper in page faults.

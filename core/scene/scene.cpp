@@ -1,6 +1,8 @@
 #include "scene.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace tp {
 
@@ -21,8 +23,17 @@ LayerParams briefExampleParams() {
     return params;
 }
 
+std::int64_t productWorkUnits(const LayerConfig& config) {
+    const double multiplyAdds =
+        double(config.batch) * double(config.inDim) * double(config.features);
+    const auto perGroup = std::int64_t(
+        std::ceil(multiplyAdds / double(kMultiplyAddsPerUnit) / double(config.tpSize)));
+    return std::max<std::int64_t>(perGroup, 1) * config.tpSize;
+}
+
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
-    return (source == SceneSource::Nnx ? parameterCount(config) : 0) + config.tpSize;
+    return (source == SceneSource::Nnx ? parameterCount(config) : 0) +
+           2 * productWorkUnits(config) + config.batch * config.features;
 }
 
 std::string allocationFailureMessage(const LayerConfig& config) {
@@ -43,23 +54,30 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
         scene.groupLayer = groupLayer(config);
     scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
     const ShardingPlan plan = ShardingPlan::make(config);
+    // The forward pass counts one unit per group: each weighs its share of the products.
+    const std::int64_t productUnits = productWorkUnits(config);
+    if (progress)
+        progress->setUnitSize(productUnits / config.tpSize);
     if (run.mistake == Mistake::None) {
         // The correct split and the reference: one read of a big kernel serves both.
         ForwardAndReference both = forwardWithReference(p.x, p.kernel, p.bias, plan, progress);
-        if (isCancelled(progress))
-            return std::nullopt;
         scene.result = std::move(both.split);
         scene.reference = std::move(both.reference);
         scene.kernelMaxAbs = both.kernelMaxAbs;
     } else {
         scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias, plan,
                                           scene.groupLayer, progress);
-        if (isCancelled(progress))
-            return std::nullopt;
-        scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
+        if (!isCancelled(progress))
+            scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
     }
+    if (progress)
+        progress->setUnitSize(1);
+    if (isCancelled(progress))
+        return std::nullopt;
+    advance(progress, productUnits);  // the reference's share of the products
     scene.verification =
         verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
+    advance(progress, config.batch * config.features);
     return scene;
 }
 
@@ -81,6 +99,7 @@ std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
         assert(scene.params.kernel.rows() == config.inDim && scene.params.x.rows() == config.batch);
     } else {
         scene.params = initLayer(config, progress);
+        scene.kernelDrawn = true;
     }
     if (isCancelled(progress))
         return std::nullopt;
@@ -96,6 +115,7 @@ std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArr
     Scene scene;
     scene.config = config;
     scene.source = SceneSource::Files;
+    scene.kernelDrawn = !loaded.kernel.has_value();
     scene.params = completeLayerParams(config, std::move(loaded));
     return computeOverParams(std::move(scene), progress, run);
 }

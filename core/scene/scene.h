@@ -39,6 +39,9 @@ struct Scene {
     /// When the mistake changes nothing here, why (mistakeWithoutEffect); else empty.
     std::string mistakeWithoutEffect;
     LayerParams params;
+    /// The kernel was drawn from the seed (nnx.Linear's), not the worked example's nor a file's:
+    /// each element then has the threefry counter it was drawn from (kernelBitsOrigin).
+    bool kernelDrawn = false;
     GroupLayer groupLayer;      ///< init-per-group: the layer every group builds for itself
     ForwardResult result;       ///< the split forward pass with its intermediates (and mistake)
     Matrix reference;           ///< x @ kernel + bias from one full product
@@ -70,7 +73,15 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
 LayerConfig briefExampleConfig();
 LayerParams briefExampleParams();
 
-/// Work units computeScene reports: parameterCount (or 0 for the brief and files) plus tpSize.
+/// Work units of the split forward pass and of the reference, each: batch * inDim * features
+/// multiply-adds, kMultiplyAddsPerUnit to a unit (about what drawing one value costs), rounded
+/// up to a multiple of tpSize (one equal share per group) and at least tpSize.
+inline constexpr std::int64_t kMultiplyAddsPerUnit = 128;
+std::int64_t productWorkUnits(const LayerConfig& config);
+
+/// Work units computeScene reports, all the work it does: parameterCount values drawn (0 for the
+/// brief and files), the split forward pass and the reference (productWorkUnits each), and the
+/// check (one unit per output element, batch * features).
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 
 /// What to tell a user when computing a scene ran out of memory (std::bad_alloc from computeScene):

@@ -14,8 +14,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -149,13 +151,28 @@ private slots:
         QCOMPARE(writeNpy(biasPath, values(1, 5, 0.0f), true), std::string());
         w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
         w.edit("biasFileEdit")->setText(QString::fromStdString(biasPath));
+        // Each problem under its input, tagged with it as the core words it.
         QTRY_VERIFY(w.panel()->arrayProblemText("bias").contains("the bias's shape (5,)"));
+        QVERIFY2(
+            w.panel()->arrayProblemText("bias").startsWith("bias: features (8) does not match"),
+            qPrintable(w.panel()->arrayProblemText("bias")));
         QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
         QVERIFY(!w.window.computer()->isBusy());
         QCOMPARE(w.window.scene(), good);
 
-        // The mesh's data axis D must divide the batch x gives (2): 3 is refused under the kernel.
+        const std::string xPath = dir.filePath("x.npy").toStdString();
+        QCOMPARE(writeNpy(xPath, values(2, 5, 0.0f)), std::string());
         w.edit("biasFileEdit")->clear();
+        w.edit("xFileEdit")->setText(QString::fromStdString(xPath));
+        QTRY_VERIFY2(w.panel()->arrayProblemText("x").startsWith(
+                         "x: in_dim (6) does not match x's shape (2, 5)"),
+                     qPrintable(w.panel()->arrayProblemText("x")));
+        QVERIFY(w.panel()->arrayProblemText("kernel").isEmpty());
+        QVERIFY(w.panel()->arrayProblemText("bias").isEmpty());
+        QCOMPARE(w.window.scene(), good);
+        w.edit("xFileEdit")->clear();
+
+        // The mesh's data axis D must divide the batch x gives (2): 3 is refused under the kernel.
         w.window.findChild<QSpinBox*>("dataBox")->setValue(3);
         QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("with the files' shapes"));
         QCOMPARE(w.window.scene(), good);
@@ -226,6 +243,37 @@ private slots:
         const AppCommandLine missing = parseAppCommandLine({"--kernel", "no/such.npy"});
         QVERIFY(!missing.errors.empty());
         QVERIFY(QString::fromStdString(missing.errors.front()).contains("no/such.npy"));
+    }
+
+    // `tpviz --kernel FILE` reads the file once, while parsing: the first scene computes from
+    // those arrays, even when the file has gone by the time the window computes.
+    void commandLineReadsTheFilesOnce() {
+        QTemporaryDir dir;
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        const std::string xPath = dir.filePath("x.npy").toStdString();
+        const Matrix kernel = values(3, 4, 0.5f);
+        const Matrix x = values(5, 3, -1.0f);
+        QCOMPARE(writeNpy(kernelPath, kernel), std::string());
+        QCOMPARE(writeNpy(xPath, x), std::string());
+        const AppCommandLine line =
+            parseAppCommandLine({"--kernel", kernelPath, "--x", xPath, "--tp", "2"});
+        QVERIFY2(line.errors.empty(), line.errors.empty() ? "" : line.errors.front().c_str());
+        QVERIFY(line.loaded && line.loaded->kernel && line.loaded->x);
+        QVERIFY(QFile::remove(QString::fromStdString(kernelPath)));
+        QVERIFY(QFile::remove(QString::fromStdString(xPath)));
+        Window w;
+        QSignalSpy refused(w.window.computer(), &SceneComputer::arraysRefused);
+        w.window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
+        QTRY_VERIFY(w.showsFiles());
+        QCOMPARE(refused.count(), 0);
+        QVERIFY(sameBits(w.window.scene()->params.kernel, kernel));
+        QVERIFY(sameBits(w.window.scene()->params.x, x));
+        QCOMPARE(w.window.scene()->config.batch, 5);
+        QCOMPARE(w.window.scene()->config.tpSize, 2);
+        QVERIFY(!w.window.scene()->kernelDrawn);
+        // A later edit reads the files again: gone now, refused beside the kernel.
+        w.window.findChild<QLineEdit*>("seedEdit")->setText("7");
+        QTRY_VERIFY(w.panel()->arrayProblemText("kernel").contains("w.npy"));
     }
 };
 

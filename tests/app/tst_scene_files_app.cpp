@@ -251,6 +251,11 @@ private slots:
 
         const QString error = w.exports()->exportPicture("/proc/nope/x.svg");
         QVERIFY2(error.contains("/proc/nope/x.svg") && error.size() > 30, qPrintable(error));
+        // A PNG that cannot be written says why too, with the system's reason.
+        const QString pngError = w.exports()->exportPicture("/proc/nope/x.png");
+        QVERIFY2(pngError.startsWith("Could not write /proc/nope/x.png: ") &&
+                     pngError.contains("No such file or directory"),
+                 qPrintable(pngError));
     }
 
     void exportArraysReadBackBitIdentical() {

@@ -7,7 +7,9 @@
 #include "main_window.h"
 #include "sanitizer_build.h"
 
+#include <QElapsedTimer>
 #include <QFile>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTest>
@@ -50,6 +52,27 @@ class TestSoak : public QObject {
     Q_OBJECT
 
 private slots:
+    // Quitting while a big scene computes cancels it and frees at once: the window (and with it
+    // the computer, which waits for its worker) is gone well before the scene would have been.
+    void quittingDuringABigSceneIsQuick() {
+        if (kSanitized)
+            QSKIP("times a release build");
+        auto* window = new MainWindow(MainWindow::Options{.useSettings = false});
+        QTRY_VERIFY(window->scene());
+        QElapsedTimer whole;
+        whole.start();
+        window->showConfig(LayerConfig{.batch = 2, .inDim = 4096, .features = 16384, .tpSize = 8},
+                           SceneSource::Nnx);
+        QTRY_VERIFY(window->progressBar()->value() > 50);  // well into the drawing
+        QElapsedTimer quitting;
+        quitting.start();
+        window->close();
+        delete window;
+        const qint64 quitMs = quitting.elapsed();
+        qInfo("quit after %lld ms of computing took %lld ms", whole.elapsed() - quitMs, quitMs);
+        QVERIFY2(quitMs < 1000, qPrintable(QString::number(quitMs)));
+    }
+
     // Every third scene is cancelled right after it starts, every fifth superseded by the next;
     // the others are delivered. Each delivered scene is the one asked for.
     void thousandsOfScenesWithCancellations() {

@@ -1,8 +1,11 @@
-// The step controller: moving, clamping, playing to the end.
+// The step controller: moving, clamping, playing to the end; the speed box says why it refuses.
 
+#include "step_actions.h"
 #include "step_controller.h"
 
+#include <QLineEdit>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 
 using namespace tp;
@@ -57,6 +60,38 @@ private slots:
         QCOMPARE(steps.step(), 2);
         steps.setStepCount(2);
         QCOMPARE(steps.step(), 1);
+    }
+
+    // Typing 1 ms/step (below the box's 50) used to revert to the last value in silence.
+    void speedOutOfRangeSaysWhy() {
+        QWidget window;
+        StepController controller;
+        controller.setIntervalMs(700);
+        StepActions actions(&controller, &window);
+        QSpinBox* speed = actions.speedBox();
+        speed->setParent(&window);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy refused(&actions, &StepActions::speedRefused);
+        QLineEdit* edit = speed->findChild<QLineEdit*>();
+        speed->setFocus();
+        edit->selectAll();
+        QTest::keyClicks(edit, "1");
+        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(speed->value(), 700);
+        QCOMPARE(controller.intervalMs(), 700);
+        QCOMPARE(refused.count(), 1);
+        const QString reason = refused.first().at(0).toString();
+        QVERIFY2(
+            reason.contains("Speed 1 ms/step refused: a step lasts 50 to 5000 ms; kept 700 ms"),
+            qPrintable(reason));
+
+        // A value in range is taken, without a word.
+        edit->selectAll();
+        QTest::keyClicks(edit, "250");
+        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(controller.intervalMs(), 250);
+        QCOMPARE(refused.count(), 1);
     }
 };
 

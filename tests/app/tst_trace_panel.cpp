@@ -1,8 +1,12 @@
 // The trace panel's text of one output value: every number, NaN and infinities included, printed
-// as the rest of tpviz prints them ("nan", "inf", "-inf").
+// as the rest of tpviz prints them ("nan", "inf", "-inf"); and what hovering a kernel cell says.
 
+#include "layer_panel.h"
+#include "matrix_view.h"
+#include "scene.h"
 #include "trace_panel.h"
 
+#include <QSignalSpy>
 #include <QTest>
 
 #include <limits>
@@ -69,6 +73,56 @@ private slots:
         TracePanel panel;
         panel.showTrace(nonFiniteTrace(), ParallelMode::Column);
         QCOMPARE(panel.text(), traceHtml(nonFiniteTrace(), ParallelMode::Column));
+    }
+
+    // A kernel cell names its group, the output column it feeds, its flat index and, for a
+    // kernel drawn from the seed, the threefry counter it was drawn from.
+    void hoveringAKernelCellNamesItsCounter_data() {
+        QTest::addColumn<int>("source");
+        QTest::addColumn<int>("layout");
+        QTest::addColumn<QString>("counter");
+        // kernel[2, 5] of the 8 x 12 kernel: flat index 29 of 96; legacy pairs it with 29 + 48.
+        QTest::newRow("partitionable")
+            << int(SceneSource::Nnx) << int(PrngLayout::Partitionable)
+            << "threefry counter (x0, x1) = (0, 29), bits y0 ^ y1 (partitionable)";
+        QTest::newRow("legacy") << int(SceneSource::Nnx) << int(PrngLayout::Legacy)
+                                << "threefry counter (x0, x1) = (29, 77), bits y0 (legacy)";
+        QTest::newRow("worked example: not drawn")
+            << int(SceneSource::Brief) << int(PrngLayout::Partitionable) << "";
+    }
+
+    void hoveringAKernelCellNamesItsCounter() {
+        QFETCH(int, source);
+        QFETCH(int, layout);
+        QFETCH(QString, counter);
+        const bool brief = SceneSource(source) == SceneSource::Brief;
+        LayerConfig config = brief ? briefExampleConfig() : LayerConfig{};
+        config.prng = PrngLayout(layout);
+        const auto scene =
+            std::make_shared<const Scene>(*computeScene(config, SceneSource(source)));
+        LayerPanel panel;
+        panel.resize(1000, 700);
+        panel.setScene(scene);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QSignalSpy hover(&panel, &LayerPanel::hoverText);
+        MatrixView* kernel = panel.kernelView();
+        const int row = brief ? 0 : 2, col = brief ? 3 : 5;
+        QTRY_VERIFY(!kernel->cellRect(row, col).isEmpty());
+        // Move until the layout has settled under the pointer: each move is a real hover (from a
+        // corner first, since an earlier test may have left the pointer on the same spot).
+        const QString flat = QString("flat index %1 ").arg(row * config.features + col);
+        QTRY_VERIFY2(
+            (QTest::mouseMove(kernel->viewport(), QPoint(1, 1)),
+             QTest::mouseMove(kernel->viewport(), kernel->cellRect(row, col).center().toPoint()),
+             !hover.isEmpty() && hover.last().at(0).toString().contains(flat)),
+            qPrintable(hover.isEmpty() ? QString() : hover.last().at(0).toString()));
+        const QString text = hover.last().at(0).toString();
+        QVERIFY2(text.contains(QString("feeds y[:, %1]").arg(col)), qPrintable(text));
+        if (counter.isEmpty())
+            QVERIFY2(!text.contains("threefry"), qPrintable(text));
+        else
+            QVERIFY2(text.endsWith(counter), qPrintable(text));
     }
 };
 

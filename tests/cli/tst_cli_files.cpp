@@ -169,21 +169,21 @@ private slots:
             << "kernel: " + path("nope.npy") + ": cannot be opened: No such file or directory";
         QTest::newRow("bias of 5 for 4 features")
             << QStringList{"--kernel", k, "--tp", "2", "--bias", path("b5.npy")}
-            << "features (4) does not match the bias's shape (5,), (features,)";
+            << "bias: features (4) does not match the bias's shape (5,), (features,)";
         QTest::newRow("2-D bias") << QStringList{"--kernel", k,        "--tp",
                                                  "2",        "--bias", path("b2d.npy")}
                                   << "has shape (1, 4); a bias is 1-D, (features,)";
         QTest::newRow("x of in_dim 4")
             << QStringList{"--kernel", k, "--tp", "2", "--x", path("x4.npy")}
-            << "in_dim (3) does not match x's shape (2, 4), (batch, in_dim)";
+            << "x: in_dim (3) does not match x's shape (2, 4), (batch, in_dim)";
         QTest::newRow("1-D kernel") << QStringList{"--kernel", path("v.npy")}
                                     << "has shape (3,); a kernel is 2-D, (in_dim, features)";
         QTest::newRow("--in-dim disagrees")
             << QStringList{"--kernel", k, "--in-dim", "8", "--tp", "2"}
-            << "in_dim (8) does not match the kernel's shape (3, 4), (in_dim, features)";
+            << "kernel: in_dim (8) does not match the kernel's shape (3, 4), (in_dim, features)";
         QTest::newRow("--batch disagrees with x")
             << QStringList{"--kernel", k, "--x", path("x.npy"), "--batch", "2", "--tp", "2"}
-            << "batch (2) does not match x's shape (5, 3)";
+            << "x: batch (2) does not match x's shape (5, 3)";
         QTest::newRow("tp does not divide") << QStringList{"--kernel", k, "--tp", "3"}
                                             << "features (4) is not divisible by tp_size (3)";
         QTest::newRow("transpose of an npy")

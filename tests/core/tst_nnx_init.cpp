@@ -273,6 +273,64 @@ private slots:
         QVERIFY(progress.done() <= atCancel + 2 * omp_get_max_threads() * 65536);
     }
 
+    // The counter the kernel hover names: redrawing every element from it (the kernel key, the
+    // block at that counter, the named word, lecun_normal's pipeline) gives the generated bits.
+    void kernelBitsOriginRedrawsTheKernel_data() {
+        QTest::addColumn<LayerConfig>("config");
+        for (const PrngLayout layout : {PrngLayout::Partitionable, PrngLayout::Legacy}) {
+            const char* name = layout == PrngLayout::Legacy ? "legacy" : "partitionable";
+            QTest::addRow("1x1 seed0 %s", name) << makeConfig(1, 1, 1, 0, layout);
+            QTest::addRow("3x4 seed0 %s", name) << makeConfig(1, 3, 4, 0, layout);
+            QTest::addRow("5x7 odd n seed9 %s", name) << makeConfig(1, 5, 7, 9, layout);
+            QTest::addRow("64x33 seed-3 %s", name) << makeConfig(1, 64, 33, -3, layout);
+            LayerConfig x64 = makeConfig(1, 13, 11, -3, layout);
+            x64.x64 = true;  // another key, the same counters
+            QTest::addRow("13x11 seed-3 x64 %s", name) << x64;
+        }
+    }
+
+    void kernelBitsOriginRedrawsTheKernel() {
+        QFETCH(LayerConfig, config);
+        const Matrix kernel = initLayer(config).kernel;
+        const Key key = sceneKeys(config).kernel;
+        const float stddev = lecunNormalStddev(config.inDim);
+        for (Index flat = 0; flat < kernel.size(); ++flat) {
+            const BitsOrigin origin =
+                kernelBitsOrigin(config.inDim, config.features, config.prng, flat);
+            const std::uint32_t bits =
+                blockWord(threefry2x32(key, origin.x0, origin.x1), origin.word);
+            float value = 0.0f;
+            truncatedNormalOfBits(&bits, 1, &value, stddev);
+            const float generated = kernel(flat / config.features, flat % config.features);
+            QVERIFY2(bitsOfFloat(value) == bitsOfFloat(generated),
+                     qPrintable(QString("flat %1: %2 from %3, generated %4")
+                                    .arg(flat)
+                                    .arg(formatFloat(value).c_str(),
+                                         bitsOriginText(origin, config.prng).c_str(),
+                                         formatFloat(generated).c_str())));
+        }
+    }
+
+    // The spec's worked trace: kernel[2, 3] of Linear(3, 4) is element 11, counter (0, 11) in
+    // the partitionable layout; the legacy layout pairs it (5, 11) and takes y1.
+    void kernelBitsOriginInWords() {
+        QCOMPARE(bitsOriginText(kernelBitsOrigin(3, 4, PrngLayout::Partitionable, 11),
+                                PrngLayout::Partitionable),
+                 std::string("threefry counter (x0, x1) = (0, 11), bits y0 ^ y1 (partitionable)"));
+        QCOMPARE(bitsOriginText(kernelBitsOrigin(3, 4, PrngLayout::Legacy, 11), PrngLayout::Legacy),
+                 std::string("threefry counter (x0, x1) = (5, 11), bits y1 (legacy)"));
+        QCOMPARE(kernelBitsOrigin(3, 4, PrngLayout::Legacy, 0), (BitsOrigin{0, 6, BlockWord::Y0}));
+        // An odd count pads with counter 0: the middle element pairs with it.
+        QCOMPARE(kernelBitsOrigin(5, 7, PrngLayout::Legacy, 17),
+                 (BitsOrigin{17, 0, BlockWord::Y0}));
+        QCOMPARE(kernelBitsOrigin(5, 7, PrngLayout::Legacy, 18),
+                 (BitsOrigin{0, 18, BlockWord::Y1}));
+        // Past 2^32 elements the partitionable counter's high word counts.
+        QCOMPARE(bitsOrigin(PrngLayout::Partitionable, (std::uint64_t(1) << 33),
+                            (std::uint64_t(1) << 32) + 7),
+                 (BitsOrigin{1, 7, BlockWord::Y0XorY1}));
+    }
+
     void threadCountDoesNotChangeBits_data() {
         QTest::addColumn<PrngLayout>("layout");
         QTest::newRow("partitionable") << PrngLayout::Partitionable;

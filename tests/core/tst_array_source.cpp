@@ -1,0 +1,86 @@
+// The arrays of a layer read from files: every problem starts with the array it belongs to, so
+// that each input can show its own (the app places them by that tag alone).
+
+#include "array_source.h"
+#include "npy.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tp;
+
+namespace {
+
+Matrix ramp(Index rows, Index cols) {
+    Matrix m(rows, cols);
+    for (Index i = 0; i < m.size(); ++i)
+        m.data()[i] = 0.25f * float(i) - 1.0f;
+    return m;
+}
+
+}  // namespace
+
+class TestArraySource : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyProblemIsTaggedWithItsArray_data() {
+        QTest::addColumn<QString>("kernel");  // (in_dim, features) written, or "" for none
+        QTest::addColumn<QString>("bias");
+        QTest::addColumn<QString>("x");
+        QTest::addColumn<bool>("fixInDim");  // --in-dim 8 given
+        QTest::addColumn<bool>("transpose");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("bias of 5 for 4 features")
+            << "3x4"
+            << "5"
+            << "" << false << false
+            << "bias: features (4) does not match the bias's shape (5,), (features,)";
+        QTest::newRow("x of in_dim 4 for in_dim 3")
+            << "3x4"
+            << ""
+            << "2x4" << false << false
+            << "x: in_dim (3) does not match x's shape (2, 4), (batch, in_dim)";
+        QTest::newRow("kernel against --in-dim")
+            << "3x4"
+            << ""
+            << "" << true << false
+            << "kernel: in_dim (8) does not match the kernel's shape (3, 4), (in_dim, features)";
+        QTest::newRow("transpose without a kernel")
+            << ""
+            << ""
+            << "2x8" << false << true
+            << "kernel: transposing applies to a kernel from a .safetensors file";
+    }
+
+    void everyProblemIsTaggedWithItsArray() {
+        QFETCH(QString, kernel);
+        QFETCH(QString, bias);
+        QFETCH(QString, x);
+        QFETCH(bool, fixInDim);
+        QFETCH(bool, transpose);
+        QFETCH(QString, problem);
+        QTemporaryDir dir;
+        ArrayFiles files;
+        files.transpose = transpose;
+        auto write = [&](const QString& shape, const char* name, std::string& spec) {
+            if (shape.isEmpty())
+                return;
+            const QStringList dims = shape.split('x');
+            const bool vector = dims.size() == 1;
+            const Matrix m = ramp(vector ? 1 : dims[0].toLong(), dims.back().toLong());
+            spec = dir.filePath(name).toStdString();
+            QCOMPARE(writeNpy(spec, m, vector), std::string());
+        };
+        write(kernel, "k.npy", files.kernel);
+        write(bias, "b.npy", files.bias);
+        write(x, "x.npy", files.x);
+        LayerConfig config;  // in_dim 8
+        const LoadedArraysRead read = loadArrayFiles(files, config, {.inDim = fixInDim});
+        QCOMPARE(read.errors.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(read.errors.front()), problem);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestArraySource)
+#include "tst_array_source.moc"

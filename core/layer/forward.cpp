@@ -1,6 +1,6 @@
 #include "forward.h"
 
-#include "jax_random.h"
+#include "simd_path.h"
 
 #include <omp.h>
 

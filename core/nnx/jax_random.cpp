@@ -6,9 +6,6 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 
 namespace tp {
@@ -39,72 +36,7 @@ GaussianDraw normalDraw(float scale) {
     return {kNormalLower, 1.0f - kNormalLower, false, scale};
 }
 
-const char* pathName(SimdPath path) {
-    switch (path) {
-        case SimdPath::Avx512:
-            return "avx512";
-        case SimdPath::Avx2:
-            return "avx2";
-        case SimdPath::Scalar:
-            return "scalar";
-        default:
-            return "best";
-    }
-}
-
-// The fastest path this CPU runs.
-SimdPath fastestSupportedPath() {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-        return SimdPath::Avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return SimdPath::Avx2;
-    return SimdPath::Scalar;
-}
-
-// The cap TPVIZ_SIMD puts on the path (Avx512, i.e. none, when unset). A value that names no
-// path is reported on stderr and ignored.
-SimdPath environmentCap() {
-    const char* value = std::getenv("TPVIZ_SIMD");
-    if (value == nullptr || *value == '\0')
-        return SimdPath::Avx512;
-    for (const SimdPath path : {SimdPath::Scalar, SimdPath::Avx2, SimdPath::Avx512}) {
-        if (std::strcmp(value, pathName(path)) == 0)
-            return path;
-    }
-    std::fprintf(stderr,
-                 "TPVIZ_SIMD=%s is not one of scalar, avx2, avx512: using the fastest path the "
-                 "CPU runs\n",
-                 value);
-    return SimdPath::Avx512;
-}
-
-// Best resolved once: the fastest supported path, capped by TPVIZ_SIMD.
-SimdPath pathInUse() {
-    static const SimdPath path = std::min(fastestSupportedPath(), environmentCap());
-    return path;
-}
-
-// The path a call runs: Best is the path in use, and no call runs a path above it.
-SimdPath resolve(SimdPath path) {
-    return path == SimdPath::Best ? pathInUse() : std::min(path, pathInUse());
-}
-
 }  // namespace
-
-const char* simdPathName(SimdPath path) {
-    return pathName(resolve(path));
-}
-
-std::vector<SimdPath> availableSimdPaths() {
-    std::vector<SimdPath> paths;
-    for (const SimdPath path : {SimdPath::Scalar, SimdPath::Avx2, SimdPath::Avx512}) {
-        if (path <= pathInUse())
-            paths.push_back(path);
-    }
-    return paths;
-}
 
 Key seedToKey(std::int64_t seed, bool x64) {
     const auto bits = std::uint64_t(seed);
@@ -232,7 +164,7 @@ void drawGaussian(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t sta
                   std::uint64_t count, float* out, const GaussianDraw& draw, SimdPath path) {
     assert(start + count <= n);
     assert(layout == PrngLayout::Partitionable || n < 0xFFFFFFFFull);
-    switch (resolve(path)) {
+    switch (resolveSimdPath(path)) {
         case SimdPath::Avx512:
             simd::avx512::drawGaussian(key, layout, n, start, count, out, draw);
             return;
@@ -246,7 +178,7 @@ void drawGaussian(Key key, PrngLayout layout, std::uint64_t n, std::uint64_t sta
 
 void gaussianOfBits(const std::uint32_t* bits, std::uint64_t count, float* out,
                     const GaussianDraw& draw, SimdPath path) {
-    switch (resolve(path)) {
+    switch (resolveSimdPath(path)) {
         case SimdPath::Avx512:
             simd::avx512::gaussianOfBits(bits, count, out, draw);
             return;

@@ -10,6 +10,7 @@
 // any number of threads with identical bits.
 
 #include "layer_config.h"
+#include "simd_path.h"
 #include "threefry.h"
 
 #include <cstdint>
@@ -17,21 +18,6 @@
 #include <vector>
 
 namespace tp {
-
-/// Which implementation of threefry and the float pipeline to use; all give identical bits.
-/// Scalar is the reference the vectorised paths are tested against; Avx2 needs AVX2 + FMA, eight
-/// lanes per vector; Avx512 needs AVX-512 F, BW, DQ and VL, sixteen lanes per vector. Best is
-/// the path in use: the fastest this CPU runs, capped by the environment variable TPVIZ_SIMD
-/// (scalar, avx2 or avx512; for tests). A call never runs a path above the one in use: it runs
-/// the one in use instead. The paths are ordered, slowest first.
-enum class SimdPath { Scalar, Avx2, Avx512, Best };
-
-/// The name ("scalar", "avx2" or "avx512") of the path a call with `path` runs; by default the
-/// path in use.
-const char* simdPathName(SimdPath path = SimdPath::Best);
-
-/// Every path this process can run (those the CPU supports, up to TPVIZ_SIMD), slowest first.
-std::vector<SimdPath> availableSimdPaths();
 
 /// jax.random.key(seed) (also nnx.Rngs(seed)) for threefry2x32. Without x64 the int64 seed wraps
 /// to int32 first: key = (0, seed mod 2^32). With jax_enable_x64: key = (high word, low word) of

@@ -47,6 +47,13 @@ QSize MainWindow::openingSize(QSize available) {
     return {std::min(available.width() - 24, 1800), std::min(available.height() - 48, 1060)};
 }
 
+void MainWindow::openOn(QSize available) {
+    resize(openingSize(available));
+    // The parameters need about 310 px; on a small screen they get no more.
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))},
+                {std::clamp(width() / 5, 310, 340)}, Qt::Horizontal);
+}
+
 MainWindow::MainWindow(Options options) : m_options(options) {
     setWindowTitle(tr("tpviz: tensor parallelism on one linear layer"));
     setObjectName(QStringLiteral("mainWindow"));
@@ -189,12 +196,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
         restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
         m_steps->setIntervalMs(settings.value(QStringLiteral("steps/intervalMs"), 700).toInt());
     }
-    if (!restored) {
-        resize(openingSize(screen()->availableGeometry().size()));
-        // The parameters need about 310 px; on a small screen they get no more.
-        resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))},
-                    {std::clamp(width() / 5, 310, 340)}, Qt::Horizontal);
-    }
+    if (!restored)
+        openOn(screen()->availableGeometry().size());
     showConfig(config, source);
     // Start with the keyboard on the picture, so the step shortcuts work at once.
     m_layer->kernelView()->setFocus();

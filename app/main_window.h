@@ -67,6 +67,10 @@ public:
     /// The window's size at first launch on a screen whose available area is `available`.
     static QSize openingSize(QSize available);
 
+    /// Sizes the window and its docks as at first launch on a screen whose available area is
+    /// `available` (the opening size, the parameters about 310 px wide).
+    void openOn(QSize available);
+
     /// Saves the window (not the screen) as a picture, SVG for a .svg path (tp::writePicture);
     /// false when the file cannot be written.
     bool saveScreenshot(const QString& path);

@@ -210,7 +210,7 @@ private slots:
         const std::string kernelPath = dir.filePath("w.npy").toStdString();
         QCOMPARE(writeNpy(kernelPath, values(8, 12, 0.5f)), std::string());
         Window w;
-        w.window.resize(MainWindow::openingSize({1600, 1000 - 40}));
+        w.window.openOn({1600, 1000 - 40});
         w.window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w.window));
         QTRY_VERIFY(w.window.scene());

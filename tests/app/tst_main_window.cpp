@@ -188,7 +188,7 @@ private slots:
         // The widest ranges (features 16384 in 8 groups), the last group in bold, fit too, in the
         // window a 1600 x 1000 screen opens (the test screen's 800 px leave the picture too
         // little).
-        window.resize(MainWindow::openingSize({1600, 970}));
+        window.openOn({1600, 970});
         window.showConfig({.batch = 2, .inDim = 8, .features = 16384, .tpSize = 8},
                           SceneSource::Nnx);
         QTRY_COMPARE(window.scene()->config.features, 16384);

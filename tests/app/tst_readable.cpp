@@ -27,7 +27,7 @@ struct Window {
     MainWindow window{MainWindow::Options{.useSettings = false}};
 
     explicit Window(QSize screen) {
-        window.resize(MainWindow::openingSize(screen));
+        window.openOn(screen);
         window.show();
     }
     std::vector<MatrixView*> views() const {

@@ -114,6 +114,75 @@ private slots:
         }
     }
 
+    // A short window folds the explanations away, and x, the kernel and the outputs get the room.
+    void explanationsFoldWhenShort() {
+        Window w(QSize(1100, 600));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        LayerPanel* layer = w.window.layerPanel();
+        OutputPanel* output = w.window.outputPanel();
+        const MatrixView* x = layer->inputView();
+        const MatrixView* kernel = layer->kernelView();
+        const auto* trace = layer->findChild<QWidget*>(QStringLiteral("tracePanel"));
+        const auto* note = layer->findChild<QWidget*>(QStringLiteral("inputNote"));
+        const auto* waiting = output->findChild<QWidget*>(QStringLiteral("verificationNumbers"));
+        QTRY_VERIFY(!layer->explanationsShown());
+        QTRY_VERIFY(!note->isVisible() && !trace->isVisible() && !waiting->isVisible());
+        QVERIFY(!output->warningLabel()->isVisible());
+        QVERIFY(output->verificationView()->isVisible());
+        QTRY_VERIFY(cellArea(kernel) > cellArea(x));
+        const qreal folded = cellArea(kernel);
+        const QSizeF foldedCell = kernel->layout().cell;
+        // The same window with the explanations shown: the kernel had less room.
+        auto* caption = w.window.findChild<QLabel*>(QStringLiteral("captionLabel"));
+        QVERIFY(!caption->isVisible());
+        caption->show();
+        layer->setExplanationsShown(true);
+        output->setExplanationsShown(true);
+        QTRY_VERIFY(cellArea(kernel) < folded);
+        const QSizeF shownCell = kernel->layout().cell;
+        qInfo(
+            "kernel cells at 1100x600: %.1fx%.1f px (%.0f px² in all) folded, %.1fx%.1f px "
+            "(%.0f px²) shown; x %.0f px²",
+            foldedCell.width(), foldedCell.height(), folded, shownCell.width(), shownCell.height(),
+            cellArea(kernel), cellArea(x));
+        // A trace shows even in a short window.
+        layer->setExplanationsShown(false);
+        layer->traceOutput(0, 0);
+        QVERIFY(trace->isVisible());
+    }
+
+    void explanationsShowWhenTall() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        const LayerPanel* layer = w.window.layerPanel();
+        QTRY_VERIFY(layer->explanationsShown());
+        for (const char* name : {"inputNote", "biasNote", "tracePanel"})
+            QTRY_VERIFY2(layer->findChild<QWidget*>(QLatin1String(name))->isVisible(), name);
+        QTRY_VERIFY(w.window.outputPanel()
+                        ->findChild<QWidget*>(QStringLiteral("verificationNumbers"))
+                        ->isVisible());
+    }
+
+    // A window shrunk to 800x500 and grown back gives the Parameters their opening width.
+    void parametersWidenAgain() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        const auto* dock = w.window.findChild<QWidget*>(QStringLiteral("parameterDock"));
+        const int opening = dock->width();
+        w.window.resize(800, 500);
+        QTRY_VERIFY(dock->width() < opening);
+        const int narrow = dock->width();
+        w.window.resize(MainWindow::openingSize(QSize(1600, 1000)));
+        QTRY_VERIFY2(
+            dock->width() >= opening,
+            qPrintable(QStringLiteral("%1 px, %2 at opening").arg(dock->width()).arg(opening)));
+        qInfo("Parameters dock: %d px at opening, %d px at 800x500, %d px grown back", opening,
+              narrow, dock->width());
+    }
+
     void warningContrastsWithADarkWindow() {
         applyTheme(Theme::Dark);
         Window w(QSize(1600, 1000));

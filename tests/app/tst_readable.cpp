@@ -2,7 +2,8 @@
 // default scene prints every value of x, the kernel, the bias and the outputs in its cells, the
 // kernel gets the most room, no empty band wider than a kernel column separates x from the
 // kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
-// dark window.
+// dark window. A short window (1100x600) folds the explanations away and the kernel grows; a tall
+// one shows them; a window shrunk and grown back gives the Parameters their opening width.
 
 #include "app_settings.h"
 #include "cell_text.h"
@@ -150,6 +151,33 @@ private slots:
         layer->setExplanationsShown(false);
         layer->traceOutput(0, 0);
         QVERIFY(trace->isVisible());
+    }
+
+    // Heights around the thresholds, up and down: the decision follows the picture's height with
+    // its hysteresis, and folding (which makes the picture a caption line taller) never flips it.
+    void foldingFollowsTheHeight() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        const LayerPanel* layer = w.window.layerPanel();
+        const QWidget* picture = layer->parentWidget();
+        const auto consistent = [&] {
+            return layer->explanationsShown()
+                       ? picture->height() >= MainWindow::kFoldExplanationsBelow
+                       : picture->height() < MainWindow::kShowExplanationsFrom;
+        };
+        int folds = 0;
+        bool shown = layer->explanationsShown();
+        for (int height : {900, 820, 780, 760, 740, 720, 700, 680, 700, 720, 740, 760, 800, 900}) {
+            w.window.resize(1300, height);
+            QTRY_COMPARE(w.window.height(), height);
+            QTRY_VERIFY2(consistent(), qPrintable(QStringLiteral("picture %1 px, shown %2")
+                                                      .arg(picture->height())
+                                                      .arg(layer->explanationsShown())));
+            folds += layer->explanationsShown() != shown;
+            shown = layer->explanationsShown();
+        }
+        QCOMPARE(folds, 2);  // folded once on the way down, shown once on the way up
     }
 
     void explanationsShowWhenTall() {

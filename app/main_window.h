@@ -86,8 +86,8 @@ public:
     /// explanations fold away (LayerPanel/OutputPanel::setExplanationsShown, and the step's
     /// caption over them), and from which they show again. Folding the caption makes the picture
     /// one text line taller; the gap, wider than that line, keeps it from flipping back.
-    static constexpr int kFoldExplanationsBelow = 560;
-    static constexpr int kShowExplanationsFrom = 620;
+    static constexpr int kFoldExplanationsBelow = 500;
+    static constexpr int kShowExplanationsFrom = 560;
 
 signals:
     /// A new scene is on screen.

@@ -168,7 +168,8 @@ private slots:
         };
         int folds = 0;
         bool shown = layer->explanationsShown();
-        for (int height : {900, 820, 780, 760, 740, 720, 700, 680, 700, 720, 740, 760, 800, 900}) {
+        for (int height : {900, 820, 780, 760, 740, 720, 700, 680, 660, 640,
+                           620, 640, 660, 680, 700, 720, 740, 760, 800, 900}) {
             w.window.resize(1300, height);
             QTRY_COMPARE(w.window.height(), height);
             QTRY_VERIFY2(consistent(), qPrintable(QStringLiteral("picture %1 px, shown %2")

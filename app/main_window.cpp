@@ -27,6 +27,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -50,8 +51,36 @@ QSize MainWindow::openingSize(QSize available) {
 void MainWindow::openOn(QSize available) {
     resize(openingSize(available));
     // The parameters need about 310 px; on a small screen they get no more.
-    resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))},
-                {std::clamp(width() / 5, 310, 340)}, Qt::Horizontal);
+    m_parameterWidth = std::clamp(width() / 5, 310, 340);
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))}, {m_parameterWidth},
+                Qt::Horizontal);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    auto* dock = findChild<QDockWidget*>(QStringLiteral("parameterDock"));
+    const bool wider = event->size().width() > event->oldSize().width();
+    if (wider && !dock->isFloating() && dock->isVisible() && dock->width() < m_parameterWidth)
+        resizeDocks({dock}, {m_parameterWidth}, Qt::Horizontal);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_split && event->type() == QEvent::Resize) {
+        const int height = static_cast<QResizeEvent*>(event)->size().height();
+        const bool shown = m_layer->explanationsShown();
+        if (shown && height < kFoldExplanationsBelow) {
+            m_layer->setExplanationsShown(false);
+            m_output->setExplanationsShown(false);
+            m_caption->hide();  // the picture grows by its line, less than the hysteresis gap
+            shareHeight();      // the room the explanations took goes to the matrices
+        } else if (!shown && height >= kShowExplanationsFrom) {
+            m_layer->setExplanationsShown(true);
+            m_output->setExplanationsShown(true);
+            m_caption->show();
+            shareHeight();
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 MainWindow::MainWindow(Options options) : m_options(options) {
@@ -90,6 +119,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
+    split->installEventFilter(this);
     m_devices = new DevicesView;
     m_views = new QTabWidget;
     m_views->setObjectName(QStringLiteral("viewTabs"));
@@ -353,16 +383,8 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     const LayerConfig& config = m_scene->config;
     if (m_scene->source == SceneSource::Files)
         m_parameters->showArraySizes(config);
-    if (newShape) {
-        // Share the height by rows: the layer shows in_dim kernel rows and the bias, the outputs
-        // two rows of N, each with about 5 rows of titles and labels.
-        const double layerRows = double(std::min<std::int64_t>(config.inDim, 64)) + 6;
-        const double outputRows = 2.0 * double(std::min<std::int64_t>(config.batch, 32)) + 5;
-        const double share = std::clamp(outputRows / (outputRows + layerRows), 0.25, 0.5);
-        const int total = std::max(2, m_split->height());
-        const int output = int(total * share);
-        m_split->setSizes({total - output, output});
-    }
+    if (newShape)
+        shareHeight();
     m_layer->setScene(m_scene);
     m_output->setScene(m_scene);
     // The devices run the correct split only (as tpviz-cli's --costs): a mistake keeps them on
@@ -389,6 +411,20 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     m_timing->setText(m_sceneTiming);
     statusBar()->clearMessage();
     emit sceneShown();
+}
+
+void MainWindow::shareHeight() {
+    if (!m_scene)
+        return;
+    // Share the height by rows: the layer shows in_dim kernel rows and the bias, the outputs
+    // two rows of N, each with about 5 rows of titles and labels.
+    const LayerConfig& config = m_scene->config;
+    const double layerRows = double(std::min<std::int64_t>(config.inDim, 64)) + 6;
+    const double outputRows = 2.0 * double(std::min<std::int64_t>(config.batch, 32)) + 5;
+    const double share = std::clamp(outputRows / (outputRows + layerRows), 0.25, 0.5);
+    const int total = std::max(2, m_split->height());
+    const int output = int(total * share);
+    m_split->setSizes({total - output, output});
 }
 
 void MainWindow::showStep(int step) {

@@ -82,12 +82,25 @@ public:
     /// Edit > Reset to defaults: the default scene at step 0.
     void resetToDefaults();
 
+    /// The height of the layer and the outputs together (logical px) below which their
+    /// explanations fold away (LayerPanel/OutputPanel::setExplanationsShown, and the step's
+    /// caption over them), and from which they show again. Folding the caption makes the picture
+    /// one text line taller; the gap, wider than that line, keeps it from flipping back.
+    static constexpr int kFoldExplanationsBelow = 500;
+    static constexpr int kShowExplanationsFrom = 560;
+
 signals:
     /// A new scene is on screen.
     void sceneShown();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// A window grown wider gives the Parameters dock back the width it opened with, which a
+    /// narrow window took from it.
+    void resizeEvent(QResizeEvent* event) override;
+    /// Folds or shows the explanations as the picture's height (m_split) changes; the decision
+    /// reads only that height, which the folding does not change.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildMenus();
@@ -97,6 +110,8 @@ private:
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
     void showStep(int step);
+    /// Shares the picture's height between the layer and the outputs by their rows.
+    void shareHeight();
     void showAbout();
     void saveSettings();
 
@@ -113,6 +128,7 @@ private:
     GroupTableModel* m_groups;
     QTableView* m_groupTable;
     QSplitter* m_split;
+    int m_parameterWidth = 0;  ///< the Parameters dock's width at opening (openOn)
     QLabel* m_equation;
     QLabel* m_caption;
     QLabel* m_hover;

@@ -223,6 +223,7 @@ void LayerPanel::traceOutput(int row, int col) {
         s.result.output.cols() != s.reference.cols()) {
         clearTrace();
         m_trace->clear();
+        showTracePanel();
         return;
     }
     const OutputTrace t = tp::traceOutput(s.params.x, s.params.kernel, s.params.bias, s.result,
@@ -234,6 +235,7 @@ void LayerPanel::traceOutput(int row, int col) {
     m_kernel->setTraceLines(-1, col, colour);
     m_bias->setTraceLines(-1, col, colour);
     m_trace->showTrace(t, s.config.mode);
+    showTracePanel();
 }
 
 void LayerPanel::clearTrace() {
@@ -244,6 +246,7 @@ void LayerPanel::clearTrace() {
 void LayerPanel::setScene(ScenePtr scene) {
     m_scene = std::move(scene);
     m_trace->clear();
+    showTracePanel();
     const LayerConfig& c = m_scene->config;
     const LayerParams& p = m_scene->params;
     const ShardingPlan& plan = m_scene->result.plan;
@@ -333,11 +336,16 @@ void LayerPanel::fitInputHeight() {
     m_x->setMaximumHeight(std::max(wanted, m_x->minimumSizeHint().height()));
 }
 
-void LayerPanel::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    const bool roomy = height() >= kRoomForNotes;
-    m_xNote->setVisible(roomy);
-    m_biasNote->setVisible(roomy);
+void LayerPanel::setExplanationsShown(bool shown) {
+    m_explanations = shown;
+    m_xNote->setVisible(shown);
+    m_biasNote->setVisible(shown);
+    m_legend->setCaptionShown(shown);
+    showTracePanel();
+}
+
+void LayerPanel::showTracePanel() {
+    m_trace->setVisible(m_explanations || m_trace->showsTrace());
 }
 
 void LayerPanel::zoomIn() {

@@ -38,8 +38,12 @@ public:
 
     /// How many terms a trace lists before summing the rest.
     static constexpr Index kTraceTerms = 8;
-    /// The panel height (logical px) from which the notes beside x are shown.
-    static constexpr int kRoomForNotes = 380;
+
+    /// Shows or folds away the explanations: the notes under x, the legend's caption line and
+    /// the trace panel while it holds only its hint (a trace always shows), so that a short
+    /// window gives x and the kernel the room. Their text stays in the README.
+    void setExplanationsShown(bool shown);
+    bool explanationsShown() const { return m_explanations; }
 
     /// The status text of kernel[row, col]: its value and group, the group's range, the output
     /// column it feeds and its flat index (row * features + col) in the row-major kernel.
@@ -55,11 +59,6 @@ public slots:
     void zoomOut();
     void fitToView();
 
-protected:
-    /// Folds the notes away when the panel is short (below kRoomForNotes), so that x and the
-    /// kernel keep the room; their text stays in the views' tooltips and the README.
-    void resizeEvent(QResizeEvent* event) override;
-
 signals:
     /// Text describing the hovered cell ("" when the pointer leaves).
     void hoverText(const QString& text);
@@ -72,6 +71,8 @@ private:
     // How the layer is read wrongly by the scene's mistake (mistake_layer.cpp).
     void showMistake();
     void showMistakeStep(int group);
+    /// The trace panel shows with a trace, or with its hint while the explanations show.
+    void showTracePanel();
 
     ScenePtr m_scene;
     QGridLayout* m_grid;
@@ -84,6 +85,7 @@ private:
     HeatmapLegend* m_legend;
     KernelWithBias* m_kernelWithBias;
     TracePanel* m_trace;
+    bool m_explanations = true;
 };
 
 }  // namespace tp

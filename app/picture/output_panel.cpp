@@ -104,7 +104,16 @@ void OutputPanel::foldWarning() {
     const int need =
         m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) + spacing +
         m_verification->heightForWidth(std::min(width, m_verification->maximumWidth()));
-    m_warning->setVisible(width <= 0 || need <= m_middle->height());
+    // A short window folds the brief's warning with the other explanations; a mistake's warning
+    // says what is wrong, and stays while it fits.
+    const bool wanted = m_explanations || (m_scene && m_scene->mistake != Mistake::None);
+    m_warning->setVisible(wanted && (width <= 0 || need <= m_middle->height()));
+}
+
+void OutputPanel::setExplanationsShown(bool shown) {
+    m_explanations = shown;
+    m_verification->setExplanationShown(shown);
+    foldWarning();
 }
 
 void OutputPanel::resizeEvent(QResizeEvent* event) {

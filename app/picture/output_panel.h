@@ -34,6 +34,10 @@ public:
 
     void setScene(ScenePtr scene);
     void setStep(int step);
+    /// Shows or folds away the check's sentence saying what it will compare and the warning of
+    /// a correct scene (a short window gives the outputs the room); the verdict, the figures and
+    /// a mistake's warning stay.
+    void setExplanationsShown(bool shown);
 
     MatrixView* partialView() const { return m_partial; }
     /// Column: the concatenation. Row: the running sum.
@@ -90,6 +94,7 @@ private:
     QLabel* m_warning;
     VerificationView* m_verification;
     QString m_resultName;
+    bool m_explanations = true;
     Index m_partialFirstColumn = 0;  ///< column mode: the partial's column 0 is y[:, this]
 };
 

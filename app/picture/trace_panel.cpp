@@ -77,9 +77,11 @@ TracePanel::TracePanel(QWidget* parent) : QFrame(parent) {
 
 void TracePanel::showTrace(const OutputTrace& trace, ParallelMode mode) {
     m_text->setText(traceHtml(trace, mode));
+    m_tracing = true;
 }
 
 void TracePanel::clear() {
+    m_tracing = false;
     m_text->setText(
         tr("<i>Hover over an output cell y[i, j] to see its sum: row i of x times "
            "column j of the kernel, plus bias[j].</i>"));

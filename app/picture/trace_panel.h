@@ -28,9 +28,12 @@ public:
     /// Back to the hint (a new scene).
     void clear();
     QString text() const;
+    /// Whether it shows a trace (false: the hint).
+    bool showsTrace() const { return m_tracing; }
 
 private:
     QLabel* m_text;
+    bool m_tracing = false;
 };
 
 }  // namespace tp

@@ -62,6 +62,15 @@ QString VerificationView::noteText() const {
     return m_note->text();
 }
 
+void VerificationView::setExplanationShown(bool shown) {
+    m_explanation = shown;
+    showNumbers();
+}
+
+void VerificationView::showNumbers() {
+    m_numbers->setVisible(m_state != State::Waiting || m_explanation);
+}
+
 void VerificationView::setVerification(const Verification& v, bool complete,
                                        const QString& waitingText) {
     m_state = !complete ? State::Waiting : v.passed ? State::Passed : State::Failed;
@@ -98,6 +107,7 @@ void VerificationView::setVerification(const Verification& v, bool complete,
                                  "color: #1a1a1a; }")
                       .arg(background));
     m_verdict->setText(text);
+    showNumbers();
     if (m_state == State::Waiting) {
         // Nothing to judge yet: say what will be compared, not figures of an output not shown.
         m_numbers->setText(

@@ -31,6 +31,10 @@ public:
     void setNote(const QString& note);
     QString noteText() const;
 
+    /// Whether the sentence saying what will be compared shows while the check waits (a short
+    /// window folds it away). The verdict and, once complete, the figures always show.
+    void setExplanationShown(bool shown);
+
     enum class State { Waiting, Passed, Failed };
     State state() const { return m_state; }
     QString verdictText() const;
@@ -38,7 +42,10 @@ public:
     QString detailText() const;
 
 private:
+    void showNumbers();
+
     State m_state = State::Waiting;
+    bool m_explanation = true;
     QLabel* m_verdict;
     QLabel* m_numbers;
     QLabel* m_note;

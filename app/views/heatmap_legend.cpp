@@ -34,6 +34,15 @@ void HeatmapLegend::setNonFinite(NonFiniteKinds kinds) {
     update();
 }
 
+void HeatmapLegend::setCaptionShown(bool shown) {
+    if (shown == m_caption)
+        return;
+    m_caption = shown;
+    m_cache = {};
+    updateGeometry();
+    update();
+}
+
 QSize HeatmapLegend::sizeHint() const {
     const QFontMetrics metrics(font());
     int entries = 0;
@@ -42,7 +51,7 @@ QSize HeatmapLegend::sizeHint() const {
     return {metrics.horizontalAdvance(QStringLiteral("negative = dark \u00b7 zero = white \u00b7 "
                                                      "positive = vivid")) +
                 16 + entries,
-            3 * metrics.height() + 14};
+            m_caption ? 3 * metrics.height() + 14 : minimumSizeHint().height()};
 }
 
 QSize HeatmapLegend::minimumSizeHint() const {

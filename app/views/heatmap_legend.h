@@ -28,6 +28,10 @@ public:
     /// The non-finite values the matrices hold: each gets a swatch labelled NaN, +inf or -inf.
     void setNonFinite(NonFiniteKinds kinds);
     NonFiniteKinds nonFinite() const { return m_nonFinite; }
+    /// Whether the caption line under the ticks is shown (renderLegend draws it when the legend
+    /// is tall enough): hiding it makes the legend one text line shorter.
+    void setCaptionShown(bool shown);
+    bool captionShown() const { return m_caption; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -40,6 +44,7 @@ private:
     float m_scale = 1.0f;
     std::vector<int> m_groups;
     NonFiniteKinds m_nonFinite;
+    bool m_caption = true;
     QImage m_cache;
 };
 

@@ -2,7 +2,8 @@
 // default scene prints every value of x, the kernel, the bias and the outputs in its cells, the
 // kernel gets the most room, no empty band wider than a kernel column separates x from the
 // kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
-// dark window.
+// dark window. A short window (1100x600) folds the explanations away and the kernel grows; a tall
+// one shows them; a window shrunk and grown back gives the Parameters their opening width.
 
 #include "app_settings.h"
 #include "cell_text.h"
@@ -112,6 +113,103 @@ private slots:
             if (view != kernel)
                 QVERIFY2(cellArea(kernel) > cellArea(view), name.constData());
         }
+    }
+
+    // A short window folds the explanations away, and x, the kernel and the outputs get the room.
+    void explanationsFoldWhenShort() {
+        Window w(QSize(1100, 600));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        LayerPanel* layer = w.window.layerPanel();
+        OutputPanel* output = w.window.outputPanel();
+        const MatrixView* x = layer->inputView();
+        const MatrixView* kernel = layer->kernelView();
+        const auto* trace = layer->findChild<QWidget*>(QStringLiteral("tracePanel"));
+        const auto* note = layer->findChild<QWidget*>(QStringLiteral("inputNote"));
+        const auto* waiting = output->findChild<QWidget*>(QStringLiteral("verificationNumbers"));
+        QTRY_VERIFY(!layer->explanationsShown());
+        QTRY_VERIFY(!note->isVisible() && !trace->isVisible() && !waiting->isVisible());
+        QVERIFY(!output->warningLabel()->isVisible());
+        QVERIFY(output->verificationView()->isVisible());
+        QTRY_VERIFY(cellArea(kernel) > cellArea(x));
+        const qreal folded = cellArea(kernel);
+        const QSizeF foldedCell = kernel->layout().cell;
+        // The same window with the explanations shown: the kernel had less room.
+        auto* caption = w.window.findChild<QLabel*>(QStringLiteral("captionLabel"));
+        QVERIFY(!caption->isVisible());
+        caption->show();
+        layer->setExplanationsShown(true);
+        output->setExplanationsShown(true);
+        QTRY_VERIFY(cellArea(kernel) < folded);
+        const QSizeF shownCell = kernel->layout().cell;
+        qInfo(
+            "kernel cells at 1100x600: %.1fx%.1f px (%.0f px² in all) folded, %.1fx%.1f px "
+            "(%.0f px²) shown; x %.0f px²",
+            foldedCell.width(), foldedCell.height(), folded, shownCell.width(), shownCell.height(),
+            cellArea(kernel), cellArea(x));
+        // A trace shows even in a short window.
+        layer->setExplanationsShown(false);
+        layer->traceOutput(0, 0);
+        QVERIFY(trace->isVisible());
+    }
+
+    // Heights around the thresholds, up and down: the decision follows the picture's height with
+    // its hysteresis, and folding (which makes the picture a caption line taller) never flips it.
+    void foldingFollowsTheHeight() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        const LayerPanel* layer = w.window.layerPanel();
+        const QWidget* picture = layer->parentWidget();
+        const auto consistent = [&] {
+            return layer->explanationsShown()
+                       ? picture->height() >= MainWindow::kFoldExplanationsBelow
+                       : picture->height() < MainWindow::kShowExplanationsFrom;
+        };
+        int folds = 0;
+        bool shown = layer->explanationsShown();
+        for (int height : {900, 820, 780, 760, 740, 720, 700, 680, 660, 640,
+                           620, 640, 660, 680, 700, 720, 740, 760, 800, 900}) {
+            w.window.resize(1300, height);
+            QTRY_COMPARE(w.window.height(), height);
+            QTRY_VERIFY2(consistent(), qPrintable(QStringLiteral("picture %1 px, shown %2")
+                                                      .arg(picture->height())
+                                                      .arg(layer->explanationsShown())));
+            folds += layer->explanationsShown() != shown;
+            shown = layer->explanationsShown();
+        }
+        QCOMPARE(folds, 2);  // folded once on the way down, shown once on the way up
+    }
+
+    void explanationsShowWhenTall() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        const LayerPanel* layer = w.window.layerPanel();
+        QTRY_VERIFY(layer->explanationsShown());
+        for (const char* name : {"inputNote", "biasNote", "tracePanel"})
+            QTRY_VERIFY2(layer->findChild<QWidget*>(QLatin1String(name))->isVisible(), name);
+        QTRY_VERIFY(w.window.outputPanel()
+                        ->findChild<QWidget*>(QStringLiteral("verificationNumbers"))
+                        ->isVisible());
+    }
+
+    // A window shrunk to 800x500 and grown back gives the Parameters their opening width.
+    void parametersWidenAgain() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        const auto* dock = w.window.findChild<QWidget*>(QStringLiteral("parameterDock"));
+        const int opening = dock->width();
+        w.window.resize(800, 500);
+        QTRY_VERIFY(dock->width() < opening);
+        const int narrow = dock->width();
+        w.window.resize(MainWindow::openingSize(QSize(1600, 1000)));
+        QTRY_VERIFY2(
+            dock->width() >= opening,
+            qPrintable(QStringLiteral("%1 px, %2 at opening").arg(dock->width()).arg(opening)));
+        qInfo("Parameters dock: %d px at opening, %d px at 800x500, %d px grown back", opening,
+              narrow, dock->width());
     }
 
     void warningContrastsWithADarkWindow() {

@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <QToolBar>
 
 using namespace tp;
 
@@ -68,8 +69,10 @@ private slots:
         StepController controller;
         controller.setIntervalMs(700);
         StepActions actions(&controller, &window);
+        // In a toolbar, as the window has them: the toolbar owns the slider and the speed box.
+        auto* toolBar = new QToolBar(&window);
+        actions.addTo(toolBar);
         QSpinBox* speed = actions.speedBox();
-        speed->setParent(&window);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QSignalSpy refused(&actions, &StepActions::speedRefused);

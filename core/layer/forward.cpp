@@ -181,23 +181,24 @@ struct BlockOfFewRows {
     float* referenceSums;
 };
 
+// sums(r, c) += x(r, k) * kernelRow[c] for every row r of the block's sums (rows, width).
+[[gnu::always_inline]] inline void addKernelRow(const BlockOfFewRows& b, Index k,
+                                                const float* __restrict kernelRow,
+                                                float* __restrict sums) {
+    for (Index r = 0; r < b.rows; ++r) {
+        const float xk = b.x[r * b.xStride + k];
+        float* __restrict rowSums = sums + r * b.width;
+        for (Index c = 0; c < b.width; ++c)
+            rowSums[c] += xk * kernelRow[c];
+    }
+}
+
 [[gnu::always_inline]] inline std::uint32_t sumBlock(const BlockOfFewRows& b,
                                                      std::uint32_t largestBits) {
     for (Index k = 0; k < b.depth; ++k) {
-        const float* __restrict splitRow = b.splitBlock + k * b.kernelStride;
-        for (Index r = 0; r < b.rows; ++r) {
-            const float xk = b.x[r * b.xStride + k];
-            float* __restrict sums = b.splitSums + r * b.width;
-            for (Index c = 0; c < b.width; ++c)
-                sums[c] += xk * splitRow[c];
-        }
-        const float* __restrict referenceRow = b.referenceBlock + k * b.kernelStride;
-        for (Index r = 0; r < b.rows; ++r) {
-            const float xk = b.x[r * b.xStride + k];
-            float* __restrict sums = b.referenceSums + r * b.width;
-            for (Index c = 0; c < b.width; ++c)
-                sums[c] += xk * referenceRow[c];
-        }
+        addKernelRow(b, k, b.splitBlock + k * b.kernelStride, b.splitSums);
+        const float* referenceRow = b.referenceBlock + k * b.kernelStride;
+        addKernelRow(b, k, referenceRow, b.referenceSums);
         largestBits = maxAbsBits(referenceRow, b.width, largestBits);
     }
     return largestBits;
@@ -244,7 +245,7 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
     std::vector<std::atomic<Index>> blocksLeft(std::size_t(plan.tpSize));
     for (std::atomic<Index>& left : blocksLeft)
         left.store(blocksPerGroup, std::memory_order_relaxed);
-    const bool avx512 = availableSimdPaths().back() == SimdPath::Avx512;
+    const bool avx512 = resolveSimdPath(SimdPath::Best) == SimdPath::Avx512;
     const bool parallel = tasks > 1 && rows * depth * kernel.cols() > (Index(1) << 20);
     std::uint32_t largestBits = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(max : largestBits) if (parallel)

@@ -39,8 +39,11 @@ std::string readString(const json& value, std::string& text) {
 std::string resolved(const std::string& spec, const fs::path& baseDir) {
     ArraySpec split = splitArraySpec(spec);
     const fs::path file(split.file);
+    // Normal form ("//a/./b" is "/a/b"), so that the path written back relative reads the same.
     if (file.is_relative() && !baseDir.empty())
         split.file = (baseDir / file).lexically_normal().string();
+    else if (file.is_absolute())
+        split.file = file.lexically_normal().string();
     return joinArraySpec(split);
 }
 

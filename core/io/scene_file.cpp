@@ -258,13 +258,20 @@ std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {
     if (scene.source == SceneSource::Brief)
         document["example"] = "brief";
     if (scene.arrays.any()) {
+        // Relative to the scene file where that reads back as the same path ("/dir" relative to
+        // "/dir" is ".", which reads as "/dir/"), else absolute.
         auto relative = [&](const std::string& spec) {
             ArraySpec split = splitArraySpec(spec);
             const fs::path file = fs::absolute(split.file).lexically_normal();
             const fs::path base = fs::absolute(baseDir.empty() ? "." : baseDir).lexically_normal();
             const fs::path rel = file.lexically_relative(base);
-            split.file = rel.empty() ? file.string() : rel.string();
-            return joinArraySpec(split);
+            split.file = file.string();
+            const std::string absolute = joinArraySpec(split);
+            if (rel.empty())
+                return absolute;
+            split.file = rel.string();
+            const std::string written = joinArraySpec(split);
+            return resolved(written, base) == resolved(absolute, base) ? written : absolute;
         };
         json arrays = json::object();
         if (!scene.arrays.kernel.empty())

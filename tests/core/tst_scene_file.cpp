@@ -86,6 +86,32 @@ private slots:
         QVERIFY(read.scene->source == SceneSource::Files);
     }
 
+    // Every path a file may name reads back the same after it is written again: the scene file's
+    // own folder ("/scenes" relative to "/scenes" is ".", which would read as "/scenes/"), the
+    // root, a trailing slash, repeated slashes and dot segments.
+    void oddPathsSurviveARoundTrip_data() {
+        QTest::addColumn<QString>("written");
+        QTest::newRow("the file's folder") << "/scenes";
+        QTest::newRow("the folder, relative") << ".";
+        QTest::newRow("the root") << "/";
+        QTest::newRow("above the root") << "../../..";
+        QTest::newRow("trailing slash") << "w/";
+        QTest::newRow("repeated slashes") << "///a//./b/../c.npy";
+        QTest::newRow("a tensor of the folder") << "/scenes/.safetensors:t";
+    }
+    void oddPathsSurviveARoundTrip() {
+        QFETCH(QString, written);
+        const std::string text =
+            "{\"format\": \"tpviz-scene\", \"version\": 1, "
+            "\"arrays\": {\"kernel\": \"" +
+            written.toStdString() + "\"}}";
+        const SceneFileRead read = parse(text);
+        QCOMPARE(errorsOf(read), QString());
+        const SceneFileRead again = parse(sceneFileText(*read.scene, "/scenes"));
+        QCOMPARE(errorsOf(again), QString());
+        QCOMPARE(again.scene->arrays.kernel, read.scene->arrays.kernel);
+    }
+
     void roundTripThroughAFile() {
         QTemporaryDir dir;
         SceneFile scene;

@@ -87,6 +87,7 @@ private slots:
             {"one row, 15 columns", 1, 15, 15, 0.2},
             {"5 rows, all NaN and infinities", 5, 131, 131, 1.0},
             {"6 rows, no special value", 6, 4099, 4099, 0.0},
+            {"no rows: +0s", 0, 21, 21, 0.0},
         };
         for (const SimdPath path : availableSimdPaths()) {
             for (const Shape& shape : shapes) {

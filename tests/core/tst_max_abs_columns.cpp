@@ -82,7 +82,8 @@ private slots:
         };
         const Shape shapes[] = {
             {"9 rows, 5000 columns (three tiles), strided", 9, 5000, 5003, 0.02},
-            {"8 rows, 2048 columns (one tile)", 8, 2048, 2048, 0.01},
+            {"4 rows, 2048 columns (one tile)", 4, 2048, 2048, 0.01},
+            {"3 rows, 16390 columns (nine tiles), strided", 3, 16390, 16401, 0.01},
             {"13 rows, 37 columns (ends inside a vector)", 13, 37, 40, 0.1},
             {"one row, 15 columns", 1, 15, 15, 0.2},
             {"5 rows, all NaN and infinities", 5, 131, 131, 1.0},

@@ -1,6 +1,7 @@
 #include "heatmap_image.h"
 
 #include "cell_text.h"
+#include "max_abs_columns.h"
 #include "palette.h"
 
 #include <QFontMetricsF>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -120,73 +122,56 @@ float reduceMean(const MatrixData& m, IndexRange rows, const std::vector<IndexRa
     return rowMax;
 }
 
-// Columns reduceMaxAbs reads down at a time: their winners (8 bytes a column) fit the L1 cache.
-constexpr Index kColumnTile = 2048;
-
-// What reduceMaxAbs keeps for each column of a band while it reads the band; one per thread.
-struct ColumnWinners {
-    std::vector<float> value;       ///< the column's winner so far
-    std::vector<std::int32_t> row;  ///< its row in the band
-    std::vector<float> finiteMax;   ///< the column's largest finite |element| (kTrackMax)
-};
-
 // The MaxAbs of the elements under each pixel of a band of rows into out[0..width): the element
 // a scan of the pixel's elements row by row would keep, the first with the largest |value|
 // (a NaN replaces anything and is replaced only by a later NaN; all zeros give +0). Found in
 // two steps over one read of the band. Down each column, row after row: the column's winner and
-// its row, by the same rule; this step has no branch, so the compiler vectorises it. Then along
+// its row, by the same rule (maxAbsDownColumns, vectorised for the SIMD path in use). Then along
 // each pixel's columns: the winner with the largest |value|, a tie going to the earlier row (the
 // scan meets it first), then to the earlier column. Returns the band's largest finite |element|
 // when kTrackMax.
+// The bits of |v|, which order as |v| does for numbers and infinities, and above them all for NaN.
+constexpr std::uint32_t kInfinityBits = 0x7F800000u;
+std::uint32_t absBits(float v) {
+    return std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
+}
+
 template <bool kTrackMax>
 float reduceMaxAbs(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
                    float* out, ColumnWinners& winners) {
     const Index cols = m.cols();
-    float* const value = winners.value.data();
-    std::int32_t* const winnerRow = winners.row.data();
-    float* const largest = winners.finiteMax.data();
-    std::fill(value, value + cols, 0.0f);
-    std::fill(winnerRow, winnerRow + cols, 0);
-    if constexpr (kTrackMax)
-        std::fill(largest, largest + cols, 0.0f);
-    // A tile of columns at a time, so that its winners stay in the L1 cache while the band's rows
-    // pass.
-    for (Index tile = 0; tile < cols; tile += kColumnTile) {
-        const Index tileEnd = std::min(cols, tile + kColumnTile);
-        for (Index r = rows.start; r < rows.stop; ++r) {
-            const float* const row = m.rowData(r);
-            const auto band = std::int32_t(r - rows.start);
-            for (Index c = tile; c < tileEnd; ++c) {
-                const float v = row[c];
-                const float a = std::fabs(v);
-                const bool take = (a > std::fabs(value[c])) | std::isnan(v);
-                value[c] = take ? v : value[c];
-                winnerRow[c] = take ? band : winnerRow[c];
-                if constexpr (kTrackMax)
-                    largest[c] =
-                        a <= std::numeric_limits<float>::max() && a > largest[c] ? a : largest[c];
-            }
-        }
-    }
+    maxAbsDownColumns({m.rowData(rows.start), rows.size(), cols, m.stride()}, kTrackMax, winners);
+    const float* const value = winners.value.data();
+    const std::int32_t* const winnerRow = winners.row.data();
     const std::size_t width = colsOfPixel.size();
     for (std::size_t x = 0; x < width; ++x) {
         const IndexRange pixelCols = colsOfPixel[x];
-        float acc = value[pixelCols.start];
-        std::int32_t accRow = winnerRow[pixelCols.start];
-        for (Index c = pixelCols.start + 1; c < pixelCols.stop; ++c) {
-            const float v = value[c];
-            const float a = std::fabs(v), accA = std::fabs(acc);
-            if (std::isnan(v) || a > accA || (a == accA && winnerRow[c] < accRow)) {
-                acc = v;
-                accRow = winnerRow[c];
-            }
+        // Without a branch per column, whose outcome no predictor guesses: the largest |value|
+        // first, then the first column among those reaching it with the earliest row.
+        std::uint32_t top = 0;
+        for (Index c = pixelCols.start; c < pixelCols.stop; ++c)
+            top = std::max(top, absBits(value[c]));
+        if (top > kInfinityBits) {
+            // A NaN replaces anything: the last column's NaN, which the scan meets last.
+            Index c = pixelCols.stop - 1;
+            while (!std::isnan(value[c]))
+                --c;
+            out[x] = value[c];
+            continue;
         }
-        out[x] = acc;
+        Index best = pixelCols.start;
+        std::int32_t bestRow = std::numeric_limits<std::int32_t>::max();
+        for (Index c = pixelCols.start; c < pixelCols.stop; ++c) {
+            const bool better = (absBits(value[c]) == top) & (winnerRow[c] < bestRow);
+            bestRow = better ? winnerRow[c] : bestRow;
+            best = better ? c : best;
+        }
+        out[x] = value[best];
     }
     float bandMax = 0.0f;
     if constexpr (kTrackMax) {
         for (Index c = 0; c < cols; ++c)
-            bandMax = std::max(bandMax, largest[c]);
+            bandMax = std::max(bandMax, winners.finiteMax[std::size_t(c)]);
     }
     return bandMax;
 }
@@ -301,13 +286,7 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
     float largest = 0.0f;
 #pragma omp parallel reduction(max : largest) if (parallel)
     {
-        ColumnWinners winners;
-        if (!mean) {
-            winners.value.resize(std::size_t(m.cols()));
-            winners.row.resize(std::size_t(m.cols()));
-            if (trackMax)
-                winners.finiteMax.resize(std::size_t(m.cols()));
-        }
+        ColumnWinners winners;  // reused by this thread's bands
 #pragma omp for schedule(dynamic, 4)
         for (int y = 0; y < height; ++y) {
             if (stopped() || sameBandAsAbove(y))

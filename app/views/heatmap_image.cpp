@@ -122,6 +122,12 @@ float reduceMean(const MatrixData& m, IndexRange rows, const std::vector<IndexRa
     return rowMax;
 }
 
+// The bits of |v|, which order as |v| does for numbers and infinities, and above them all for NaN.
+constexpr std::uint32_t kInfinityBits = 0x7F800000u;
+std::uint32_t absBits(float v) {
+    return std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
+}
+
 // The MaxAbs of the elements under each pixel of a band of rows into out[0..width): the element
 // a scan of the pixel's elements row by row would keep, the first with the largest |value|
 // (a NaN replaces anything and is replaced only by a later NaN; all zeros give +0). Found in
@@ -130,12 +136,6 @@ float reduceMean(const MatrixData& m, IndexRange rows, const std::vector<IndexRa
 // each pixel's columns: the winner with the largest |value|, a tie going to the earlier row (the
 // scan meets it first), then to the earlier column. Returns the band's largest finite |element|
 // when kTrackMax.
-// The bits of |v|, which order as |v| does for numbers and infinities, and above them all for NaN.
-constexpr std::uint32_t kInfinityBits = 0x7F800000u;
-std::uint32_t absBits(float v) {
-    return std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
-}
-
 template <bool kTrackMax>
 float reduceMaxAbs(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
                    float* out, ColumnWinners& winners) {

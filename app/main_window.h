@@ -110,7 +110,8 @@ private:
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
     void showStep(int step);
-    /// Shares the picture's height between the layer and the outputs by their rows.
+    /// Shares the picture's height between the layer and the outputs (layerHeight): by their
+    /// rows, the kernel's numbers first.
     void shareHeight();
     void showAbout();
     void saveSettings();

@@ -2,8 +2,9 @@
 // default scene prints every value of x, the kernel, the bias and the outputs in its cells, the
 // kernel gets the most room, no empty band wider than a kernel column separates x from the
 // kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
-// dark window. A short window (1100x600) folds the explanations away and the kernel grows; a tall
-// one shows them; a window shrunk and grown back gives the Parameters their opening width.
+// dark window. A short window (1100x600) folds the explanations away and the kernel grows; at
+// 800x500 the kernel still prints its numbers; a tall one shows the explanations; a window
+// shrunk and grown back gives the Parameters their opening width.
 
 #include "app_settings.h"
 #include "cell_text.h"
@@ -151,6 +152,38 @@ private slots:
         layer->setExplanationsShown(false);
         layer->traceOutput(0, 0);
         QVERIFY(trace->isVisible());
+    }
+
+    // An 800x500 window, opened so on a small screen or shrunk to it: the explanations fold and
+    // the kernel gets the height its numbers need first, so that it prints every value; the
+    // outputs keep their titles and cells in the rest.
+    void kernelPrintsWhenShort_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("opened on 824x548") << QSize(824, 548);
+        QTest::newRow("shrunk from 1600x1000") << QSize(1600, 1000);
+    }
+
+    void kernelPrintsWhenShort() {
+        QFETCH(QSize, screen);
+        Window w(screen);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(w.window.stepController()->lastStep());
+        w.window.resize(800, 500);
+        QTRY_COMPARE(w.window.height(), 500);
+        QVERIFY2(w.window.width() <= 801, qPrintable(QString::number(w.window.width())));
+        const MatrixView* kernel = w.window.layerPanel()->kernelView();
+        QTRY_VERIFY2(kernel->cellNumbersShown(), qPrintable(QStringLiteral("kernel cells %1x%2 px")
+                                                                .arg(kernel->cellSize().width())
+                                                                .arg(kernel->cellSize().height())));
+        QVERIFY(kernel->numberPixelSize() >= kMinNumberPixelSize);
+        for (MatrixView* view : w.views()) {
+            QVERIFY2(view->isVisible() && cellArea(view) > 0, qPrintable(view->objectName()));
+            QVERIFY2(view->layout().title.height() > 0, qPrintable(view->title()));
+        }
+        qInfo("at %dx%d the kernel's cells are %.1fx%.1f px, numbers at %d px", w.window.width(),
+              w.window.height(), kernel->cellSize().width(), kernel->cellSize().height(),
+              kernel->numberPixelSize());
     }
 
     // Heights around the thresholds, up and down: the decision follows the picture's height with

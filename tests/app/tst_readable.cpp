@@ -8,6 +8,7 @@
 
 #include "app_settings.h"
 #include "cell_text.h"
+#include "heatmap_legend.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
@@ -18,6 +19,7 @@
 #include <QApplication>
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QLayout>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -184,6 +186,33 @@ private slots:
         qInfo("at %dx%d the kernel's cells are %.1fx%.1f px, numbers at %d px", w.window.width(),
               w.window.height(), kernel->cellSize().width(), kernel->cellSize().height(),
               kernel->numberPixelSize());
+    }
+
+    // In x's narrow column beside a 1024 x 4096 kernel the legend's caption wraps rather than
+    // being cut: every word shows, and the legend is tall enough for all of its lines.
+    void legendCaptionWholeInANarrowColumn() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        w.window.showConfig({.batch = 2, .inDim = 1024, .features = 4096, .tpSize = 4},
+                            SceneSource::Nnx);
+        QTRY_COMPARE(w.window.scene()->config.features, 4096);
+        auto* legend = w.window.layerPanel()->findChild<HeatmapLegend*>();
+        QVERIFY(legend->captionShown());
+        const QString caption = QStringLiteral(
+            "negative = dark \u00b7 zero = white \u00b7 "
+            "positive = vivid");
+        const QFontMetricsF metrics(legend->font());
+        QVERIFY2(metrics.horizontalAdvance(caption) > legend->width(),
+                 "the caption fits one line: the column is not narrow");
+        const QStringList lines = legend->captionLines(legend->width());
+        QCOMPARE(lines.join(QStringLiteral(" \u00b7 ")), caption);
+        for (const QString& line : lines)
+            QVERIFY2(metrics.horizontalAdvance(line) <= legend->width(), qPrintable(line));
+        QTRY_VERIFY2(legend->height() >= legend->heightForWidth(legend->width()),
+                     qPrintable(QStringLiteral("%1 of %2 px")
+                                    .arg(legend->height())
+                                    .arg(legend->heightForWidth(legend->width()))));
     }
 
     // Heights around the thresholds, up and down: the decision follows the picture's height with

@@ -215,6 +215,35 @@ private slots:
                                     .arg(legend->heightForWidth(legend->width()))));
     }
 
+    // A mistake in row mode puts a fourth array, the error map, beside the reference: at the
+    // screenshot's size every output title is whole (the columns share the width by their
+    // titles), as at the opening size.
+    void titlesWholeWithAMistake_data() {
+        QTest::addColumn<int>("mistake");
+        QTest::newRow("row bias-per-partial") << int(Mistake::BiasPerPartial);
+    }
+
+    void titlesWholeWithAMistake() {
+        QFETCH(int, mistake);
+        Window w(QSize(1600, 1000));
+        w.window.resize(1600, 1000);  // as tpviz --screenshot
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        SceneRun run;
+        run.mistake = Mistake(mistake);
+        w.window.showConfig(
+            {.batch = 2, .inDim = 8, .features = 12, .tpSize = 2, .mode = ParallelMode::Row},
+            SceneSource::Nnx, run);
+        QTRY_VERIFY(w.window.scene()->mistake == Mistake(mistake));
+        w.window.stepController()->setStep(w.window.stepController()->lastStep());
+        const OutputPanel* output = w.window.outputPanel();
+        QTRY_VERIFY(output->errorView()->isVisible());
+        for (const MatrixView* view :
+             {output->partialView(), output->resultView(), output->finalView(),
+              output->referenceView(), output->errorView()})
+            QTRY_VERIFY2(titleWhole(view), qPrintable(view->objectName() + ": " + view->title()));
+    }
+
     // Heights around the thresholds, up and down: the decision follows the picture's height with
     // its hysteresis, and folding (which makes the picture a caption line taller) never flips it.
     void foldingFollowsTheHeight() {

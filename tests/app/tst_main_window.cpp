@@ -430,10 +430,18 @@ private slots:
 
     // The worker runs the real computation and then holds its job open until it sees the cancel,
     // so the click always lands while the job is running, however fast the machine is (a slow
-    // machine cancels inside computeScene itself).
+    // machine cancels inside computeScene itself). Cancelled with the button or with Esc.
+    void bigSceneShowsProgressAndCancels_data() {
+        QTest::addColumn<bool>("escape");
+        QTest::newRow("Cancel button") << false;
+        QTest::newRow("Esc") << true;
+    }
+
     void bigSceneShowsProgressAndCancels() {
+        QFETCH(bool, escape);
         std::atomic<bool> workerSawCancel{false};  // outlives the window and its worker threads
         Window w;
+        QVERIFY(QTest::qWaitForWindowActive(&w.window));
         QTRY_VERIFY(w.window.scene());
         const ScenePtr before = w.window.scene();
         SceneComputer* computer = w.window.computer();
@@ -453,6 +461,12 @@ private slots:
         panel->findChild<QSpinBox*>("inDimBox")->setValue(1024);
         panel->findChild<QSpinBox*>("featuresBox")->setValue(4096);
         panel->findChild<QComboBox*>("tpBox")->setEditText("8");
+        // The batch typed last, as a user does: the field keeps the focus when Esc comes.
+        auto* batch = panel->findChild<QSpinBox*>("batchBox");
+        batch->setFocus();
+        batch->selectAll();
+        QTest::keyClicks(batch, "64");
+        QCOMPARE(batch->value(), 64);
         QVERIFY(panel->problems().empty());
         QTRY_VERIFY(w.window.progressBar()->isVisible());
         QVERIFY(w.window.cancelButton()->isVisible());
@@ -460,9 +474,15 @@ private slots:
         QVERIFY(computer->isBusy());
         // While computing, the status does not show the previous scene's time as current.
         QVERIFY(!w.window.timingLabel()->text().contains("computed in"));
-        QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
+        QVERIFY(batch->hasFocus());
+        if (escape)
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+        else
+            QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
         QCOMPARE(cancelled.count(), 1);
         // Fields and picture agree again: the fields read the scene on screen.
+        QCOMPARE(batch->value(), int(before->config.batch));
+        QCOMPARE(panel->config().batch, before->config.batch);
         QCOMPARE(panel->findChild<QSpinBox*>("inDimBox")->value(), int(before->config.inDim));
         QCOMPARE(panel->findChild<QSpinBox*>("featuresBox")->value(), int(before->config.features));
         QCOMPARE(panel->config().tpSize, before->config.tpSize);

@@ -51,10 +51,14 @@ QSize MainWindow::openingSize(QSize available) {
 
 void MainWindow::openOn(QSize available) {
     resize(openingSize(available));
-    // The parameters need about 310 px; on a small screen they get no more.
-    m_parameterWidth = std::clamp(width() / 5, 310, 340);
+    m_parameterWidth = parameterWidth(width());
     resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))}, {m_parameterWidth},
                 Qt::Horizontal);
+}
+
+int MainWindow::parameterWidth(int windowWidth) {
+    // The parameters need about 310 px; on a small screen they get no more.
+    return std::clamp(windowWidth / 5, 310, 340);
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {
@@ -228,6 +232,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     }
     if (!restored)
         openOn(screen()->availableGeometry().size());
+    else  // the width a window of the saved size opens its Parameters with
+        m_parameterWidth = parameterWidth(width());
     showConfig(config, source);
     // Start with the keyboard on the picture, so the step shortcuts work at once.
     m_layer->kernelView()->setFocus();

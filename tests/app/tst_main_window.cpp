@@ -604,6 +604,35 @@ private slots:
         QCOMPARE(again.scene()->config.seed, -42);
         QSettings().clear();
     }
+
+    // A window opened from its saved geometry, shrunk and grown again, gives the Parameters dock
+    // back the width they need, as one opened at its default size does.
+    void parametersWidenAgainFromSavedGeometry() {
+        QSettings().clear();
+        {
+            MainWindow window;
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QTRY_VERIFY(window.scene());
+            window.close();  // saves the geometry and the docks
+        }
+        QVERIFY(QSettings().contains("window/geometry"));
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTRY_VERIFY(again.scene());
+        const auto* dock = again.findChild<QWidget*>("parameterDock");
+        again.resize(640, 500);
+        QTRY_VERIFY(dock->width() < 300);
+        const int narrow = dock->width();
+        again.resize(1400, 900);
+        QTRY_VERIFY2(
+            dock->width() >= 310,
+            qPrintable(
+                QStringLiteral("%1 px grown back, %2 px narrow").arg(dock->width()).arg(narrow)));
+        again.close();
+        QSettings().clear();
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

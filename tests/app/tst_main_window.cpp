@@ -1,5 +1,5 @@
-// The main window as a user drives it: steps, play, refused input, the check, colours, progress and
-// cancel, row mode, settings.
+// The main window as a user drives it: steps, play, refused input, the check, colours, progress,
+// row mode, settings. Cancelling a big scene: tst_cancel.
 
 #include "config_fixtures.h"
 #include "float_format.h"
@@ -22,13 +22,11 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QDeadlineTimer>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
@@ -39,12 +37,9 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
-
-#include <atomic>
 
 using namespace tp;
 
@@ -428,73 +423,6 @@ private slots:
         QTRY_COMPARE(misaligned(), QString());              // scrolled
     }
 
-    // The worker runs the real computation and then holds its job open until it sees the cancel,
-    // so the click always lands while the job is running, however fast the machine is (a slow
-    // machine cancels inside computeScene itself). Cancelled with the button or with Esc.
-    void bigSceneShowsProgressAndCancels_data() {
-        QTest::addColumn<bool>("escape");
-        QTest::newRow("Cancel button") << false;
-        QTest::newRow("Esc") << true;
-    }
-
-    void bigSceneShowsProgressAndCancels() {
-        QFETCH(bool, escape);
-        std::atomic<bool> workerSawCancel{false};  // outlives the window and its worker threads
-        Window w;
-        QVERIFY(QTest::qWaitForWindowActive(&w.window));
-        QTRY_VERIFY(w.window.scene());
-        const ScenePtr before = w.window.scene();
-        SceneComputer* computer = w.window.computer();
-        computer->setComputeFunction([&workerSawCancel](const LayerConfig& config,
-                                                        SceneSource source, Progress* progress,
-                                                        const SceneRun& run) {
-            std::optional<Scene> scene = computeScene(config, source, progress, run);
-            QDeadlineTimer deadline(60000);
-            while (!progress->cancelled() && !deadline.hasExpired())
-                QThread::msleep(1);
-            workerSawCancel = progress->cancelled();
-            return scene;
-        });
-        QSignalSpy cancelled(computer, &SceneComputer::cancelled);
-        QSignalSpy ready(computer, &SceneComputer::sceneReady);
-        auto* panel = w.window.parameterPanel();
-        panel->findChild<QSpinBox*>("inDimBox")->setValue(1024);
-        panel->findChild<QSpinBox*>("featuresBox")->setValue(4096);
-        panel->findChild<QComboBox*>("tpBox")->setEditText("8");
-        // The batch typed last, as a user does: the field keeps the focus when Esc comes.
-        auto* batch = panel->findChild<QSpinBox*>("batchBox");
-        batch->setFocus();
-        batch->selectAll();
-        QTest::keyClicks(batch, "64");
-        QCOMPARE(batch->value(), 64);
-        QVERIFY(panel->problems().empty());
-        QTRY_VERIFY(w.window.progressBar()->isVisible());
-        QVERIFY(w.window.cancelButton()->isVisible());
-        QTRY_VERIFY(w.window.progressBar()->value() > 0);
-        QVERIFY(computer->isBusy());
-        // While computing, the status does not show the previous scene's time as current.
-        QVERIFY(!w.window.timingLabel()->text().contains("computed in"));
-        QVERIFY(batch->hasFocus());
-        if (escape)
-            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
-        else
-            QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
-        QCOMPARE(cancelled.count(), 1);
-        // Fields and picture agree again: the fields read the scene on screen.
-        QCOMPARE(batch->value(), int(before->config.batch));
-        QCOMPARE(panel->config().batch, before->config.batch);
-        QCOMPARE(panel->findChild<QSpinBox*>("inDimBox")->value(), int(before->config.inDim));
-        QCOMPARE(panel->findChild<QSpinBox*>("featuresBox")->value(), int(before->config.features));
-        QCOMPARE(panel->config().tpSize, before->config.tpSize);
-        QVERIFY(w.window.timingLabel()->text().contains("computed in"));
-        QVERIFY(!w.window.progressBar()->isVisible());
-        QVERIFY(!computer->isBusy());
-        QTRY_VERIFY(workerSawCancel);
-        QCOMPARE(ready.count(), 0);
-        QCOMPARE(w.window.scene(), before);  // the last good picture stays
-        QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
-    }
-
     void bigSceneKeepsTheUiResponsive() {
         Window w;
         QTRY_VERIFY(w.window.scene());
@@ -602,35 +530,6 @@ private slots:
         QCOMPARE(again.stepController()->intervalMs(), 333);
         QTRY_VERIFY(again.scene());
         QCOMPARE(again.scene()->config.seed, -42);
-        QSettings().clear();
-    }
-
-    // A window opened from its saved geometry, shrunk and grown again, gives the Parameters dock
-    // back the width they need, as one opened at its default size does.
-    void parametersWidenAgainFromSavedGeometry() {
-        QSettings().clear();
-        {
-            MainWindow window;
-            window.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&window));
-            QTRY_VERIFY(window.scene());
-            window.close();  // saves the geometry and the docks
-        }
-        QVERIFY(QSettings().contains("window/geometry"));
-        MainWindow again;
-        again.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&again));
-        QTRY_VERIFY(again.scene());
-        const auto* dock = again.findChild<QWidget*>("parameterDock");
-        again.resize(640, 500);
-        QTRY_VERIFY(dock->width() < 300);
-        const int narrow = dock->width();
-        again.resize(1400, 900);
-        QTRY_VERIFY2(
-            dock->width() >= 310,
-            qPrintable(
-                QStringLiteral("%1 px grown back, %2 px narrow").arg(dock->width()).arg(narrow)));
-        again.close();
         QSettings().clear();
     }
 };

@@ -4,7 +4,8 @@
 // kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
 // dark window. A short window (1100x600) folds the explanations away and the kernel grows; at
 // 800x500 the kernel still prints its numbers; a tall one shows the explanations; a window
-// shrunk and grown back gives the Parameters their opening width.
+// shrunk and grown back gives the Parameters their opening width, opened at its default size or
+// from saved geometry.
 
 #include "app_settings.h"
 #include "cell_text.h"
@@ -21,6 +22,8 @@
 #include <QLabel>
 #include <QLayout>
 #include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace tp;
@@ -65,6 +68,13 @@ class TestReadable : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() {
+        // A window opened from saved geometry reads and writes settings: the test's own.
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("tpviz-test");
+        QCoreApplication::setApplicationName("tst_readable");
+    }
+
     void atTheOpeningSize_data() {
         QTest::addColumn<QSize>("screen");
         QTest::newRow("1366x768") << QSize(1366, 768);
@@ -301,6 +311,35 @@ private slots:
             qPrintable(QStringLiteral("%1 px, %2 at opening").arg(dock->width()).arg(opening)));
         qInfo("Parameters dock: %d px at opening, %d px at 800x500, %d px grown back", opening,
               narrow, dock->width());
+    }
+
+    // A window opened from its saved geometry, shrunk and grown again, gives the Parameters dock
+    // back the width they need, as one opened at its default size does.
+    void parametersWidenAgainFromSavedGeometry() {
+        QSettings().clear();
+        {
+            MainWindow window;
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QTRY_VERIFY(window.scene());
+            window.close();  // saves the geometry and the docks
+        }
+        QVERIFY(QSettings().contains("window/geometry"));
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTRY_VERIFY(again.scene());
+        const auto* dock = again.findChild<QWidget*>("parameterDock");
+        again.resize(640, 500);
+        QTRY_VERIFY(dock->width() < 300);
+        const int narrow = dock->width();
+        again.resize(1400, 900);
+        QTRY_VERIFY2(
+            dock->width() >= 310,
+            qPrintable(
+                QStringLiteral("%1 px grown back, %2 px narrow").arg(dock->width()).arg(narrow)));
+        again.close();
+        QSettings().clear();
     }
 
     void warningContrastsWithADarkWindow() {

@@ -10,6 +10,7 @@
 #include "panels/group_table_model.h"
 #include "panels/parameter_panel.h"
 #include "panels/python_dialog.h"
+#include "picture/height_share.h"
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
 #include "step_plan.h"
@@ -50,10 +51,14 @@ QSize MainWindow::openingSize(QSize available) {
 
 void MainWindow::openOn(QSize available) {
     resize(openingSize(available));
-    // The parameters need about 310 px; on a small screen they get no more.
-    m_parameterWidth = std::clamp(width() / 5, 310, 340);
+    m_parameterWidth = parameterWidth(width());
     resizeDocks({findChild<QDockWidget*>(QStringLiteral("parameterDock"))}, {m_parameterWidth},
                 Qt::Horizontal);
+}
+
+int MainWindow::parameterWidth(int windowWidth) {
+    // The parameters need about 310 px; on a small screen they get no more.
+    return std::clamp(windowWidth / 5, 310, 340);
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {
@@ -72,13 +77,12 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
             m_layer->setExplanationsShown(false);
             m_output->setExplanationsShown(false);
             m_caption->hide();  // the picture grows by its line, less than the hysteresis gap
-            shareHeight();      // the room the explanations took goes to the matrices
         } else if (!shown && height >= kShowExplanationsFrom) {
             m_layer->setExplanationsShown(true);
             m_output->setExplanationsShown(true);
             m_caption->show();
-            shareHeight();
         }
+        shareHeight();  // every height: a short one gives the kernel's numbers the room first
     }
     return QMainWindow::eventFilter(watched, event);
 }
@@ -228,6 +232,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     }
     if (!restored)
         openOn(screen()->availableGeometry().size());
+    else  // the width a window of the saved size opens its Parameters with
+        m_parameterWidth = parameterWidth(width());
     showConfig(config, source);
     // Start with the keyboard on the picture, so the step shortcuts work at once.
     m_layer->kernelView()->setFocus();
@@ -416,15 +422,10 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
 void MainWindow::shareHeight() {
     if (!m_scene)
         return;
-    // Share the height by rows: the layer shows in_dim kernel rows and the bias, the outputs
-    // two rows of N, each with about 5 rows of titles and labels.
-    const LayerConfig& config = m_scene->config;
-    const double layerRows = double(std::min<std::int64_t>(config.inDim, 64)) + 6;
-    const double outputRows = 2.0 * double(std::min<std::int64_t>(config.batch, 32)) + 5;
-    const double share = std::clamp(outputRows / (outputRows + layerRows), 0.25, 0.5);
-    const int total = std::max(2, m_split->height());
-    const int output = int(total * share);
-    m_split->setSizes({total - output, output});
+    const int total = std::max(2, m_split->height() - m_split->handleWidth());
+    const int layer = layerHeight(m_scene->config, total, m_layer->heightForKernelNumbers(),
+                                  m_output->minimumSizeHint().height());
+    m_split->setSizes({layer, total - layer});
 }
 
 void MainWindow::showStep(int step) {

@@ -67,6 +67,10 @@ public:
     /// The window's size at first launch on a screen whose available area is `available`.
     static QSize openingSize(QSize available);
 
+    /// The Parameters dock's width in a window `windowWidth` px wide, at first launch and once
+    /// grown back after a narrow spell: a fifth of the window, within [310, 340].
+    static int parameterWidth(int windowWidth);
+
     /// Sizes the window and its docks as at first launch on a screen whose available area is
     /// `available` (the opening size, the parameters about 310 px wide).
     void openOn(QSize available);
@@ -95,8 +99,8 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
-    /// A window grown wider gives the Parameters dock back the width it opened with, which a
-    /// narrow window took from it.
+    /// A window grown wider gives the Parameters dock back the width it opened with (at the
+    /// default size or from saved geometry), which a narrow window took from it.
     void resizeEvent(QResizeEvent* event) override;
     /// Folds or shows the explanations as the picture's height (m_split) changes; the decision
     /// reads only that height, which the folding does not change.
@@ -110,7 +114,8 @@ private:
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
     void showStep(int step);
-    /// Shares the picture's height between the layer and the outputs by their rows.
+    /// Shares the picture's height between the layer and the outputs (layerHeight): by their
+    /// rows, the kernel's numbers first.
     void shareHeight();
     void showAbout();
     void saveSettings();
@@ -128,7 +133,7 @@ private:
     GroupTableModel* m_groups;
     QTableView* m_groupTable;
     QSplitter* m_split;
-    int m_parameterWidth = 0;  ///< the Parameters dock's width at opening (openOn)
+    int m_parameterWidth = 0;  ///< the Parameters dock's width at opening (parameterWidth)
     QLabel* m_equation;
     QLabel* m_caption;
     QLabel* m_hover;

@@ -6,6 +6,7 @@
 #include "hover_text.h"
 #include "matrix_view.h"
 #include "palette.h"
+#include "readable_height.h"
 #include "step_plan.h"
 #include "trace.h"
 #include "trace_panel.h"
@@ -24,6 +25,9 @@ namespace tp {
 namespace {
 
 constexpr int kBiasHeight = 84;
+// The widest a kernel column is held for its numbers: an 800 px window with its Parameters keeps
+// it beside x. A kernel that needs more shares the width by the columns alone.
+constexpr int kMaxKernelLeastWidth = 480;
 constexpr qreal kMinXCell = 24;
 
 std::vector<IndexRange> groupRanges(const ShardingPlan& plan) {
@@ -56,7 +60,8 @@ std::vector<int> legendGroups(const LayerConfig& config, int currentGroup) {
 /// The kernel over the whole width with the bias strip under it. The strip spans the kernel's
 /// viewport and lines its columns up with the kernel's (MatrixView::setColumnLeader); this widget
 /// only decides how far down the strip sits (right under the kernel's last row while the kernel
-/// fits its width, else at the bottom) and how tall it is.
+/// fits its width, else at the bottom) and how tall it is: kBiasHeight, less when the kernel
+/// would otherwise lose its numbers (down to what the strip's own numbers need).
 class KernelWithBias : public QWidget {
 public:
     KernelWithBias(MatrixView* kernel, MatrixView* bias) : m_kernel(kernel), m_bias(bias) {
@@ -76,7 +81,14 @@ public:
     }
     QSize minimumSizeHint() const override {
         const QSize kernel = m_kernel->minimumSizeHint();
-        return {kernel.width(), kernel.height() + kBiasHeight};
+        return {kernel.width(), kernel.height() + m_bias->minimumSizeHint().height()};
+    }
+
+    /// The least height at which the kernel prints its numbers, the strip under it at its least;
+    /// 0 when no height does.
+    int heightForNumbers() const {
+        const int kernel = tp::heightForNumbers(*m_kernel, width());
+        return kernel > 0 ? kernel + leastStripHeight() : 0;
     }
 
     void placeBias() {
@@ -91,28 +103,33 @@ public:
         const bool fits =
             !m.isEmpty() && first.left() >= 0 && last.right() <= viewport->width() + 1;
         if (!fits) {
-            place(height() - kBiasHeight, kBiasHeight);
+            place(height() - m_strip, m_strip);
             return;
         }
         const auto under = [&](int stripHeight) {
             place(std::min(int(std::ceil(origin.y() + last.bottom())) + 2, height() - stripHeight),
                   stripHeight);
         };
-        under(kBiasHeight);
+        under(m_strip);
         // A strip too short for cells as tall as the kernel's: grow it by what they lack, as far
         // as the room under the kernel's last row allows (it never covers a kernel row).
         if (m_bias->matrix().isEmpty() || !m_bias->isVisible())
             return;
         const qreal lacking = m_bias->heightForSquareCells();
-        const int room = height() - (int(std::ceil(origin.y() + last.bottom())) + 2) - kBiasHeight;
+        const int room = height() - (int(std::ceil(origin.y() + last.bottom())) + 2) - m_strip;
         const int grow = std::min(int(std::ceil(lacking)), room);
         if (grow > 0)
-            under(kBiasHeight + grow);
+            under(m_strip + grow);
     }
 
 protected:
     void resizeEvent(QResizeEvent*) override {
-        m_kernel->setGeometry(0, 0, width(), std::max(0, height() - kBiasHeight));
+        // The kernel's numbers first: a short panel takes the strip down towards its least
+        // height before the kernel loses them.
+        const int kernel = tp::heightForNumbers(*m_kernel, width());
+        m_strip = kernel > 0 ? std::clamp(height() - kernel, leastStripHeight(), kBiasHeight)
+                             : kBiasHeight;
+        m_kernel->setGeometry(0, 0, width(), std::max(0, height() - m_strip));
         placeBias();
         if (onResized)
             onResized();
@@ -122,8 +139,16 @@ public:
     std::function<void()> onResized;  ///< called after the kernel took its new size
 
 private:
+    /// What the strip's own numbers need (its least height when they never print), at most
+    /// kBiasHeight.
+    int leastStripHeight() const {
+        const int numbers = tp::heightForNumbers(*m_bias, width());
+        return std::min(std::max(numbers, m_bias->minimumSizeHint().height()), kBiasHeight);
+    }
+
     MatrixView* m_kernel;
     MatrixView* m_bias;
+    int m_strip = kBiasHeight;  ///< the strip's height (before placeBias grows it)
 };
 
 LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
@@ -298,6 +323,9 @@ void LayerPanel::setScene(ScenePtr scene) {
     const double xShare = std::clamp(double(c.inDim) / double(c.inDim + c.features), 0.15, 0.45);
     m_grid->setColumnStretch(0, int(std::lround(xShare * 100)));
     m_grid->setColumnStretch(1, 100 - int(std::lround(xShare * 100)));
+    // The kernel's numbers first, across too: a narrow layer keeps the width they need.
+    const int least = widthForNumbers(*m_kernel);
+    m_kernelWithBias->setMinimumWidth(least <= kMaxKernelLeastWidth ? least : 0);
     showMistake();
     m_kernelWithBias->placeBias();
     m_kernelWithBias->onResized();
@@ -334,6 +362,10 @@ void LayerPanel::fitInputHeight() {
     const qreal rows = qreal(m_x->matrix().rows()) * std::max(cell.height(), kMinXCell);
     const int wanted = int(std::ceil(chrome + rows));
     m_x->setMaximumHeight(std::max(wanted, m_x->minimumSizeHint().height()));
+}
+
+int LayerPanel::heightForKernelNumbers() const {
+    return m_kernelWithBias->heightForNumbers();
 }
 
 void LayerPanel::setExplanationsShown(bool shown) {

@@ -45,6 +45,11 @@ public:
     void setExplanationsShown(bool shown);
     bool explanationsShown() const { return m_explanations; }
 
+    /// The least height of this panel at which the kernel prints its numbers at its current
+    /// width (the bias strip under it at its least), 0 when no height does. A short window gives
+    /// the layer this much first (pictureShare).
+    int heightForKernelNumbers() const;
+
     /// The status text of kernel[row, col]: its value and group, the group's range, the output
     /// column it feeds and its flat index (row * features + col) in the row-major kernel.
     QString kernelHoverText(int row, int col, float value, int group) const;

@@ -8,6 +8,7 @@
 #include "pending_overlay.h"
 #include "range_text.h"
 #include "step_plan.h"
+#include "title_row.h"
 #include "verification_view.h"
 
 #include <QEvent>
@@ -15,6 +16,8 @@
 #include <QLabel>
 #include <QResizeEvent>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace tp {
 namespace {
@@ -196,10 +199,6 @@ void OutputPanel::showErrorMap() {
     const bool column = m_scene->config.mode == ParallelMode::Column;
     m_grid->removeWidget(m_error);
     m_grid->addWidget(m_error, 1, column ? 0 : 3);
-    // Row mode: four (N, features) arrays share the width alike with the error map beside them.
-    const bool fourth = m_errors && !column;
-    m_grid->setColumnStretch(0, fourth ? 3 : 2);
-    m_grid->setColumnStretch(3, fourth ? 3 : 0);
     m_error->setVisible(m_errors != nullptr);
     if (!m_errors) {
         m_error->setMatrix({});
@@ -209,10 +208,8 @@ void OutputPanel::showErrorMap() {
     m_error->setMatrix(MatrixData::of(m_errors, *m_errors));
     m_error->setScale(0.0f);  // its own scale: errors are far smaller than the outputs
     m_error->setGroups({}, Qt::Horizontal);
-    m_error->setTitle(tr("|y - reference|, max %1 at [%2, %3]")
-                          .arg(QString::number(v.maxAbsError, 'g', 3))
-                          .arg(v.worstRow)
-                          .arg(v.worstCol));
+    // The largest error is the ramp's scale beside the title ("±1.2e-7"): the title says where.
+    m_error->setTitle(tr("|y - reference|, max at [%1, %2]").arg(v.worstRow).arg(v.worstCol));
     if (v.maxAbsError > 0)
         m_error->setTraceLines(int(v.worstRow), int(v.worstCol), QColor(0xc6, 0x28, 0x28));
     else
@@ -226,7 +223,27 @@ void OutputPanel::setStep(int step) {
         showColumnStep(step);
     else
         showRowStep(step);
+    shareWidth();
     foldWarning();  // the check's text changed with the step
+}
+
+void OutputPanel::shareWidth() {
+    const bool fourth = m_errors && m_scene->config.mode == ParallelMode::Row;
+    if (!fourth) {
+        m_grid->setColumnStretch(0, 2);
+        m_grid->setColumnStretch(2, 3);
+        m_grid->setColumnStretch(3, 0);
+        return;
+    }
+    // Row mode: four (N, features) arrays beside the check, with the error map under the running
+    // sum: each column's share is the width its titles need whole, so that none is cut where
+    // they all fit.
+    const auto need = [](const MatrixView* view) {
+        return int(std::ceil(wholeTitleWidth(view->font(), view->title(), view->scaleText())));
+    };
+    m_grid->setColumnStretch(0, std::max(need(m_partial), need(m_final)));
+    m_grid->setColumnStretch(2, need(m_reference));
+    m_grid->setColumnStretch(3, need(m_error));
 }
 
 void OutputPanel::showColumnStep(int step) {

@@ -75,6 +75,9 @@ private:
     void showColumnStep(int step);
     void showRowStep(int step);
     void showErrorMap();
+    /// Shares the width between the columns of arrays (by their titles in row mode with the
+    /// error map).
+    void shareWidth();
     void showConcatenatedPartials(int summed);
 
     ScenePtr m_scene;

@@ -394,6 +394,47 @@ std::vector<std::pair<QString, float>> nonFiniteLegendEntries(NonFiniteKinds kin
     return entries;
 }
 
+namespace {
+
+const QString kCaptionSeparator = QStringLiteral(" \u00b7 ");
+
+// The width of the non-finite entries drawn before the caption: each a swatch, 3 px, its label
+// and 8 px.
+qreal entriesWidthOf(const std::vector<std::pair<QString, float>>& entries,
+                     const QFontMetricsF& metrics) {
+    const qreal swatch = std::max<qreal>(4, std::round(metrics.height() * 0.7));
+    qreal width = 0;
+    for (const auto& entry : entries)
+        width += swatch + 3 + metrics.horizontalAdvance(entry.first) + 8;
+    return width;
+}
+
+}  // namespace
+
+QString legendCaption(const LegendStyle& style) {
+    return style.groups.empty() ? QStringLiteral("negative = dark slate") + kCaptionSeparator +
+                                      QStringLiteral("zero = white") + kCaptionSeparator +
+                                      QStringLiteral("positive = slate blue")
+                                : QStringLiteral("negative = dark") + kCaptionSeparator +
+                                      QStringLiteral("zero = white") + kCaptionSeparator +
+                                      QStringLiteral("positive = vivid");
+}
+
+QStringList legendCaptionLines(const LegendStyle& style, qreal width) {
+    const QFontMetricsF metrics(style.font);
+    const qreal room = width - entriesWidthOf(nonFiniteLegendEntries(style.nonFinite), metrics);
+    QStringList lines;
+    for (const QString& part : legendCaption(style).split(kCaptionSeparator)) {
+        const QString longer =
+            lines.isEmpty() ? QString() : lines.back() + kCaptionSeparator + part;
+        if (!lines.isEmpty() && metrics.horizontalAdvance(longer) <= room)
+            lines.back() = longer;
+        else
+            lines.push_back(part);
+    }
+    return lines;
+}
+
 QImage renderLegend(const LegendStyle& style, QSize size) {
     if (size.isEmpty())
         return {};
@@ -421,10 +462,13 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     if (neutral)
         groups.push_back(-1);
     const std::size_t shown = std::min<std::size_t>(groups.size(), kLegendMaxRamps);
-    const bool caption = logical.height() >= 2 * textHeight + 12;
+    const QStringList lines = legendCaptionLines(style, logical.width());
+    const qreal captionHeight = textHeight * qreal(lines.size());
+    const bool caption = logical.height() >= textHeight + captionHeight + 12;
     const qreal rampHeight = shown == 1 ? 10.0 : std::max(4.0, 16.0 / qreal(shown));
     const qreal barHeight =
-        std::min(rampHeight * qreal(shown), logical.height() - textHeight * (caption ? 2 : 1) - 4);
+        std::min(rampHeight * qreal(shown),
+                 logical.height() - textHeight - (caption ? captionHeight : 0) - 4);
     const qreal barWidth = std::clamp<qreal>(logical.width() - 2 * side, 8, kLegendMaxWidth);
     const QRectF bar((logical.width() - barWidth) / 2, 2, barWidth, std::max<qreal>(2, barHeight));
 
@@ -456,9 +500,7 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     // place of the 0 tick without a caption.
     const auto entries = nonFiniteLegendEntries(style.nonFinite);
     const qreal swatch = std::max<qreal>(4, std::round(textHeight * 0.7));
-    qreal entriesWidth = 0;
-    for (const auto& entry : entries)
-        entriesWidth += swatch + 3 + metrics.horizontalAdvance(entry.first) + 8;
+    const qreal entriesWidth = entriesWidthOf(entries, metrics);
     const auto drawEntries = [&](qreal x, qreal y) {
         for (const auto& [label, value] : entries) {
             const QRectF box(x, y + (textHeight - swatch) / 2, swatch, swatch);
@@ -474,19 +516,17 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     else
         drawEntries((logical.width() - entriesWidth) / 2, tickY);
     if (caption) {
-        const QString text = neutral ? QStringLiteral(
-                                           "negative = dark slate \u00b7 zero = white "
-                                           "\u00b7 positive = slate blue")
-                                     : QStringLiteral(
-                                           "negative = dark \u00b7 zero = white \u00b7 "
-                                           "positive = vivid");
-        const QString shown = metrics.elidedText(
-            text, Qt::ElideRight, std::max<qreal>(0, logical.width() - entriesWidth));
-        const qreal left = (logical.width() - entriesWidth - metrics.horizontalAdvance(shown)) / 2;
-        drawEntries(std::max<qreal>(0, left), tickY + textHeight);
-        painter.drawText(QRectF(std::max<qreal>(0, left) + entriesWidth, tickY + textHeight,
-                                logical.width() - entriesWidth, textHeight),
-                         Qt::AlignLeft | Qt::AlignTop, shown);
+        // Each line centred, the entries before the first.
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            const qreal before = i == 0 ? entriesWidth : 0;
+            const qreal left = std::max<qreal>(
+                0, (logical.width() - before - metrics.horizontalAdvance(lines[i])) / 2);
+            const qreal y = tickY + textHeight * qreal(i + 1);
+            if (i == 0)
+                drawEntries(left, y);
+            painter.drawText(QRectF(left + before, y, logical.width() - before, textHeight),
+                             Qt::AlignLeft | Qt::AlignTop, lines[i]);
+        }
     }
     return image;
 }

@@ -115,10 +115,20 @@ struct LegendStyle {
 /// A value-scale legend `size` device pixels large (ARGB32 premultiplied, transparent background):
 /// stacked ramps (at most 4, at most 420 logical pixels wide) from -scale to +scale in each listed
 /// group's colour, ticks at -scale, 0 and +scale, and a caption saying how sign reads ("negative =
-/// dark · zero = white · positive = vivid", the same for the neutral map). For each kind in
+/// dark · zero = white · positive = vivid", the same for the neutral map, in legendCaptionLines).
+/// For each kind in
 /// `nonFinite`, a swatch of its nonFiniteColor labelled "NaN", "+inf" or "-inf", before the
 /// caption (in place of the 0 tick when there is no room for a caption).
 QImage renderLegend(const LegendStyle& style, QSize size);
+
+/// The legend's caption: "negative = dark · zero = white · positive = vivid", or for the neutral
+/// map (no groups) "negative = dark slate · zero = white · positive = slate blue".
+QString legendCaption(const LegendStyle& style);
+/// The caption in as few lines as fit a legend `width` logical pixels wide (less the non-finite
+/// entries drawn before its first line): whole parts between its " · ", as many to a line as
+/// fit; a part wider than the legend has a line of its own. Never elided: renderLegend draws
+/// them all when the legend is (1 + lines) text lines + 12 px tall, else no caption.
+QStringList legendCaptionLines(const LegendStyle& style, qreal width);
 
 /// The legend's non-finite entries, in the order drawn: "NaN", "+inf", "-inf", each only when
 /// present in `kinds`, with the value whose nonFiniteColor its swatch shows.

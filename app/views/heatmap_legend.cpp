@@ -7,7 +7,11 @@
 namespace tp {
 
 HeatmapLegend::HeatmapLegend(QWidget* parent) : QWidget(parent) {
-    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    // As tall as its width asks for (the caption wraps in a narrow legend): not Fixed, whose
+    // sizeHint() would cap the height at one caption line.
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
 }
 
 void HeatmapLegend::setScale(float scale) {
@@ -23,6 +27,7 @@ void HeatmapLegend::setGroups(std::vector<int> groups) {
         return;
     m_groups = std::move(groups);
     m_cache = {};
+    updateGeometry();  // the neutral map's caption is longer
     update();
 }
 
@@ -31,6 +36,7 @@ void HeatmapLegend::setNonFinite(NonFiniteKinds kinds) {
         return;
     m_nonFinite = kinds;
     m_cache = {};
+    updateGeometry();  // the entries take the caption's room
     update();
 }
 
@@ -48,10 +54,30 @@ QSize HeatmapLegend::sizeHint() const {
     int entries = 0;
     for (const auto& entry : nonFiniteLegendEntries(m_nonFinite))
         entries += metrics.height() + metrics.horizontalAdvance(entry.first) + 11;
-    return {metrics.horizontalAdvance(QStringLiteral("negative = dark \u00b7 zero = white \u00b7 "
-                                                     "positive = vivid")) +
-                16 + entries,
+    return {metrics.horizontalAdvance(legendCaption(style())) + 16 + entries,
             m_caption ? 3 * metrics.height() + 14 : minimumSizeHint().height()};
+}
+
+QStringList HeatmapLegend::captionLines(int width) const {
+    return legendCaptionLines(style(), width);
+}
+
+int HeatmapLegend::heightForWidth(int width) const {
+    if (!m_caption)
+        return minimumSizeHint().height();
+    const QFontMetrics metrics(font());
+    return int(2 + captionLines(width).size()) * metrics.height() + 14;
+}
+
+LegendStyle HeatmapLegend::style() const {
+    LegendStyle style;
+    style.scale = m_scale;
+    style.groups = m_groups;
+    style.nonFinite = m_nonFinite;
+    style.font = font();
+    style.textColor = palette().color(QPalette::WindowText);
+    style.devicePixelRatio = devicePixelRatioF();
+    return style;
 }
 
 QSize HeatmapLegend::minimumSizeHint() const {
@@ -63,14 +89,7 @@ void HeatmapLegend::paintEvent(QPaintEvent*) {
     const qreal dpr = devicePixelRatioF();
     const QSize deviceSize = (QSizeF(size()) * dpr).toSize();
     if (m_cache.size() != deviceSize || m_cache.devicePixelRatio() != dpr) {
-        LegendStyle style;
-        style.scale = m_scale;
-        style.groups = m_groups;
-        style.nonFinite = m_nonFinite;
-        style.font = font();
-        style.textColor = palette().color(QPalette::WindowText);
-        style.devicePixelRatio = dpr;
-        m_cache = renderLegend(style, deviceSize);
+        m_cache = renderLegend(style(), deviceSize);
     }
     QPainter painter(this);
     painter.drawImage(QPointF(0, 0), m_cache);
@@ -79,6 +98,8 @@ void HeatmapLegend::paintEvent(QPaintEvent*) {
 void HeatmapLegend::changeEvent(QEvent* event) {
     if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
         m_cache = {};
+        if (event->type() == QEvent::FontChange)
+            updateGeometry();
         update();
     }
     QWidget::changeEvent(event);

@@ -12,7 +12,8 @@
 namespace tp {
 
 /// Draws renderLegend(): ramps from -scale to +scale for the listed groups (or the neutral map),
-/// ticks at -scale, 0 and +scale, and a one-line caption. Caches the image per size and inputs.
+/// ticks at -scale, 0 and +scale, and a caption, wrapped in a narrow legend rather than cut.
+/// Caches the image per size and inputs.
 class HeatmapLegend : public QWidget {
     Q_OBJECT
 
@@ -33,14 +34,21 @@ public:
     void setCaptionShown(bool shown);
     bool captionShown() const { return m_caption; }
 
+    /// The caption's lines at `width` logical pixels (legendCaptionLines): never elided.
+    QStringList captionLines(int width) const;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    /// Tall enough for the ticks and every line of the caption at `width` (when shown).
+    int heightForWidth(int width) const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
+    LegendStyle style() const;
+
     float m_scale = 1.0f;
     std::vector<int> m_groups;
     NonFiniteKinds m_nonFinite;

@@ -5,6 +5,7 @@
 #include "cell_vector.h"
 #include "group_band.h"
 #include "hover_text.h"
+#include "readable_height.h"
 #include "title_row.h"
 
 #include <QFontMetricsF>
@@ -192,6 +193,10 @@ IndexRange MatrixView::shownRange(std::size_t k) const {
 }
 
 MatrixLayout MatrixView::layout() const {
+    return MatrixLayout(layoutInput());
+}
+
+MatrixLayoutInput MatrixView::layoutInput() const {
     MatrixLayoutInput in;
     in.viewport = viewport()->size();
     in.fitViewport = maximumViewportSize();
@@ -222,19 +227,7 @@ MatrixLayout MatrixView::layout() const {
         in.leader = LeaderColumns{lead.cell.width(),
                                   lead.origin.x() + qreal(leaderOrigin.x() - ownOrigin.x())};
     }
-    return MatrixLayout(in);
-}
-
-QSizeF MatrixView::cellSize() const {
-    return layout().cell;
-}
-
-QPoint MatrixView::cellAt(QPointF pos) const {
-    return layout().cellAt(pos);
-}
-
-QRectF MatrixView::cellRect(Index row, Index col) const {
-    return layout().cellRect(row, col);
+    return in;
 }
 
 bool MatrixView::isRendering() const {
@@ -289,7 +282,7 @@ QSize MatrixView::sizeHint() const {
 }
 
 QSize MatrixView::minimumSizeHint() const {
-    return {120, 80};
+    return {120, leastViewHeight(font())};
 }
 
 void MatrixView::invalidate() {

@@ -125,12 +125,16 @@ public:
     double zoom() const { return m_zoom; }
     /// The geometry of title, band and cells at the current size, zoom, scroll and leader.
     MatrixLayout layout() const;
+    /// What layout() is computed from now (change the viewport to ask about another size).
+    MatrixLayoutInput layoutInput() const;
     /// Size of one cell in logical pixels at the current zoom.
-    QSizeF cellSize() const;
+    QSizeF cellSize() const { return layout().cell; }
     /// The cell under `viewportPos` (viewport coordinates) as (row, col), or (-1, -1).
-    QPoint cellAt(QPointF viewportPos) const;
+    QPoint cellAt(QPointF viewportPos) const { return layout().cellAt(viewportPos); }
     /// Where cell (row, col) is drawn, in viewport coordinates (may lie outside the viewport).
-    QRectF cellRect(Index row, Index col) const;
+    QRectF cellRect(Index row, Index col) const { return layout().cellRect(row, col); }
+    /// The matrix's widest cellText(), which sets the one font size of its numbers.
+    const QString& widestText() const { return m_widestText; }
 
     /// Where the title row draws this view's colour map (a ramp from -scale to +scale in the
     /// colours of scaleGroup()), followed by scaleText(); empty when the title is too narrow.

@@ -34,6 +34,14 @@ QRectF titleScaleRamp(const MatrixLayout& l, const QFont& font, const QString& s
                   l.title.center().y() - height / 2, rampWidth, height);
 }
 
+qreal wholeTitleWidth(const QFont& font, const QString& title, const QString& scaleText) {
+    QFont titleFont = font;
+    titleFont.setBold(true);
+    const qreal text = QFontMetricsF(font).horizontalAdvance(scaleText) + 4;
+    return 2 * MatrixLayout::kMargin + QFontMetricsF(titleFont).horizontalAdvance(title) + 8 + 56 +
+           text;
+}
+
 void paintTitleRow(QPainter& painter, const MatrixLayout& l, const TitleRow& row, const QFont& font,
                    const QPalette& palette) {
     if (l.title.isEmpty())

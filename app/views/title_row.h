@@ -28,6 +28,11 @@ struct TitleRow {
 QRectF titleScaleRamp(const MatrixLayout& l, const QFont& font, const QString& scaleText,
                       double zoom);
 
+/// The least view width at which `title` (bold) shows whole beside the widest ramp (56 px) and
+/// `scaleText`, at zoom 1: the margins, the caption, the 8 px before the ramp, the ramp and the
+/// text. Enough for paintTitleRow not to elide it.
+qreal wholeTitleWidth(const QFont& font, const QString& title, const QString& scaleText);
+
 /// Paints the title row into `l.title`: the bold caption on the left, then the ramp of `row.group`
 /// (heatmapColor from -scale to +scale) and the scale text, then the zoom.
 void paintTitleRow(QPainter& painter, const MatrixLayout& l, const TitleRow& row, const QFont& font,

@@ -160,7 +160,18 @@ private slots:
         QVERIFY(legend.minimumSizeHint().height() < legend.sizeHint().height());
         QVERIFY(legend.sizeHint().width() >
                 metrics.horizontalAdvance("negative = dark \u00b7 zero = white"));
-        QCOMPARE(legend.sizePolicy().verticalPolicy(), QSizePolicy::Fixed);
+        // Its height follows its width: a narrow legend wraps its caption, never cuts it.
+        QCOMPARE(legend.sizePolicy().verticalPolicy(), QSizePolicy::Preferred);
+        QVERIFY(legend.hasHeightForWidth());
+        QCOMPARE(legend.heightForWidth(2000), legend.sizeHint().height());
+        const QStringList lines = legend.captionLines(120);
+        QVERIFY(lines.size() >= 2);
+        QCOMPARE(legend.heightForWidth(120),
+                 legend.sizeHint().height() + int(lines.size() - 1) * metrics.height());
+        QCOMPARE(lines.join(" \u00b7 "), QString("negative = dark slate \u00b7 zero = white "
+                                                 "\u00b7 positive = slate blue"));
+        legend.setCaptionShown(false);
+        QCOMPARE(legend.heightForWidth(120), legend.minimumSizeHint().height());
     }
 };
 

@@ -1,5 +1,5 @@
-// The main window as a user drives it: steps, play, refused input, the check, colours, progress and
-// cancel, row mode, settings.
+// The main window as a user drives it: steps, play, refused input, the check, colours, progress,
+// row mode, settings. Cancelling a big scene: tst_cancel.
 
 #include "config_fixtures.h"
 #include "float_format.h"
@@ -22,13 +22,11 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QDeadlineTimer>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
@@ -39,12 +37,9 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
-
-#include <atomic>
 
 using namespace tp;
 
@@ -426,53 +421,6 @@ private slots:
         kernel->horizontalScrollBar()->setValue(kernel->horizontalScrollBar()->maximum() / 2);
         QTRY_VERIFY(centreX(bias, 0, 0) != firstVisibleX);  // the bias followed the scroll
         QTRY_COMPARE(misaligned(), QString());              // scrolled
-    }
-
-    // The worker runs the real computation and then holds its job open until it sees the cancel,
-    // so the click always lands while the job is running, however fast the machine is (a slow
-    // machine cancels inside computeScene itself).
-    void bigSceneShowsProgressAndCancels() {
-        std::atomic<bool> workerSawCancel{false};  // outlives the window and its worker threads
-        Window w;
-        QTRY_VERIFY(w.window.scene());
-        const ScenePtr before = w.window.scene();
-        SceneComputer* computer = w.window.computer();
-        computer->setComputeFunction([&workerSawCancel](const LayerConfig& config,
-                                                        SceneSource source, Progress* progress,
-                                                        const SceneRun& run) {
-            std::optional<Scene> scene = computeScene(config, source, progress, run);
-            QDeadlineTimer deadline(60000);
-            while (!progress->cancelled() && !deadline.hasExpired())
-                QThread::msleep(1);
-            workerSawCancel = progress->cancelled();
-            return scene;
-        });
-        QSignalSpy cancelled(computer, &SceneComputer::cancelled);
-        QSignalSpy ready(computer, &SceneComputer::sceneReady);
-        auto* panel = w.window.parameterPanel();
-        panel->findChild<QSpinBox*>("inDimBox")->setValue(1024);
-        panel->findChild<QSpinBox*>("featuresBox")->setValue(4096);
-        panel->findChild<QComboBox*>("tpBox")->setEditText("8");
-        QVERIFY(panel->problems().empty());
-        QTRY_VERIFY(w.window.progressBar()->isVisible());
-        QVERIFY(w.window.cancelButton()->isVisible());
-        QTRY_VERIFY(w.window.progressBar()->value() > 0);
-        QVERIFY(computer->isBusy());
-        // While computing, the status does not show the previous scene's time as current.
-        QVERIFY(!w.window.timingLabel()->text().contains("computed in"));
-        QTest::mouseClick(w.window.cancelButton(), Qt::LeftButton);
-        QCOMPARE(cancelled.count(), 1);
-        // Fields and picture agree again: the fields read the scene on screen.
-        QCOMPARE(panel->findChild<QSpinBox*>("inDimBox")->value(), int(before->config.inDim));
-        QCOMPARE(panel->findChild<QSpinBox*>("featuresBox")->value(), int(before->config.features));
-        QCOMPARE(panel->config().tpSize, before->config.tpSize);
-        QVERIFY(w.window.timingLabel()->text().contains("computed in"));
-        QVERIFY(!w.window.progressBar()->isVisible());
-        QVERIFY(!computer->isBusy());
-        QTRY_VERIFY(workerSawCancel);
-        QCOMPARE(ready.count(), 0);
-        QCOMPARE(w.window.scene(), before);  // the last good picture stays
-        QCOMPARE(w.kernel()->matrix().data(), before->params.kernel.data());
     }
 
     void bigSceneKeepsTheUiResponsive() {

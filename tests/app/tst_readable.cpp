@@ -2,11 +2,14 @@
 // default scene prints every value of x, the kernel, the bias and the outputs in its cells, the
 // kernel gets the most room, no empty band wider than a kernel column separates x from the
 // kernel, the titles and the check are whole, and the warning beside the outputs contrasts with a
-// dark window. A short window (1100x600) folds the explanations away and the kernel grows; a tall
-// one shows them; a window shrunk and grown back gives the Parameters their opening width.
+// dark window. A short window (1100x600) folds the explanations away and the kernel grows; at
+// 800x500 the kernel still prints its numbers; a tall one shows the explanations; a window
+// shrunk and grown back gives the Parameters their opening width, opened at its default size or
+// from saved geometry.
 
 #include "app_settings.h"
 #include "cell_text.h"
+#include "heatmap_legend.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
@@ -17,7 +20,10 @@
 #include <QApplication>
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QLayout>
 #include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace tp;
@@ -62,6 +68,13 @@ class TestReadable : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() {
+        // A window opened from saved geometry reads and writes settings: the test's own.
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("tpviz-test");
+        QCoreApplication::setApplicationName("tst_readable");
+    }
+
     void atTheOpeningSize_data() {
         QTest::addColumn<QSize>("screen");
         QTest::newRow("1366x768") << QSize(1366, 768);
@@ -153,6 +166,94 @@ private slots:
         QVERIFY(trace->isVisible());
     }
 
+    // An 800x500 window, opened so on a small screen or shrunk to it: the explanations fold and
+    // the kernel gets the height its numbers need first, so that it prints every value; the
+    // outputs keep their titles and cells in the rest.
+    void kernelPrintsWhenShort_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("opened on 824x548") << QSize(824, 548);
+        QTest::newRow("shrunk from 1600x1000") << QSize(1600, 1000);
+    }
+
+    void kernelPrintsWhenShort() {
+        QFETCH(QSize, screen);
+        Window w(screen);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        w.window.stepController()->setStep(w.window.stepController()->lastStep());
+        w.window.resize(800, 500);
+        QTRY_COMPARE(w.window.height(), 500);
+        QVERIFY2(w.window.width() <= 801, qPrintable(QString::number(w.window.width())));
+        const MatrixView* kernel = w.window.layerPanel()->kernelView();
+        QTRY_VERIFY2(kernel->cellNumbersShown(), qPrintable(QStringLiteral("kernel cells %1x%2 px")
+                                                                .arg(kernel->cellSize().width())
+                                                                .arg(kernel->cellSize().height())));
+        QVERIFY(kernel->numberPixelSize() >= kMinNumberPixelSize);
+        for (MatrixView* view : w.views()) {
+            QVERIFY2(view->isVisible() && cellArea(view) > 0, qPrintable(view->objectName()));
+            QVERIFY2(view->layout().title.height() > 0, qPrintable(view->title()));
+        }
+        qInfo("at %dx%d the kernel's cells are %.1fx%.1f px, numbers at %d px", w.window.width(),
+              w.window.height(), kernel->cellSize().width(), kernel->cellSize().height(),
+              kernel->numberPixelSize());
+    }
+
+    // In x's narrow column beside a 1024 x 4096 kernel the legend's caption wraps rather than
+    // being cut: every word shows, and the legend is tall enough for all of its lines.
+    void legendCaptionWholeInANarrowColumn() {
+        Window w(QSize(1600, 1000));
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        w.window.showConfig({.batch = 2, .inDim = 1024, .features = 4096, .tpSize = 4},
+                            SceneSource::Nnx);
+        QTRY_COMPARE(w.window.scene()->config.features, 4096);
+        auto* legend = w.window.layerPanel()->findChild<HeatmapLegend*>();
+        QVERIFY(legend->captionShown());
+        const QString caption = QStringLiteral(
+            "negative = dark \u00b7 zero = white \u00b7 "
+            "positive = vivid");
+        const QFontMetricsF metrics(legend->font());
+        QVERIFY2(metrics.horizontalAdvance(caption) > legend->width(),
+                 "the caption fits one line: the column is not narrow");
+        const QStringList lines = legend->captionLines(legend->width());
+        QCOMPARE(lines.join(QStringLiteral(" \u00b7 ")), caption);
+        for (const QString& line : lines)
+            QVERIFY2(metrics.horizontalAdvance(line) <= legend->width(), qPrintable(line));
+        QTRY_VERIFY2(legend->height() >= legend->heightForWidth(legend->width()),
+                     qPrintable(QStringLiteral("%1 of %2 px")
+                                    .arg(legend->height())
+                                    .arg(legend->heightForWidth(legend->width()))));
+    }
+
+    // A mistake in row mode puts a fourth array, the error map, beside the reference: at the
+    // screenshot's size every output title is whole (the columns share the width by their
+    // titles), as at the opening size.
+    void titlesWholeWithAMistake_data() {
+        QTest::addColumn<int>("mistake");
+        QTest::newRow("row bias-per-partial") << int(Mistake::BiasPerPartial);
+    }
+
+    void titlesWholeWithAMistake() {
+        QFETCH(int, mistake);
+        Window w(QSize(1600, 1000));
+        w.window.resize(1600, 1000);  // as tpviz --screenshot
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        SceneRun run;
+        run.mistake = Mistake(mistake);
+        w.window.showConfig(
+            {.batch = 2, .inDim = 8, .features = 12, .tpSize = 2, .mode = ParallelMode::Row},
+            SceneSource::Nnx, run);
+        QTRY_VERIFY(w.window.scene()->mistake == Mistake(mistake));
+        w.window.stepController()->setStep(w.window.stepController()->lastStep());
+        const OutputPanel* output = w.window.outputPanel();
+        QTRY_VERIFY(output->errorView()->isVisible());
+        for (const MatrixView* view :
+             {output->partialView(), output->resultView(), output->finalView(),
+              output->referenceView(), output->errorView()})
+            QTRY_VERIFY2(titleWhole(view), qPrintable(view->objectName() + ": " + view->title()));
+    }
+
     // Heights around the thresholds, up and down: the decision follows the picture's height with
     // its hysteresis, and folding (which makes the picture a caption line taller) never flips it.
     void foldingFollowsTheHeight() {
@@ -210,6 +311,35 @@ private slots:
             qPrintable(QStringLiteral("%1 px, %2 at opening").arg(dock->width()).arg(opening)));
         qInfo("Parameters dock: %d px at opening, %d px at 800x500, %d px grown back", opening,
               narrow, dock->width());
+    }
+
+    // A window opened from its saved geometry, shrunk and grown again, gives the Parameters dock
+    // back the width they need, as one opened at its default size does.
+    void parametersWidenAgainFromSavedGeometry() {
+        QSettings().clear();
+        {
+            MainWindow window;
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QTRY_VERIFY(window.scene());
+            window.close();  // saves the geometry and the docks
+        }
+        QVERIFY(QSettings().contains("window/geometry"));
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTRY_VERIFY(again.scene());
+        const auto* dock = again.findChild<QWidget*>("parameterDock");
+        again.resize(640, 500);
+        QTRY_VERIFY(dock->width() < 300);
+        const int narrow = dock->width();
+        again.resize(1400, 900);
+        QTRY_VERIFY2(
+            dock->width() >= 310,
+            qPrintable(
+                QStringLiteral("%1 px grown back, %2 px narrow").arg(dock->width()).arg(narrow)));
+        again.close();
+        QSettings().clear();
     }
 
     void warningContrastsWithADarkWindow() {

@@ -209,11 +209,19 @@ void OutputPanel::showErrorMap() {
     m_error->setScale(0.0f);  // its own scale: errors are far smaller than the outputs
     m_error->setGroups({}, Qt::Horizontal);
     // The largest error is the ramp's scale beside the title ("±1.2e-7"): the title says where.
-    m_error->setTitle(tr("|y - reference|, max at [%1, %2]").arg(v.worstRow).arg(v.worstCol));
+    m_errorTitle = tr("|y - reference|, max at [%1, %2]").arg(v.worstRow).arg(v.worstCol);
+    m_error->setTitle(m_errorTitle);
     if (v.maxAbsError > 0)
         m_error->setTraceLines(int(v.worstRow), int(v.worstCol), QColor(0xc6, 0x28, 0x28));
     else
         m_error->setTraceLines(-1, -1, QColor());
+}
+
+void OutputPanel::markErrorMap(bool complete) {
+    m_errorOverlay->setPending(complete ? -1 : 0, tr("the error map waits for the last step"));
+    // Where the largest error is, only once the output it measures exists.
+    if (m_errors)
+        m_error->setTitle(complete ? m_errorTitle : tr("|y - reference|"));
 }
 
 void OutputPanel::setStep(int step) {
@@ -238,12 +246,15 @@ void OutputPanel::shareWidth() {
     // Row mode: four (N, features) arrays beside the check, with the error map under the running
     // sum: each column's share is the width its titles need whole, so that none is cut where
     // they all fit.
-    const auto need = [](const MatrixView* view) {
-        return int(std::ceil(wholeTitleWidth(view->font(), view->title(), view->scaleText())));
+    // The error map's share is that of its complete title, so that the columns keep their
+    // widths from step to step.
+    const auto need = [](const MatrixView* view, const QString& title) {
+        return int(std::ceil(wholeTitleWidth(view->font(), title, view->scaleText())));
     };
-    m_grid->setColumnStretch(0, std::max(need(m_partial), need(m_final)));
-    m_grid->setColumnStretch(2, need(m_reference));
-    m_grid->setColumnStretch(3, need(m_error));
+    m_grid->setColumnStretch(
+        0, std::max(need(m_partial, m_partial->title()), need(m_final, m_final->title())));
+    m_grid->setColumnStretch(2, need(m_reference, m_reference->title()));
+    m_grid->setColumnStretch(3, need(m_error, m_errorTitle));
 }
 
 void OutputPanel::showColumnStep(int step) {
@@ -267,8 +278,7 @@ void OutputPanel::showColumnStep(int step) {
     m_partialOverlay->setPending(state.currentGroup < 0 ? 0 : -1,
                                  tr("no group computed yet: press Next (Right)"));
 
-    m_errorOverlay->setPending(state.complete ? -1 : 0,
-                               tr("the error map waits for the last step"));
+    markErrorMap(state.complete);
     m_verification->setVerification(m_scene->verification, state.complete,
                                     tr("Check waits for the last step: %1 of %2 blocks placed")
                                         .arg(state.groupsDone)
@@ -336,8 +346,7 @@ void OutputPanel::showRowStep(int step) {
                                m_scene->mistake == Mistake::None
                                    ? tr("last step: y = sum + bias, the bias added once")
                                    : tr("last step: y, as the mistake makes it"));
-    m_errorOverlay->setPending(state.complete ? -1 : 0,
-                               tr("the error map waits for the last step"));
+    markErrorMap(state.complete);
     m_verification->setVerification(
         m_scene->verification, state.complete,
         tr("Check waits for the last step: %1 of %2 partial sums added, bias not yet")

@@ -75,6 +75,9 @@ private:
     void showColumnStep(int step);
     void showRowStep(int step);
     void showErrorMap();
+    /// The error map waits under its overlay, its title without the largest error's place, until
+    /// the output is complete.
+    void markErrorMap(bool complete);
     /// Shares the width between the columns of arrays (by their titles in row mode with the
     /// error map).
     void shareWidth();
@@ -82,6 +85,7 @@ private:
 
     ScenePtr m_scene;
     std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
+    QString m_errorTitle;                    ///< the error map's title once the output is complete
     QGridLayout* m_grid;
     QWidget* m_middle;      ///< the warning over the check
     QString m_warningHtml;  ///< the warning as written, for a light window

@@ -157,6 +157,12 @@ private slots:
             QCOMPARE(errors->tracedColumn(), int(v.worstCol));
             QVERIFY(v.maxAbsError > 0);
             QVERIFY(check->detailText().contains("over their rounding bound"));
+            // Where the largest error is, said only once the output exists.
+            const QString worst = QStringLiteral("max at [%1, %2]").arg(v.worstRow).arg(v.worstCol);
+            QVERIFY2(errors->title().contains(worst), qPrintable(errors->title()));
+            steps->setStep(0);
+            QVERIFY2(!errors->title().contains("max"), qPrintable(errors->title()));
+            steps->goToEnd();
         }
 
         // The picture draws the wrong computation.

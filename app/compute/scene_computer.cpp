@@ -24,21 +24,6 @@ struct SceneComputer::Job {
 
 namespace {
 
-// The sizes the arrays read give: the kernel's in_dim and features, x's batch and in_dim, the
-// bias's features (as loadArrayFiles sets them when no size is fixed).
-void takeShapes(const LoadedArrays& arrays, LayerConfig& config) {
-    if (arrays.x) {
-        config.batch = arrays.x->rows();
-        config.inDim = arrays.x->cols();
-    }
-    if (arrays.bias)
-        config.features = arrays.bias->size();
-    if (arrays.kernel) {
-        config.inDim = arrays.kernel->rows();
-        config.features = arrays.kernel->cols();
-    }
-}
-
 // Checks the config that the arrays' sizes make (tp_size, when it no longer divides the split
 // dimension, moved to the nearest divisor); the problems, in words, are added to read.errors.
 void checkSizes(LayerConfig& config, const SceneRun& run, LoadedArraysRead& read) {
@@ -64,12 +49,12 @@ LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, cons
     LoadedArraysRead read;
     if (loaded) {
         read.arrays = std::move(*loaded);
-        takeShapes(read.arrays, config);
+        takeArrayShapes(read.arrays, config, FixedSizes{}, read.errors);
     } else {
         read = loadArrayFiles(files, config, FixedSizes{});
-        if (!read.errors.empty())
-            return read;
     }
+    if (!read.errors.empty())
+        return read;
     checkSizes(config, run, read);
     return read;
 }

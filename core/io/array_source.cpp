@@ -59,69 +59,76 @@ std::optional<FloatArray> readTagged(const char* what, const std::string& spec, 
     return std::move(result.array);
 }
 
-// Sets a size from a file's dimension, or checks it against the size the caller fixed; a
+// Sets a size from an array's dimension, or checks it against the size the caller fixed; a
 // mismatch is the problem of the array `tag` names ("kernel", "bias" or "x").
 void takeSize(std::int64_t& size, bool fixed, std::int64_t fromFile, const std::string& sizeName,
-              const char* tag, const std::string& what, LoadedArraysRead& read) {
+              const char* tag, const std::string& what, std::vector<std::string>& errors) {
     if (!fixed)
         size = fromFile;
     else if (size != fromFile)
-        read.errors.push_back(std::string(tag) + ": " + sizeName + " (" + std::to_string(size) +
-                              ") does not match " + what);
+        errors.push_back(std::string(tag) + ": " + sizeName + " (" + std::to_string(size) +
+                         ") does not match " + what);
 }
 
 }  // namespace
+
+void takeArrayShapes(const LoadedArrays& arrays, LayerConfig& config, FixedSizes fixed,
+                     std::vector<std::string>& errors) {
+    if (arrays.kernel) {
+        const std::vector<std::int64_t> shape{arrays.kernel->rows(), arrays.kernel->cols()};
+        const std::string what = "the kernel's shape " + shapeText(shape) + ", (in_dim, features)";
+        takeSize(config.inDim, fixed.inDim, shape[0], "in_dim", "kernel", what, errors);
+        takeSize(config.features, fixed.features, shape[1], "features", "kernel", what, errors);
+    }
+    if (arrays.x) {
+        const std::vector<std::int64_t> shape{arrays.x->rows(), arrays.x->cols()};
+        const std::string what = "x's shape " + shapeText(shape) + ", (batch, in_dim)";
+        takeSize(config.batch, fixed.batch, shape[0], "batch", "x", what, errors);
+        // The kernel (or --in-dim) fixes in_dim first; x must then agree with it.
+        takeSize(config.inDim, fixed.inDim || arrays.kernel.has_value(), shape[1], "in_dim", "x",
+                 what, errors);
+    }
+    if (arrays.bias) {
+        const std::int64_t features = arrays.bias->size();
+        takeSize(config.features, fixed.features || arrays.kernel.has_value(), features, "features",
+                 "bias", "the bias's shape " + shapeText({features}) + ", (features,)", errors);
+    }
+}
 
 LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, FixedSizes fixed) {
     LoadedArraysRead read;
     const std::int64_t budget = config.memoryBudgetBytes;
     if (!files.kernel.empty()) {
         if (auto kernel = readTagged("kernel", files.kernel, files.transpose, budget, read)) {
-            if (kernel->shape.size() != 2) {
+            if (kernel->shape.size() != 2)
                 read.errors.push_back("kernel: " + files.kernel + " has shape " +
                                       shapeText(kernel->shape) +
                                       "; a kernel is 2-D, (in_dim, features)");
-            } else {
-                const std::string what =
-                    "the kernel's shape " + shapeText(kernel->shape) + ", (in_dim, features)";
-                takeSize(config.inDim, fixed.inDim, kernel->shape[0], "in_dim", "kernel", what,
-                         read);
-                takeSize(config.features, fixed.features, kernel->shape[1], "features", "kernel",
-                         what, read);
+            else
                 read.arrays.kernel = std::move(kernel->values);
-            }
         }
     } else if (files.transpose) {
         read.errors.push_back("kernel: transposing applies to a kernel from a .safetensors file");
     }
     if (!files.x.empty()) {
         if (auto x = readTagged("x", files.x, false, budget, read)) {
-            if (x->shape.size() != 2) {
+            if (x->shape.size() != 2)
                 read.errors.push_back("x: " + files.x + " has shape " + shapeText(x->shape) +
                                       "; x is 2-D, (batch, in_dim)");
-            } else {
-                const std::string what = "x's shape " + shapeText(x->shape) + ", (batch, in_dim)";
-                takeSize(config.batch, fixed.batch, x->shape[0], "batch", "x", what, read);
-                // The kernel (or --in-dim) fixes in_dim first; x must then agree with it.
-                takeSize(config.inDim, fixed.inDim || read.arrays.kernel.has_value(), x->shape[1],
-                         "in_dim", "x", what, read);
+            else
                 read.arrays.x = std::move(x->values);
-            }
         }
     }
     if (!files.bias.empty()) {
         if (auto bias = readTagged("bias", files.bias, false, budget, read)) {
-            if (bias->shape.size() != 1) {
+            if (bias->shape.size() != 1)
                 read.errors.push_back("bias: " + files.bias + " has shape " +
                                       shapeText(bias->shape) + "; a bias is 1-D, (features,)");
-            } else {
-                takeSize(config.features, fixed.features || read.arrays.kernel.has_value(),
-                         bias->shape[0], "features", "bias",
-                         "the bias's shape " + shapeText(bias->shape) + ", (features,)", read);
+            else
                 read.arrays.bias = RowVector(bias->values.row(0));
-            }
         }
     }
+    takeArrayShapes(read.arrays, config, fixed, read.errors);
     return read;
 }
 

@@ -68,6 +68,14 @@ struct LoadedArraysRead {
 /// not match belongs to the array whose shape disagrees).
 LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, FixedSizes fixed);
 
+/// The sizes of arrays read already, by loadArrayFiles's rule: the kernel's (in_dim, features)
+/// set config.inDim and config.features, x's (batch, in_dim) config.batch (and in_dim when no
+/// kernel does), the bias's (features,) config.features when no kernel does; a size `fixed` says
+/// was given, or one the kernel set, must agree instead. Each disagreement is added to `errors`,
+/// tagged with the array whose shape disagrees.
+void takeArrayShapes(const LoadedArrays& arrays, LayerConfig& config, FixedSizes fixed,
+                     std::vector<std::string>& errors);
+
 /// The full arrays of a scene: the loaded ones, and the others drawn exactly as initLayer draws
 /// them (kernel lecun_normal, bias config.bias, x standard normal, each from its own key).
 /// config must be valid and agree with the loaded shapes. Takes the loaded arrays over (no copy).

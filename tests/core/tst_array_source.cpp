@@ -80,6 +80,31 @@ private slots:
         QCOMPARE(read.errors.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(read.errors.front()), problem);
     }
+
+    // Arrays read already (the command line's) size the layer by the same rule as files do.
+    void arraysReadAlreadyGiveTheSizes() {
+        LoadedArrays arrays;
+        arrays.x = ramp(3, 5);
+        arrays.bias = RowVector::Zero(7);
+        LayerConfig config;
+        std::vector<std::string> errors;
+        takeArrayShapes(arrays, config, {}, errors);
+        QVERIFY(errors.empty());
+        QCOMPARE(config.batch, std::int64_t(3));
+        QCOMPARE(config.inDim, std::int64_t(5));
+        QCOMPARE(config.features, std::int64_t(7));
+
+        // The kernel sets in_dim and features first: an x and a bias that disagree are told so.
+        arrays.kernel = ramp(4, 6);
+        takeArrayShapes(arrays, config, {}, errors);
+        QCOMPARE(config.inDim, std::int64_t(4));
+        QCOMPARE(config.features, std::int64_t(6));
+        QCOMPARE(errors.size(), std::size_t(2));
+        QCOMPARE(QString::fromStdString(errors[0]),
+                 QString("x: in_dim (4) does not match x's shape (3, 5), (batch, in_dim)"));
+        QCOMPARE(QString::fromStdString(errors[1]),
+                 QString("bias: features (6) does not match the bias's shape (7,), (features,)"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestArraySource)

@@ -12,6 +12,10 @@ namespace tp {
 
 namespace {
 
+// The scale's ramp right of the title: at most this wide, this far from the title's text.
+constexpr qreal kMaxRampWidth = 56;
+constexpr qreal kTitleGap = 8;
+
 bool zoomed(double zoom) {
     return std::abs(zoom - 1.0) > 1e-6;
 }
@@ -26,7 +30,7 @@ QRectF titleScaleRamp(const MatrixLayout& l, const QFont& font, const QString& s
     const qreal textWidth = metrics.horizontalAdvance(scaleText) + 4;
     const qreal zoomWidth =
         zoomed(zoom) ? metrics.horizontalAdvance(QStringLiteral("8888%")) + 6 : 0;
-    const qreal rampWidth = std::clamp<qreal>(l.title.width() * 0.15, 24, 56);
+    const qreal rampWidth = std::clamp<qreal>(l.title.width() * 0.15, 24, kMaxRampWidth);
     if (l.title.width() < 3 * (rampWidth + textWidth))
         return {};
     const qreal height = std::min<qreal>(8, l.title.height() - 4);
@@ -38,8 +42,8 @@ qreal wholeTitleWidth(const QFont& font, const QString& title, const QString& sc
     QFont titleFont = font;
     titleFont.setBold(true);
     const qreal text = QFontMetricsF(font).horizontalAdvance(scaleText) + 4;
-    return 2 * MatrixLayout::kMargin + QFontMetricsF(titleFont).horizontalAdvance(title) + 8 + 56 +
-           text;
+    return 2 * MatrixLayout::kMargin + QFontMetricsF(titleFont).horizontalAdvance(title) +
+           kTitleGap + kMaxRampWidth + text;
 }
 
 void paintTitleRow(QPainter& painter, const MatrixLayout& l, const TitleRow& row, const QFont& font,
@@ -49,9 +53,9 @@ void paintTitleRow(QPainter& painter, const MatrixLayout& l, const TitleRow& row
     // Right of the title: this view's map and scale, so that every matrix on screen says what
     // its colours mean.
     const QRectF ramp = titleScaleRamp(l, font, row.scaleText, row.zoom);
-    qreal reserved = 8;
+    qreal reserved = kTitleGap;
     if (!ramp.isEmpty()) {
-        reserved = l.title.right() - ramp.left() + 8;
+        reserved = l.title.right() - ramp.left() + kTitleGap;
         const int steps = std::max(2, int(ramp.width()));
         for (int i = 0; i < steps; ++i) {
             const float t = -1.0f + 2.0f * float(i) / float(steps - 1);

@@ -411,20 +411,24 @@ qreal entriesWidthOf(const std::vector<std::pair<QString, float>>& entries,
 
 }  // namespace
 
+// The caption's parts, in the order read: how the sign of a value reads on this map.
+QStringList legendCaptionParts(const LegendStyle& style) {
+    if (style.groups.empty())
+        return {QStringLiteral("negative = dark slate"), QStringLiteral("zero = white"),
+                QStringLiteral("positive = slate blue")};
+    return {QStringLiteral("negative = dark"), QStringLiteral("zero = white"),
+            QStringLiteral("positive = vivid")};
+}
+
 QString legendCaption(const LegendStyle& style) {
-    return style.groups.empty() ? QStringLiteral("negative = dark slate") + kCaptionSeparator +
-                                      QStringLiteral("zero = white") + kCaptionSeparator +
-                                      QStringLiteral("positive = slate blue")
-                                : QStringLiteral("negative = dark") + kCaptionSeparator +
-                                      QStringLiteral("zero = white") + kCaptionSeparator +
-                                      QStringLiteral("positive = vivid");
+    return legendCaptionParts(style).join(kCaptionSeparator);
 }
 
 QStringList legendCaptionLines(const LegendStyle& style, qreal width) {
     const QFontMetricsF metrics(style.font);
     const qreal room = width - entriesWidthOf(nonFiniteLegendEntries(style.nonFinite), metrics);
     QStringList lines;
-    for (const QString& part : legendCaption(style).split(kCaptionSeparator)) {
+    for (const QString& part : legendCaptionParts(style)) {
         const QString longer =
             lines.isEmpty() ? QString() : lines.back() + kCaptionSeparator + part;
         if (!lines.isEmpty() && metrics.horizontalAdvance(longer) <= room)

@@ -114,11 +114,10 @@ struct LegendStyle {
 
 /// A value-scale legend `size` device pixels large (ARGB32 premultiplied, transparent background):
 /// stacked ramps (at most 4, at most 420 logical pixels wide) from -scale to +scale in each listed
-/// group's colour, ticks at -scale, 0 and +scale, and a caption saying how sign reads ("negative =
-/// dark · zero = white · positive = vivid", the same for the neutral map, in legendCaptionLines).
-/// For each kind in
-/// `nonFinite`, a swatch of its nonFiniteColor labelled "NaN", "+inf" or "-inf", before the
-/// caption (in place of the 0 tick when there is no room for a caption).
+/// group's colour, ticks at -scale, 0 and +scale, and a caption saying how sign reads
+/// (legendCaption, in its legendCaptionLines). For each kind in `nonFinite`, a swatch of its
+/// nonFiniteColor labelled "NaN", "+inf" or "-inf", before the caption (in place of the 0 tick
+/// when there is no room for a caption).
 QImage renderLegend(const LegendStyle& style, QSize size);
 
 /// The legend's caption: "negative = dark · zero = white · positive = vivid", or for the neutral

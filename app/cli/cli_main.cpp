@@ -6,6 +6,7 @@
 #include "scene.h"
 #include "scene_arrays.h"
 #include "scene_options.h"
+#include "verification.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
                      "group's part and checks the result against x @ kernel + bias.\n\n"
                   << tp::sceneOptionsHelp()
                   << "  --version                    print the version and the SIMD path in use, "
-                     "then exit\n";
+                     "then exit\n\n"
+                  << tp::checkRuleHelp();
         return 0;
     }
     if (options.listHardware) {
@@ -72,8 +74,10 @@ int main(int argc, char** argv) {
     if (options.costs)
         costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
-    std::cout << (options.json ? tp::jsonReport(*scene, options.summary, shownCosts)
-                               : tp::textReport(*scene, options.summary, shownCosts));
-    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed;
-    return scene->verification.passed && collectiveOk ? 0 : 1;
+    if (options.json)
+        tp::writeJsonReport(std::cout, *scene, options.summary, shownCosts);
+    else
+        std::cout << tp::textReport(*scene, options.summary, shownCosts);
+    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
+    return scene->verification.passed() && collectiveOk ? 0 : 1;
 }

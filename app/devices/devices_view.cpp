@@ -150,7 +150,11 @@ void DevicesView::rebuild() {
                      "output: %1 of %2 elements bit-identical, %3.")
                       .arg(ring.check.bitIdentical)
                       .arg(ring.check.elements)
-                      .arg(ring.check.passed ? tr("passed") : tr("FAILED"));
+                      .arg(ring.check.verdict == Verdict::Passed ? tr("passed")
+                           : ring.check.verdict == Verdict::Failed
+                               ? tr("FAILED")
+                               : tr("inconclusive: %1")
+                                     .arg(q(inconclusiveReason(ring.check.verification))));
     m_header->setText(header);
     m_costs->setDeviceScene(m_deviceScene);
     showStep();

@@ -199,12 +199,11 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
             costs = rankCosts(options);
         const SceneCosts* shown = costs ? &*costs : nullptr;
         if (options.json)
-            std::cout << withJsonKeys(jsonReport(scene, options.summary, shown),
-                                      ranksJson(ranks, check));
+            writeJsonReport(std::cout, scene, options.summary, shown, ranksJson(ranks, check));
         else
             std::cout << textReport(scene, options.summary, shown) << ranksText(ranks, check);
         std::cout.flush();
-        status = scene.verification.passed ? 0 : 1;
+        status = scene.verification.passed() ? 0 : 1;
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, world);
     return status;

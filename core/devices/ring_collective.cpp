@@ -48,7 +48,10 @@ CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expec
             check.bitIdentical += std::memcmp(&a, &b, sizeof a) == 0 ? 1 : 0;
         }
     check.exactRequired = exactRequired;
-    check.passed = exactRequired ? check.bitIdentical == check.elements : check.verification.passed;
+    if (exactRequired)
+        check.verdict = check.bitIdentical == check.elements ? Verdict::Passed : Verdict::Failed;
+    else
+        check.verdict = check.verification.verdict;
     return check;
 }
 

@@ -52,7 +52,9 @@ struct CollectiveCheck {
     std::int64_t elements = 0;      ///< elements compared
     std::int64_t bitIdentical = 0;  ///< of those, the ones with identical float32 bits
     bool exactRequired = false;     ///< all-gather: values are only moved, so every bit must match
-    bool passed = false;  ///< exactRequired ? bitIdentical == elements : verification.passed
+    /// exactRequired ? passed when bitIdentical == elements, else failed : verification.verdict
+    Verdict verdict = Verdict::Failed;
+    bool passed() const { return verdict == Verdict::Passed; }
 };
 
 /// Step buffers are kept only while all of them together stay under this many bytes; past it a

@@ -329,7 +329,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.window.scene(), 60000);
         const ScenePtr scene = w.window.scene();
         QVERIFY(!scene->verification.allclose);  // what a fixed atol would have said
-        QVERIFY(scene->verification.passed);
+        QVERIFY(scene->verification.passed());
         w.window.stepController()->goToEnd();
         VerificationView* check = w.window.outputPanel()->verificationView();
         QCOMPARE(check->state(), VerificationView::State::Passed);

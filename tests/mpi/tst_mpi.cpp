@@ -58,7 +58,7 @@ tp::Matrix matrixOf(const QJsonValue& value) {
 // (K, F) and `bias` (F) are what the two arrays sum (a zero bias when they hold none).
 bool withinCheck(const QJsonValue& actual, const QJsonValue& reference, const tp::Matrix& x,
                  const tp::Matrix& kernel, const tp::RowVector& bias) {
-    return tp::verify(matrixOf(actual), matrixOf(reference), x, kernel, bias).passed;
+    return tp::verify(matrixOf(actual), matrixOf(reference), x, kernel, bias).passed();
 }
 
 const QStringList kScene{"--batch", "4",      "--in-dim", "32",     "--features",

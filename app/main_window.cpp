@@ -15,6 +15,7 @@
 #include "picture/output_panel.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
+#include "steps/step_keys.h"
 #include "steps/tab_timelines.h"
 
 #include <QApplication>
@@ -243,7 +244,16 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     else  // the width a window of the saved size opens its Parameters with
         m_parameterWidth = parameterWidth(width());
     showConfig(config, source);
-    // Start with the keyboard on the picture, so the step shortcuts work at once.
+    // Start with the keyboard on the picture, so the step shortcuts work at once; an input done
+    // with gives it back.
+    m_stepKeys = new StepKeys(
+        this,
+        [this]() -> QWidget* {
+            if (m_views->currentWidget() == m_devices)
+                return m_devices;
+            return m_layer->kernelView();
+        },
+        this);
     m_layer->kernelView()->setFocus();
 }
 
@@ -337,6 +347,7 @@ void MainWindow::buildStatusBar() {
     connect(escape, &QShortcut::activated, this, [this] {
         if (m_cancel->isVisible())
             cancelComputation();
+        m_stepKeys->returnToPicture();
     });
     statusBar()->addWidget(m_hover, 1);
     statusBar()->addPermanentWidget(m_timing);

@@ -24,6 +24,7 @@ class ParameterPanel;
 class PythonDialog;
 class StepActions;
 class StepController;
+class StepKeys;
 class TabTimelines;
 struct TimelineStep;
 
@@ -132,6 +133,7 @@ private:
     SceneComputer* m_computer;
     TabTimelines* m_timelines;
     StepActions* m_stepActions;
+    StepKeys* m_stepKeys = nullptr;
     ParameterPanel* m_parameters;
     LayerPanel* m_layer;
     OutputPanel* m_output;

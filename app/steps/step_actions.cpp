@@ -1,6 +1,7 @@
 #include "step_actions.h"
 
 #include "step_controller.h"
+#include "step_keys.h"
 
 #include <QAction>
 #include <QLabel>
@@ -23,7 +24,7 @@ QAction* makeAction(QWidget* parent, QStyle::StandardPixmap icon, const QString&
     action->setShortcutContext(Qt::WindowShortcut);
     const QString tip = QStringLiteral("%1 (%2)").arg(help, key.toString(QKeySequence::NativeText));
     action->setToolTip(tip);
-    action->setStatusTip(tip);
+    action->setStatusTip(tip + QStringLiteral(" · ") + StepKeys::hint());
     parent->addAction(action);
     return action;
 }

@@ -1,12 +1,14 @@
 // Each tab steps through its own timeline in the real window: the Layer tab through the loop, the
 // Devices tab through the mesh program. Switching tabs, and changing tp_size or the mode at the
-// last step of either tab and back, keeps a valid step in both.
+// last step of either tab and back, keeps a valid step in both. The stepping keys step again once
+// an input is done with.
 
 #include "devices/devices_view.h"
 #include "main_window.h"
 #include "parameter_panel.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
+#include "steps/step_keys.h"
 #include "steps/tab_timelines.h"
 #include "timeline.h"
 
@@ -204,6 +206,58 @@ private slots:
         }
         QCOMPARE(w.window.scene()->config.tpSize, std::int64_t(4));
         QVERIFY(w.window.scene()->config.mode == ParallelMode::Column);
+    }
+
+    // The stepping keys step again once an input is done with: a choice in a combo, Enter or Esc
+    // in a field. They never change a combo nor move a text cursor.
+    void endAfterChoosingAMistakeLeavesTheComboAlone() {
+        Window w(LayerConfig{});
+        QVERIFY(w.settled());
+        // At the last step End is disabled: a combo with the keyboard would take the key.
+        w.window.stepActions()->endAction()->trigger();
+        QComboBox* mistake = w.combo("mistakeBox");
+        mistake->setFocus();
+        QTest::keyClick(mistake, Qt::Key_Down);  // a choice, as a user makes it
+        const int chosen = mistake->currentIndex();
+        QVERIFY(chosen != 0);
+        QVERIFY(w.settled());
+        StepController* steps = w.window.stepController();
+        QCOMPARE(steps->step(), steps->lastStep());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);
+        QCOMPARE(mistake->currentIndex(), chosen);
+        QCOMPARE(steps->step(), steps->lastStep());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Home);
+        QCOMPARE(mistake->currentIndex(), chosen);
+        QCOMPARE(steps->step(), 0);
+    }
+    void enterOrEscInAFieldGivesTheKeysBack() {
+        Window w(LayerConfig{});
+        QVERIFY(w.settled());
+        auto* seed = w.window.findChild<QLineEdit*>("seedEdit");
+        seed->setFocus();
+        seed->selectAll();
+        QTest::keyClicks(seed, "7");
+        QTest::keyClick(seed, Qt::Key_Return);
+        QVERIFY(w.settled());
+        QCOMPARE(w.window.scene()->config.seed, std::int64_t(7));
+        const int cursor = seed->cursorPosition();
+        StepController* steps = w.window.stepController();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QCOMPARE(steps->step(), 1);
+        QCOMPARE(seed->cursorPosition(), cursor);
+        // Esc in the speed box, on the Devices tab.
+        w.showDevices();
+        auto* speed = w.window.stepActions()->speedBox();
+        speed->setFocus();
+        QTest::keyClick(speed, Qt::Key_Escape);
+        QVERIFY(!speed->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);
+        QCOMPARE(w.window.stepController()->step(), w.window.stepController()->lastStep());
+        QCOMPARE(speed->value(), w.window.stepController()->intervalMs());
+        // The status tips say so.
+        QVERIFY2(seed->statusTip().contains(StepKeys::hint()), qPrintable(seed->statusTip()));
+        QVERIFY(w.combo("mistakeBox")->statusTip().contains(StepKeys::hint()));
+        QVERIFY(w.window.stepActions()->nextAction()->statusTip().contains(StepKeys::hint()));
     }
 };
 

@@ -10,6 +10,7 @@
 // running. The deterministic tests after it replay the bugs it found (and tst_matrix_view's
 // scrollBarsSettle the scroll bar that was shown and hidden without end).
 
+#include "devices/devices_view.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"

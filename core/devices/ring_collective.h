@@ -38,6 +38,10 @@ struct ChunkTransfer {
     int chunk = 0;
 };
 
+/// The collective's chunks: P near-equal column blocks of `features`, the first features % P one
+/// wider (numpy.array_split); chunk c is the one device m = c reduces or starts from.
+std::vector<IndexRange> featureChunks(Index features, Index p);
+
 struct RingStep {
     RingPhase phase = RingPhase::AllGather;
     std::vector<ChunkTransfer> transfers;  ///< one per device, in device order; empty for AddBias

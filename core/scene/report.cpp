@@ -2,7 +2,7 @@
 
 #include "float_format.h"
 #include "range_text.h"
-#include "step_plan.h"
+#include "timeline.h"
 
 #include <algorithm>
 #include <cassert>

@@ -5,7 +5,7 @@
 #include "python_snippet.h"
 #include "scene.h"
 #include "scene_options.h"
-#include "step_plan.h"
+#include "timeline.h"
 
 #include <QRegularExpression>
 #include <QTest>

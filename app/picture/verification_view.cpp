@@ -48,6 +48,10 @@ QString VerificationView::verdictText() const {
     return m_verdict->text();
 }
 
+QString VerificationView::numbersText() const {
+    return m_numbers->text();
+}
+
 QString VerificationView::detailText() const {
     return m_numbers->text();
 }
@@ -94,9 +98,9 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             break;
         case State::Inconclusive:
             background = QStringLiteral("#ffe0b2");
-            text = tr("? inconclusive: float32 cannot tell here whether the output is x @ kernel "
-                      "+ bias: %1")
-                       .arg(QString::fromStdString(inconclusiveReason(v)));
+            text =
+                tr("? inconclusive: float32 cannot tell here whether the output is x @ kernel "
+                   "+ bias");
             break;
         case State::Failed:
             background = QStringLiteral("#ffcdd2");
@@ -144,7 +148,14 @@ void VerificationView::setVerification(const Verification& v, bool complete,
     }
     const QString bound =
         std::isnan(v.maxErrorOverBound) ? tr("n/a") : QString::number(v.maxErrorOverBound, 'g', 3);
+    // Why it could not tell comes first: it is the verdict's reason.
+    const QString reason =
+        m_state == State::Inconclusive
+            ? tr("<b>Why:</b> %1.<br>")
+                  .arg(QString::fromStdString(inconclusiveReason(v)).toHtmlEscaped())
+            : QString();
     m_numbers->setText(
+        reason +
         tr("Output vs reference (one full product):<br>bit-identical <b>%1</b> of %2 &nbsp; "
            "largest error <b>%3</b> of its rounding bound<br>max abs error <b>%4</b> &nbsp; max "
            "rel error <b>%5</b><br>%6: <b>%7</b>%8")

@@ -38,6 +38,8 @@ public:
     enum class State { Waiting, Passed, Failed, Inconclusive };
     State state() const { return m_state; }
     QString verdictText() const;
+    /// The figures under the verdict (rich text), headed by the reason when inconclusive.
+    QString numbersText() const;
     /// The figures under the verdict (or, while waiting, what will be compared).
     QString detailText() const;
 

@@ -26,9 +26,10 @@ private slots:
         QCOMPARE(view.state(), VerificationView::State::Inconclusive);
         QVERIFY2(view.verdictText().startsWith("? inconclusive: float32 cannot tell"),
                  qPrintable(view.verdictText()));
-        QVERIFY2(
-            view.verdictText().contains("at in_dim 1048576, float32 rounding alone may reach "),
-            qPrintable(view.verdictText()));
+        // The reason heads the figures under the verdict.
+        QVERIFY2(view.numbersText().startsWith(
+                     "<b>Why:</b> at in_dim 1048576, float32 rounding alone may reach "),
+                 qPrintable(view.numbersText()));
         QVERIFY(!view.verdictText().contains("passed"));
         // Until the output is complete the box waits, whatever the verdict.
         view.setVerification(scene->verification, false, QStringLiteral("waiting"));

@@ -183,7 +183,7 @@ private slots:
         auto add = [](const char* name, const std::string& bytes, const char* message) {
             QTest::newRow(name) << QByteArray::fromStdString(bytes) << QString(message);
         };
-        add("empty", "", "not an .npy file");
+        add("empty", "", "is empty (0 bytes)");
         add("bad magic", "\x93NUMPZ\x01\x00\x00\x00", "not an .npy file");
         add("version 4.0", npyByHand(1, "{}", "").replace(6, 1, "\x04"), "version 4.0");
         add("header past the end", std::string("\x93NUMPY\x01\x00\xff\x00{", 11),

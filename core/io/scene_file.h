@@ -36,6 +36,7 @@ struct SceneFile {
 struct SceneFileRead {
     std::optional<SceneFile> scene;
     std::vector<std::string> errors;  ///< each names the file and the key; empty when read
+    std::vector<std::string> keys;    ///< the known keys the file gives, in its order
 };
 
 /// Parses a scene from JSON text; `baseDir` resolves relative array paths, `name` tags messages

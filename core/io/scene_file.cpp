@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
 
 namespace tp {
 namespace {
@@ -259,10 +260,16 @@ SceneFileRead readSceneFile(const std::string& path) {
                 {printablePath(path) + ": is " + formatBytes(file.size()) +
                  ", too large for a scene file"},
                 {}};
-    std::string text(std::size_t(file.size()), '\0');
-    if (!file.readAt(0, text.data(), file.size()))
-        return {std::nullopt, {file.error()}, {}};
-    return parseSceneFile(text, fs::path(path).parent_path().string(), path);
+    try {
+        std::string text(std::size_t(file.size()), '\0');
+        if (!file.readAt(0, text.data(), file.size()))
+            return {std::nullopt, {file.error()}, {}};
+        return parseSceneFile(text, fs::path(path).parent_path().string(), path);
+    } catch (const std::bad_alloc&) {  // a 16 MB document can take ten times that in memory
+        return {std::nullopt,
+                {printablePath(path) + ": not enough memory to read it: an allocation failed"},
+                {}};
+    }
 }
 
 std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {

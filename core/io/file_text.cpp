@@ -1,7 +1,10 @@
 #include "file_text.h"
 
+#include "layer_config.h"
+
 #include <cstdint>
 #include <cstdio>
+#include <new>
 
 namespace tp {
 namespace {
@@ -105,6 +108,38 @@ std::string jsonNestingProblem(std::string_view text) {
         } else if (c == ']' || c == '}') {
             --depth;  // a stray closer is the parser's to refuse
         }
+    }
+    return "";
+}
+
+std::int64_t jsonDocumentBytes(std::string_view text) {
+    std::int64_t values = 1;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == ',' || c == ':' || c == '[' || c == '{') {
+            ++values;
+        }
+    }
+    return values * kJsonBytesPerValue + std::int64_t(text.size());
+}
+
+std::string jsonMemoryProblem(std::string_view text) {
+    const std::int64_t bytes = jsonDocumentBytes(text);
+    try {
+        void* room = ::operator new(std::size_t(bytes));
+        static_cast<volatile char*>(room)[0] = 0;  // the allocation must happen
+        ::operator delete(room);
+    } catch (const std::bad_alloc&) {
+        return "needs about " + formatBytes(bytes) +
+               " in memory to be read, more than can be allocated";
     }
     return "";
 }

@@ -4,6 +4,7 @@
 // long lists cut to their first entries, and JSON nesting bounded before a document is built.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,5 +40,18 @@ inline constexpr int kMaxJsonDepth = 64;
 /// strings do not count), else "nested deeper than 64 levels (at byte N)". Checked before the
 /// text is parsed, so that no reader, printer or copy of the document recurses past that depth.
 std::string jsonNestingProblem(std::string_view text);
+
+/// What the document of a JSON text takes in memory, at most, estimated from the text: its
+/// values and keys (one per ',', ':', '[' and '{' outside strings, and one more) of
+/// kJsonBytesPerValue each (an array element takes 16 bytes and room to grow, an object member a
+/// map node of about 96 bytes), and its text once more for its strings. nlohmann::json frees a
+/// document with an allocation of its own, so a document that runs out of memory while it is built
+/// ends the program: the room is asked for first.
+inline constexpr std::int64_t kJsonBytesPerValue = 64;
+std::int64_t jsonDocumentBytes(std::string_view text);
+
+/// "" when jsonDocumentBytes(text) can be allocated now (it is, and freed at once), else "needs
+/// about 1.2 GiB in memory to be read, more than can be allocated".
+std::string jsonMemoryProblem(std::string_view text);
 
 }  // namespace tp

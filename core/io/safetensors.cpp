@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace tp {
 namespace {
@@ -175,6 +176,8 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
         return failure("the header does not start with '{'");
     if (const std::string nesting = jsonNestingProblem(text); !nesting.empty())
         return failure("the header is " + nesting + "; a safetensors header is 3 levels deep");
+    if (const std::string memory = jsonMemoryProblem(text); !memory.empty())
+        return failure("the header " + memory);
     json header;
     try {
         header = json::parse(text);
@@ -237,7 +240,12 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
 
 SafetensorsIndexRead readSafetensorsIndex(const std::string& path) {
     InputFile file(path);
-    return readIndex(file, path);
+    try {
+        return readIndex(file, path);
+    } catch (const std::bad_alloc&) {  // a 100 MB header can take ten times that as a document
+        return {std::nullopt, printablePath(path) +
+                                  ": not enough memory to read its header: an allocation failed"};
+    }
 }
 
 FloatArrayRead readSafetensor(const std::string& path, const std::string& name, bool transpose,

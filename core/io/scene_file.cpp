@@ -206,6 +206,10 @@ SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir
         read.errors.push_back(shownName + ": " + nesting + "; a scene file is 2 levels deep");
         return read;
     }
+    if (const std::string memory = jsonMemoryProblem(text); !memory.empty()) {
+        read.errors.push_back(shownName + ": " + memory);
+        return read;
+    }
     json document;
     try {
         document = json::parse(text);

@@ -169,6 +169,30 @@ private slots:
                                     "the memory budget of 2.0 GiB; choose a smaller array\n");
     }
 
+    // A 90 MB header is within the format's 100 MB, but its document is not within 500 MB. The
+    // room is asked for before the document is built: nlohmann::json frees a half-built document
+    // with an allocation of its own, and when that fails too the program ends (it did).
+    void headerTheSystemCannotHold() {
+        if (test::kSanitized)
+            QSKIP("AddressSanitizer cannot run under a small address-space limit");
+        QByteArray zeros;
+        zeros.reserve(90'000'000);
+        while (zeros.size() < 90'000'000)
+            zeros += "0,0,0,0,0,0,0,0,0,0,";
+        const QByteArray header =
+            R"({"w":{"dtype":"F32","data_offsets":[0,0],"shape":[)" + zeros + "0]}}";
+        QByteArray length;
+        for (int i = 0; i < 8; ++i)
+            length += char((quint64(header.size()) >> (8 * i)) & 0xff);
+        QVERIFY(writeFile(path("big-header.safetensors"), length + header));
+        const Run run = runCliLimited(500000, {"--kernel", path("big-header.safetensors") + ":w"});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.errText(), "tpviz-cli: kernel: " + path("big-header.safetensors") +
+                                    ": the header needs about 2.8 GiB in memory to be read, "
+                                    "more than can be allocated\n");
+    }
+
     // Escape sequences in a scene file reach the terminal as text: no ESC or BEL byte is printed.
     void controlCharactersAreEscaped() {
         QVERIFY(writeFile(path("escapes.tpviz"),

@@ -40,7 +40,8 @@ struct SceneFileRead {
 };
 
 /// Parses a scene from JSON text; `baseDir` resolves relative array paths, `name` tags messages
-/// (usually the file's path). Every problem names the key and the reason.
+/// (usually the file's path). Every problem names the key and the reason; text nested deeper than
+/// kMaxJsonDepth is refused before it is parsed.
 SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir,
                              const std::string& name);
 

@@ -2,7 +2,10 @@
 
 #include "scene_file.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QApplication>
+#include <QMenu>
 #include <QPalette>
 #include <QSettings>
 #include <QStyle>
@@ -96,6 +99,28 @@ void applyTheme(Theme theme) {
             QApplication::setPalette(darkPalette());
             return;
     }
+}
+
+void addThemeMenu(QMenu* menu, bool useSettings) {
+    auto* themes = new QActionGroup(menu);
+    const QString current =
+        useSettings ? QSettings().value(QStringLiteral("view/theme")).toString() : QString();
+    for (const auto& [kind, label] : {std::pair{Theme::System, QObject::tr("&System")},
+                                      std::pair{Theme::Light, QObject::tr("&Light")},
+                                      std::pair{Theme::Dark, QObject::tr("&Dark")}}) {
+        QAction* action = menu->addAction(label);
+        action->setObjectName(QStringLiteral("theme-") + themeName(kind));
+        action->setCheckable(true);
+        action->setChecked(themeFromName(current) == kind);
+        themes->addAction(action);
+        QObject::connect(action, &QAction::triggered, action, [useSettings, kind = kind] {
+            applyTheme(kind);
+            if (useSettings)
+                QSettings().setValue(QStringLiteral("view/theme"), themeName(kind));
+        });
+    }
+    if (themeFromName(current) != Theme::System)
+        applyTheme(themeFromName(current));
 }
 
 }  // namespace tp

@@ -7,6 +7,8 @@
 
 #include <QString>
 
+class QMenu;
+
 class QSettings;
 
 namespace tp {
@@ -31,5 +33,10 @@ Theme themeFromName(const QString& name);
 /// started with; Light and Dark use the Fusion style with a light or dark QPalette (window
 /// #2b2b2b, text #e6e6e6, secondary text #a8a8a8 in the dark one).
 void applyTheme(Theme theme);
+
+/// Fills `menu` with one checkable action per theme ("theme-system", "theme-light", "theme-dark")
+/// that applies it, and, with `useSettings`, applies the saved one now and saves each choice
+/// ("view/theme").
+void addThemeMenu(QMenu* menu, bool useSettings);
 
 }  // namespace tp

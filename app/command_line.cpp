@@ -4,7 +4,7 @@
 #include "jax_random.h"
 #include "scene_file.h"
 #include "scene_options.h"
-#include "step_plan.h"
+#include "timeline.h"
 
 namespace tp {
 namespace {
@@ -15,16 +15,23 @@ const std::vector<ExtraOption>& extraOptions() {
          "render the window offscreen (no display needed) at --step K and save it as PNG (SVG "
          "when FILE ends in .svg), then exit"},
         {"--step", "K",
-         "with --screenshot: the step to show, 0 (start) to the last (default: the last, where "
-         "the output is complete)"},
+         "with --screenshot: the step of the view's timeline to show, 0 (start) to the last "
+         "(default: the last, where the output is complete)"},
         {"--view", "layer|devices",
-         "the view to show: the layer and its outputs (default) or the devices of the mesh, with "
-         "the collective's ring steps after the compute steps"},
+         "the view to show: the layer and its outputs, stepping one group at a time (default), or "
+         "the devices of the mesh, computing at once and then stepping through the collective's "
+         "ring steps"},
         {"--version", "", "print the version and the SIMD path in use, then exit"},
         {"--trace", "ROW,COL",
          "with --screenshot: trace y[ROW, COL] as hovering that output cell does"},
     };
     return extras;
+}
+
+// The steps --step and a scene file's step count: those of the view's timeline.
+Timeline viewTimeline(const AppCommandLine& line) {
+    return line.view == CentreView::Devices ? meshProgram(line.config, line.run.mistake)
+                                            : loopTimeline(line.config, line.run.mistake);
 }
 
 }  // namespace
@@ -83,7 +90,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
         if (!step) {
             line.errors.push_back("--step: '" + it->second + "' is not a whole number");
         } else if (line.config.validate().empty()) {
-            const int last = stepCount(line.config, line.run.mistake) - 1;
+            const int last = viewTimeline(line).lastStep();
             if (*step < 0 || *step > last)
                 line.errors.push_back("--step " + it->second +
                                       " is out of range: this scene has "
@@ -93,7 +100,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
                 line.step = int(*step);
         }
     } else if (line.sceneFile && line.errors.empty()) {
-        const int last = stepCount(line.config, line.run.mistake) - 1;
+        const int last = viewTimeline(line).lastStep();
         if (sceneStep > last)
             line.errors.push_back("--scene: " + printablePath(*line.sceneFile) + ": 'step' " +
                                   std::to_string(sceneStep) +

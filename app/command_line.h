@@ -30,7 +30,8 @@ struct AppCommandLine {
     SceneRun run;                               ///< --mistake NAME (the check: the default rule)
     std::optional<std::string> screenshotFile;  ///< --screenshot FILE
     std::optional<std::string> sceneFile;  ///< FILE.tpviz or --scene FILE.tpviz, read into config
-    /// --step K, else the scene file's step; in [0, stepCount(config) - 1]
+    /// --step K, else the scene file's step: a step of the view's timeline (loopTimeline, or
+    /// meshProgram with --view devices)
     std::optional<int> step;
     CentreView view = CentreView::Layer;       ///< --view layer|devices
     std::optional<std::pair<int, int>> trace;  ///< --trace ROW,COL: the output cell traced

@@ -13,12 +13,11 @@
 #include "picture/height_share.h"
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
-#include "step_plan.h"
-#include "steps/scene_equation.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
+#include "steps/step_keys.h"
+#include "steps/tab_timelines.h"
 
-#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -92,9 +91,6 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     setObjectName(QStringLiteral("mainWindow"));
 
     m_computer = new SceneComputer(this);
-    m_steps = new StepController(this);
-    m_stepActions = new StepActions(m_steps, this);
-    m_stepActions->setEnabled(false);
 
     // Centre: the equation of the step over the layer (x, kernel, bias) and the outputs.
     auto* centre = new QWidget;
@@ -132,6 +128,9 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_views->addTab(m_devices, tr("Devices"));
     layout->addWidget(m_views, 1);
     setCentralWidget(centre);
+    m_timelines = new TabTimelines(m_views, m_devices, this);
+    m_stepActions = m_timelines->actions();
+    m_stepActions->setEnabled(false);
 
     // Left: parameters, and the groups as a table.
     m_parameters = new ParameterPanel;
@@ -211,11 +210,21 @@ MainWindow::MainWindow(Options options) : m_options(options) {
         statusBar()->showMessage(
             tr("The array files cannot be used: the picture shows the last valid scene"), 10000);
     });
-    connect(m_steps, &StepController::stepChanged, this, &MainWindow::showStep);
+    connect(m_timelines, &TabTimelines::loopStepChanged, this, &MainWindow::showLoopStep);
+    connect(m_timelines, &TabTimelines::programStepChanged, this,
+            [this](const TimelineStep& step) { m_devices->setStep(step.step); });
+    connect(m_timelines, &TabTimelines::shownStepChanged, this, [this](const TimelineStep& step) {
+        if (!m_scene)
+            return;
+        m_equation->setText(QString::fromStdString(step.equation));
+        m_caption->setText(QString::fromStdString(step.caption));
+    });
     connect(m_stepActions, &StepActions::speedRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(reason, 6000); });
-    connect(m_groupTable, &QTableView::clicked, this,
-            [this](const QModelIndex& index) { m_steps->setStep(index.row() + 1); });
+    connect(m_groupTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        m_views->setCurrentIndex(m_views->indexOf(m_split));  // a group's step is the loop's
+        m_timelines->loopSteps()->setStep(index.row() + 1);
+    });
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
@@ -228,14 +237,23 @@ MainWindow::MainWindow(Options options) : m_options(options) {
         std::tie(config, source) = loadSceneSettings(settings);
         restored = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
         restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-        m_steps->setIntervalMs(settings.value(QStringLiteral("steps/intervalMs"), 700).toInt());
+        m_timelines->setIntervalMs(settings.value(QStringLiteral("steps/intervalMs"), 700).toInt());
     }
     if (!restored)
         openOn(screen()->availableGeometry().size());
     else  // the width a window of the saved size opens its Parameters with
         m_parameterWidth = parameterWidth(width());
     showConfig(config, source);
-    // Start with the keyboard on the picture, so the step shortcuts work at once.
+    // Start with the keyboard on the picture, so the step shortcuts work at once; an input done
+    // with gives it back.
+    m_stepKeys = new StepKeys(
+        this,
+        [this]() -> QWidget* {
+            if (m_views->currentWidget() == m_devices)
+                return m_devices;
+            return m_layer->kernelView();
+        },
+        this);
     m_layer->kernelView()->setFocus();
 }
 
@@ -281,27 +299,7 @@ void MainWindow::buildMenus() {
         action->setToolTip(
             QStringLiteral("%1 (%2)").arg(action->text().remove(QLatin1Char('&')),
                                           action->shortcut().toString(QKeySequence::NativeText)));
-    QMenu* theme = view->addMenu(tr("&Theme"));
-    auto* themes = new QActionGroup(this);
-    const QString current = m_options.useSettings
-                                ? QSettings().value(QStringLiteral("view/theme")).toString()
-                                : QString();
-    for (const auto& [kind, label] :
-         {std::pair{Theme::System, tr("&System")}, std::pair{Theme::Light, tr("&Light")},
-          std::pair{Theme::Dark, tr("&Dark")}}) {
-        QAction* action = theme->addAction(label);
-        action->setObjectName(QStringLiteral("theme-") + themeName(kind));
-        action->setCheckable(true);
-        action->setChecked(themeFromName(current) == kind);
-        themes->addAction(action);
-        connect(action, &QAction::triggered, this, [this, kind = kind] {
-            applyTheme(kind);
-            if (m_options.useSettings)
-                QSettings().setValue(QStringLiteral("view/theme"), themeName(kind));
-        });
-    }
-    if (themeFromName(current) != Theme::System)
-        applyTheme(themeFromName(current));
+    addThemeMenu(view->addMenu(tr("&Theme")), m_options.useSettings);
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
@@ -349,6 +347,7 @@ void MainWindow::buildStatusBar() {
     connect(escape, &QShortcut::activated, this, [this] {
         if (m_cancel->isVisible())
             cancelComputation();
+        m_stepKeys->returnToPicture();
     });
     statusBar()->addWidget(m_hover, 1);
     statusBar()->addPermanentWidget(m_timing);
@@ -407,8 +406,7 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
                                         "Mistake none to see them"));
     m_groups->setConfig(config);
     m_stepActions->setEnabled(true);
-    m_steps->setStepCount(stepCount(config, m_scene->mistake));
-    showStep(m_steps->step());
+    m_timelines->setScenes(*m_scene, m_devices->scene().get());
     m_sceneTiming = tr("%1 x %2 kernel, %3 groups: computed in %4 ms")
                         .arg(config.inDim)
                         .arg(config.features)
@@ -428,25 +426,26 @@ void MainWindow::shareHeight() {
     m_split->setSizes({layer, total - layer});
 }
 
-void MainWindow::showStep(int step) {
+void MainWindow::showLoopStep(const TimelineStep& step) {
     if (!m_scene)
         return;
-    const LayerConfig& config = m_scene->config;
-    m_equation->setText(QString::fromStdString(sceneEquation(*m_scene, step)));
-    m_caption->setText(QString::fromStdString(sceneCaption(*m_scene, step)));
     m_layer->setStep(step);
     m_output->setStep(step);
-    m_devices->setStep(step);
     m_groups->setStep(step);
-    const int group = stepState(config, step).currentGroup;
+    const int group = step.currentGroup;
     if (group >= 0)
         m_groupTable->selectRow(group);
     else
         m_groupTable->clearSelection();
 }
 
+StepController* MainWindow::stepController() const {
+    return m_timelines->shownSteps();
+}
+
 void MainWindow::resetToDefaults() {
-    m_steps->reset();
+    m_timelines->loopSteps()->reset();
+    m_timelines->programSteps()->reset();
     showConfig(LayerConfig{}, SceneSource::Nnx);
     statusBar()->showMessage(tr("Back to the default scene"), 4000);
 }
@@ -460,7 +459,7 @@ QString MainWindow::screenshotName() const {
         .arg(c.features)
         .arg(QString::fromUtf8(toString(c.mode)))
         .arg(c.tpSize)
-        .arg(m_steps->step());
+        .arg(stepController()->step());
 }
 
 bool MainWindow::saveScreenshot(const QString& path) {
@@ -504,7 +503,7 @@ void MainWindow::saveSettings() {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    settings.setValue(QStringLiteral("steps/intervalMs"), m_steps->intervalMs());
+    settings.setValue(QStringLiteral("steps/intervalMs"), stepController()->intervalMs());
     if (m_parameters->problems().empty())
         saveSceneSettings(settings, m_parameters->config(), m_parameters->source());
 }

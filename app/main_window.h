@@ -24,6 +24,9 @@ class ParameterPanel;
 class PythonDialog;
 class StepActions;
 class StepController;
+class StepKeys;
+class TabTimelines;
+struct TimelineStep;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -50,7 +53,11 @@ public:
     ParameterPanel* parameterPanel() const { return m_parameters; }
     LayerPanel* layerPanel() const { return m_layer; }
     OutputPanel* outputPanel() const { return m_output; }
-    StepController* stepController() const { return m_steps; }
+    /// The position of the tab on screen in its timeline (the Layer tab's loop, the Devices tab's
+    /// mesh program): what the step controls drive.
+    StepController* stepController() const;
+    /// Both tabs' timelines and positions.
+    TabTimelines* timelines() const { return m_timelines; }
     StepActions* stepActions() const { return m_stepActions; }
     SceneComputer* computer() const { return m_computer; }
     QProgressBar* progressBar() const { return m_progress; }
@@ -113,7 +120,8 @@ private:
     void cancelComputation();
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
-    void showStep(int step);
+    /// Shows a step of the loop in the Layer tab: the layer, the outputs and the groups.
+    void showLoopStep(const TimelineStep& step);
     /// Shares the picture's height between the layer and the outputs (layerHeight): by their
     /// rows, the kernel's numbers first.
     void shareHeight();
@@ -123,8 +131,9 @@ private:
     Options m_options;
     ScenePtr m_scene;
     SceneComputer* m_computer;
-    StepController* m_steps;
+    TabTimelines* m_timelines;
     StepActions* m_stepActions;
+    StepKeys* m_stepKeys = nullptr;
     ParameterPanel* m_parameters;
     LayerPanel* m_layer;
     OutputPanel* m_output;

@@ -1,6 +1,7 @@
 #include "screenshot.h"
 
 #include "devices/devices_view.h"
+#include "files/picture_export.h"
 #include "main_window.h"
 #include "picture/layer_panel.h"
 #include "steps/step_controller.h"
@@ -26,6 +27,13 @@ void initApplication() {
 }
 
 int runScreenshot(const AppCommandLine& line) {
+    const QString file = QString::fromStdString(*line.screenshotFile);
+    // Refused before the scene is computed, as other invalid input is.
+    if (const QString problem = pictureFileProblem(file); !problem.isEmpty()) {
+        std::fprintf(stderr, "tpviz: --screenshot: %s: %s\n", line.screenshotFile->c_str(),
+                     qPrintable(problem));
+        return 2;
+    }
     MainWindow window(MainWindow::Options{.useSettings = false});
     window.resize(kScreenshotSize);
     QEventLoop loop;
@@ -43,11 +51,10 @@ int runScreenshot(const AppCommandLine& line) {
     // Let layouts settle and views render at their final size before grabbing.
     QTimer::singleShot(50, &loop, &QEventLoop::quit);
     loop.exec();
-    const QString file = QString::fromStdString(*line.screenshotFile);
     if (QString error; !window.saveScreenshot(file, &error)) {
-        std::fprintf(stderr, "tpviz: could not write %s: %s\n", line.screenshotFile->c_str(),
-                     qPrintable(error));
-        return 1;
+        std::fprintf(stderr, "tpviz: --screenshot: could not write %s: %s\n",
+                     line.screenshotFile->c_str(), qPrintable(error));
+        return 2;
     }
     return 0;
 }

@@ -16,8 +16,10 @@ void initApplication();
 
 /// Renders a MainWindow (without settings) for the command line's scene at its --step (default:
 /// the last, or the --scene file's step), offscreen at kScreenshotSize, and writes the picture
-/// (PNG, or SVG for a .svg file; MainWindow::saveScreenshot). Returns the process exit code:
-/// 0 written, 1 the file could not be written.
+/// (PNG, or SVG for a .svg file; MainWindow::saveScreenshot, through a temporary renamed into
+/// place). A file that cannot take a picture (pictureFileProblem: an unknown extension, a missing
+/// folder, a folder of that name) is refused before the scene is computed. Returns the process exit
+/// code: 0 written, 2 refused or not written (the reason on stderr), as for other invalid input.
 int runScreenshot(const AppCommandLine& line);
 
 }  // namespace tp

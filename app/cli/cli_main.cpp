@@ -6,6 +6,8 @@
 #include "scene.h"
 #include "scene_arrays.h"
 #include "scene_options.h"
+#include "standard_output.h"
+#include "verification.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +18,19 @@
 #include <vector>
 
 namespace {
+
+// Prints the finished output (a text, or what a writer streams); a failure to write it (a full
+// disk, a closed pipe) is exit 2 with the reason, never success.
+template <typename Output>
+int print(const Output& output, int status) {
+    std::string error = tp::writeStandardOutput(output);
+    if (error.empty())
+        error = tp::finishStandardOutput();
+    if (error.empty())
+        return status;
+    std::cerr << "tpviz-cli: " << error << '\n';
+    return 2;
+}
 
 // Computes the scene the options describe, writes its arrays when asked and prints its report;
 // the exit status.
@@ -36,47 +51,56 @@ int computeAndReport(tp::SceneOptions& options) {
     if (options.costs)
         costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
-    std::cout << (options.json ? tp::jsonReport(*scene, options.summary, shownCosts)
-                               : tp::textReport(*scene, options.summary, shownCosts));
-    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed;
-    return scene->verification.passed && collectiveOk ? 0 : 1;
+    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
+    const int status = scene->verification.passed() && collectiveOk ? 0 : 1;
+    if (options.json)
+        return print(
+            [&](std::ostream& out) {
+                tp::writeJsonReport(out, *scene, options.summary, shownCosts);
+            },
+            status);
+    return print(tp::textReport(*scene, options.summary, shownCosts), status);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::vector<std::string> args(argv + 1, argv + argc);
-    if (std::find(args.begin(), args.end(), "--version") != args.end()) {
-        std::cout << "tpviz-cli " << TPVIZ_VERSION << "\nSIMD path: " << tp::simdPathName() << '\n';
-        return 0;
+    if (const std::string problem = tp::standardOutputProblem(); !problem.empty()) {
+        std::cerr << "tpviz-cli: " << problem << '\n';
+        return 2;
     }
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--version") != args.end())
+        return print(
+            std::string("tpviz-cli ") + TPVIZ_VERSION + "\nSIMD path: " + tp::simdPathName() + '\n',
+            0);
     tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
     tp::SceneOptions& options = parse.options;
 
-    if (options.help) {
-        std::cout << "Usage: tpviz-cli [options]\n"
-                     "Splits nnx.Linear(in_dim, features) across tp_size groups, computes each "
-                     "group's part and checks the result against x @ kernel + bias.\n\n"
-                  << tp::sceneOptionsHelp()
-                  << "  --version                    print the version and the SIMD path in use, "
-                     "then exit\n";
-        return 0;
-    }
-    if (options.listHardware) {
-        std::cout << tp::hardwareListText();
-        return 0;
-    }
+    if (options.help)
+        return print(
+            "Usage: tpviz-cli [options]\n"
+            "Splits nnx.Linear(in_dim, features) across tp_size groups, computes each "
+            "group's part and checks the result against x @ kernel + bias.\n\n" +
+                tp::sceneOptionsHelp() +
+                "  --version                    print the version and the SIMD path in "
+                "use, then exit\n\n" +
+                tp::checkRuleHelp(),
+            0);
+    if (options.listHardware)
+        return print(tp::hardwareListText(), 0);
+    if (!options.saveNpyDir.empty())
+        if (std::string problem = tp::sceneArrayFolderProblem(options.saveNpyDir); !problem.empty())
+            parse.errors.push_back("--save-npy: " + problem);
     if (!parse.errors.empty()) {
         for (const std::string& error : parse.errors)
             std::cerr << "tpviz-cli: " << error << '\n';
         return 2;
     }
 
-    if (options.python) {
-        std::cout << tp::pythonSnippet(options.config, options.mistake,
-                                       tp::sceneRun(options).check);
-        return 0;
-    }
+    if (options.python)
+        return print(
+            tp::pythonSnippet(options.config, options.mistake, tp::sceneRun(options).check), 0);
     for (const std::string& notice : options.arrays.notices)
         std::cerr << "tpviz-cli: note: " << notice << '\n';
     // Every step allocates: the scene, the arrays written, the costs and the report. An allocation

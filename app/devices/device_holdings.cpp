@@ -1,7 +1,5 @@
 #include "device_holdings.h"
 
-#include "step_plan.h"
-
 #include <QStringList>
 
 #include <algorithm>
@@ -44,6 +42,7 @@ DeviceScene makeDeviceScene(ScenePtr scene, const HardwarePreset& hardware) {
     for (const Matrix& partial : scene->result.partials)
         out = std::max(out, scaleOf(MatrixData::of(scene, partial)));
     ds.outputScale = out;
+    ds.program = meshProgram(scene->config, scene->mistake);
     ds.scene = std::move(scene);
     return ds;
 }
@@ -57,7 +56,7 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
     const ShardGroup& g = s.result.plan.groups.at(std::size_t(m));
     const IndexRange rows = batchRows(c, d);
     const bool column = c.mode == ParallelMode::Column;
-    const StepState state = stepState(c, step);
+    const TimelineStep& state = ds.program.at(step);
     const IndexRange all{0, c.features};
 
     DeviceHoldingsView v;

@@ -6,6 +6,7 @@
 #include "heatmap_image.h"
 #include "matrix_data.h"
 #include "scene.h"
+#include "timeline.h"
 
 #include <QString>
 
@@ -19,6 +20,9 @@ namespace tp {
 struct DeviceScene {
     ScenePtr scene;
     std::shared_ptr<const SceneCosts> costs;
+    /// The scene's mesh program (meshProgram): a step of the devices is a step of this timeline,
+    /// its ring steps those of costs->ring.
+    Timeline program;
     /// |value| at full intensity per array kind, the same on every card so they compare.
     float kernelScale = 1, biasScale = 1, xScale = 1, outputScale = 1;
 };
@@ -46,8 +50,8 @@ struct DeviceHoldingsView {
     int receivesChunk = -1;         ///< at a ring step: the chunk it receives, else -1
 };
 
-/// Device (d, m) at step `step` of the walk (step_plan.h). Compute steps: the output block of
-/// group m (column) or its partial sum (row) appears once group m is done. Ring steps: the
+/// Device (d, m) at step `step` of the scene's mesh program (clamped to it). From the step where
+/// every device computes, its output block (column) or partial sum (row) is in. Ring steps: the
 /// device's buffer after that step (RingRun::steps[k].buffers; the initial buffer before the
 /// first), chunks coloured by owner, grey where not held yet.
 DeviceHoldingsView deviceHoldings(const DeviceScene& scene, int d, int m, int step);

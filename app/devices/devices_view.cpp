@@ -4,7 +4,6 @@
 #include "device_card.h"
 #include "mpi_run_panel.h"
 #include "ring_arrows.h"
-#include "step_plan.h"
 
 #include <QAction>
 #include <QEvent>
@@ -150,7 +149,11 @@ void DevicesView::rebuild() {
                      "output: %1 of %2 elements bit-identical, %3.")
                       .arg(ring.check.bitIdentical)
                       .arg(ring.check.elements)
-                      .arg(ring.check.passed ? tr("passed") : tr("FAILED"));
+                      .arg(ring.check.verdict == Verdict::Passed ? tr("passed")
+                           : ring.check.verdict == Verdict::Failed
+                               ? tr("FAILED")
+                               : tr("inconclusive: %1")
+                                     .arg(q(inconclusiveReason(ring.check.verification))));
     m_header->setText(header);
     m_costs->setDeviceScene(m_deviceScene);
     showStep();
@@ -176,20 +179,23 @@ void DevicesView::showStep() {
     for (int d = 0; d < m_shownRows; ++d)
         for (int m = 0; m < m_shownColumns; ++m)
             card(d, m)->setHoldings(deviceHoldings(m_deviceScene, d, m, m_step));
+    // Everything from the scene shown and its own program: a step of another scene's program
+    // reads as the nearest step of this one.
     std::vector<DeviceArrow> arrows;
-    const StepState state = stepState(m_scene->config, m_step);
+    const TimelineStep& state = m_deviceScene.program.at(m_step);
+    const LayerConfig& c = m_deviceScene.scene->config;
     const RingRun& ring = m_deviceScene.costs->ring;
     if (state.ringStep >= 0) {
         std::vector<ChunkTransfer> transfers;
         if (ring.simulated) {
             transfers = ring.steps.at(std::size_t(state.ringStep)).transfers;
         } else {  // not simulated (too big): the same pattern from the ring's rule
-            const RingStepInfo info = ringStepInfo(m_scene->config, state.ringStep);
-            const int p = int(m_scene->config.tpSize);
-            if (info.phase != RingPhase::AddBias)
+            const int p = int(c.tpSize);
+            if (state.ring.phase != RingPhase::AddBias)
                 for (int m = 0; m < p; ++m)
                     transfers.push_back(
-                        {m, (m + 1) % p, ringChunkSent(info.phase, info.indexInPhase, m, p)});
+                        {m, (m + 1) % p,
+                         ringChunkSent(state.ring.phase, state.ring.indexInPhase, m, p)});
         }
         for (int d = 0; d < m_shownRows; ++d)
             for (const ChunkTransfer& t : transfers)

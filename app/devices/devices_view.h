@@ -28,7 +28,7 @@ struct DeviceArrow {
 };
 
 /// Shows one card per device, laid out as the mesh (data rows x model columns, at most
-/// kMaxCardRows x kMaxCardColumns of them), at the step of the walk given by setStep. The
+/// kMaxCardRows x kMaxCardColumns of them), at the step of its mesh program given by setStep. The
 /// devices' costs are computed when the view is visible (a hidden view only keeps the scene).
 class DevicesView : public QWidget {
     Q_OBJECT
@@ -40,6 +40,9 @@ public:
     explicit DevicesView(QWidget* parent = nullptr);
 
     void setScene(ScenePtr scene);
+    /// The scene given last (shown once the view is visible).
+    ScenePtr scene() const { return m_scene; }
+    /// A step of the mesh program of the scene shown, clamped to it.
     void setStep(int step);
     int step() const { return m_step; }
 

@@ -62,20 +62,38 @@ MpiRunResult readMpiReport(const QByteArray& json) {
              .computeSeconds = r.value(QLatin1String("compute_s")).toDouble(),
              .communicationSeconds = r.value(QLatin1String("communication_s")).toDouble()});
     }
-    result.passed = verification.value(QLatin1String("passed")).toBool();
+    result.verdictWord = verification.value(QLatin1String("verdict")).toString();
     const std::int64_t elements = integer(mpi, "elements");
     const std::int64_t identical = integer(mpi, "bit_identical");
     const QString note = mpi.value(QLatin1String("check_note")).toString();
     const auto tr = [](const char* text) {
         return QCoreApplication::translate("MpiLauncher", text);
     };
-    if (mpi.value(QLatin1String("check")).toString() == QLatin1String("per-block"))
-        result.verdict = (result.passed ? tr("each rank's output block matches a reference block "
-                                             "it drew itself (%1)")
-                                        : tr("FAILED: a rank's output block does not match the "
-                                             "reference block it drew itself (%1)"))
+    const bool perBlock =
+        mpi.value(QLatin1String("check")).toString() == QLatin1String("per-block");
+    // Rounding alone may reach the resolution, too close to the values to tell a mistake.
+    const QString cannotTell =
+        tr("at in_dim %1 float32 rounding alone may reach %2, too close to the values' size (%3) "
+           "to tell a mistake")
+            .arg(integer(verification, "in_dim"))
+            .arg(verification.value(QLatin1String("resolution")).toDouble(), 0, 'g', 3)
+            .arg(verification.value(QLatin1String("value_scale")).toDouble(), 0, 'g', 3);
+    const bool inconclusive = result.verdictWord == QLatin1String("inconclusive");
+    if (perBlock && inconclusive)
+        result.verdict = tr("INCONCLUSIVE: each rank's output block is within the rounding bound "
+                            "of a reference block it drew itself (%1), but %2")
+                             .arg(note, cannotTell);
+    else if (perBlock)
+        result.verdict = (result.passed() ? tr("each rank's output block matches a reference block "
+                                               "it drew itself (%1)")
+                                          : tr("FAILED: a rank's output block does not match the "
+                                               "reference block it drew itself (%1)"))
                              .arg(note);
-    else if (!result.passed)
+    else if (inconclusive)
+        result.verdict = tr("INCONCLUSIVE: the assembled output is within the rounding bound of "
+                            "the single-process one, but %1")
+                             .arg(cannotTell);
+    else if (!result.passed())
         result.verdict = tr("FAILED: the assembled output does not match the single-process one "
                             "(%1 elements beyond the rounding bound)")
                              .arg(integer(verification, "over_bound"));

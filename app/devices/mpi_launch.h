@@ -32,10 +32,12 @@ struct MpiRankFigures {
 
 /// What a run gave: the ranks and the check, or why there is none.
 struct MpiRunResult {
-    bool ok = false;      ///< exit status 0 and a report that reads
-    QString error;        ///< why not, in words (rank 0's message when it gave one)
-    QString verdict;      ///< "assembled output matches the single-process one: bit-identical", ...
-    bool passed = false;  ///< the check passed
+    bool ok = false;  ///< exit status 0 and a report that reads
+    QString error;    ///< why not, in words (rank 0's message when it gave one)
+    QString verdict;  ///< "assembled output matches the single-process one: bit-identical", ...
+    /// the check's verdict: "passed", "failed" or "inconclusive" (JSON verification.verdict)
+    QString verdictWord;
+    bool passed() const { return verdictWord == QLatin1String("passed"); }
     std::vector<MpiRankFigures> ranks;  ///< in rank order
     double wallSeconds = 0;             ///< from start to exit, mpirun's start-up included
 };

@@ -212,7 +212,10 @@ void MpiRunPanel::showResult() {
                          cell(durationText(estimate.communicationSeconds)));
     }
     m_verdict->setText(QStringLiteral("<b>%1</b> %2")
-                           .arg(result.passed ? tr("Check:") : tr("Check FAILED:"),
+                           .arg(result.passed() ? tr("Check:")
+                                : result.verdictWord == QLatin1String("inconclusive")
+                                    ? tr("Check inconclusive:")
+                                    : tr("Check FAILED:"),
                                 result.verdict.toHtmlEscaped()));
     // The table as tall and wide as its rows and columns (up to 12 rows; more scroll).
     m_table->resizeColumnsToContents();

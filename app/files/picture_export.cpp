@@ -4,13 +4,14 @@
 
 #include <QAbstractItemView>
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QMenuBar>
 #include <QPainter>
 #include <QPixmap>
+#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTabBar>
 #include <QWidget>
@@ -67,15 +68,13 @@ protected:
     bool eventFilter(QObject*, QEvent* event) override { return event->type() == QEvent::Paint; }
 };
 
-bool writeSvg(QWidget* widget, const QString& path, QString* error) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        if (error)
-            *error = file.errorString();
-        return false;
-    }
+bool isSvg(const QString& path) {
+    return QFileInfo(path).suffix().compare(QLatin1String("svg"), Qt::CaseInsensitive) == 0;
+}
+
+void writeSvg(QWidget* widget, QIODevice* file) {
     QSvgGenerator svg;
-    svg.setOutputDevice(&file);
+    svg.setOutputDevice(file);
     svg.setSize(widget->size());
     svg.setViewBox(widget->rect());
     // The screen's resolution, not the generator's 72 dpi default: styles and fonts measure
@@ -99,26 +98,56 @@ bool writeSvg(QWidget* widget, const QString& path, QString* error) {
         for (const auto& [at, pixmap] : grabs)
             painter.drawPixmap(at, pixmap);
     }
-    if (file.error() != QFileDevice::NoError) {
-        if (error)
-            *error = file.errorString();
-        return false;
-    }
-    return true;
 }
 
 }  // namespace
 
+QString pictureFileProblem(const QString& path) {
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().toLower();
+    QStringList formats;
+    for (const QByteArray& format : QImageWriter::supportedImageFormats())
+        formats << QString::fromLatin1(format).toLower();
+    if (suffix != QLatin1String("svg") && !formats.contains(suffix))
+        return QStringLiteral(
+                   "%1 is not a picture format tpviz writes; end the name with .png or .svg (or "
+                   "one of %2)")
+            .arg(suffix.isEmpty() ? QStringLiteral("a name without an extension")
+                                  : QLatin1Char('.') + suffix,
+                 formats.join(QStringLiteral(", ")));
+    if (!info.absoluteDir().exists())
+        return QStringLiteral("its folder %1 does not exist").arg(info.absolutePath());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return QStringLiteral("cannot be written: %1").arg(file.errorString());
+    file.cancelWriting();
+    return {};
+}
+
 bool writePicture(QWidget* widget, const QString& path, QString* error) {
+    const auto fail = [&](const QString& reason) {
+        if (error)
+            *error = reason;
+        return false;
+    };
+    if (const QString problem = pictureFileProblem(path); !problem.isEmpty())
+        return fail(problem);
     const QPixmap shot = settledGrab(widget);
-    if (QFileInfo(path).suffix().compare(QLatin1String("svg"), Qt::CaseInsensitive) == 0)
-        return writeSvg(widget, path, error);
-    QImageWriter writer(path);
-    if (writer.write(shot.toImage()))
-        return true;
-    if (error)
-        *error = writer.errorString();
-    return false;
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(file.errorString());
+    if (isSvg(path)) {
+        writeSvg(widget, &file);
+    } else {
+        QImageWriter writer(&file, QFileInfo(path).suffix().toLower().toLatin1());
+        if (!writer.write(shot.toImage())) {
+            file.cancelWriting();
+            return fail(writer.errorString());
+        }
+    }
+    if (!file.commit())
+        return fail(file.errorString());
+    return true;
 }
 
 }  // namespace tp

@@ -14,10 +14,17 @@ namespace tp {
 /// so the picture shows every matrix rather than the blank before its first image.
 QPixmap settledGrab(QWidget* widget);
 
+/// Why `path` cannot take a picture, in words (the path left to the caller), or "": its suffix is
+/// neither .svg nor a format QImageWriter writes, or a file cannot be made there (a missing folder,
+/// a folder of that name, /proc), found by opening and cancelling a QSaveFile.
+QString pictureFileProblem(const QString& path);
+
 /// Writes `widget` to `path` after settledGrab: as SVG through QSvgGenerator when the suffix is
 /// .svg (case-insensitive; size and view box the widget's logical size, text kept as text), else
-/// through QImageWriter, whose format follows the suffix (PNG for .png). Returns false on failure,
-/// with the reason in `error` (if given), e.g. "Permission denied".
+/// through QImageWriter in the suffix's format (PNG for .png). The picture goes through a QSaveFile
+/// (a temporary renamed over `path` once whole), so a failure never leaves half a file. Returns
+/// false on failure (pictureFileProblem's, or the write's), with the reason in `error` (if given),
+/// e.g. "No such file or directory".
 bool writePicture(QWidget* widget, const QString& path, QString* error = nullptr);
 
 }  // namespace tp

@@ -4,7 +4,11 @@
 #include "jax_random.h"
 #include "mpi_run.h"
 #include "python_snippet.h"
+#include "rank_agreement.h"
 #include "rank_faults.h"
+#include "scene_arguments.h"
+#include "scene_arrays.h"
+#include "standard_output.h"
 #include "test_options.h"
 
 #include <mpi.h>
@@ -17,36 +21,56 @@
 
 namespace {
 
-void printHelp() {
-    std::cout << "Usage: mpirun -n <data * tp_size> tpviz-mpi [options]\n"
-                 "Runs nnx.Linear(in_dim, features) split across data * tp_size MPI ranks: each "
-                 "rank draws only its share from the seed, computes its partial and takes part in "
-                 "the output layout's collective; rank 0 prints tpviz-cli's report, each rank's "
-                 "bytes held and times, and the check.\n\n"
-              << tp::sceneOptionsHelp()
-              << "  --version                    print the version and the SIMD path in use, "
-                 "then exit\n";
+std::string helpText() {
+    return "Usage: mpirun -n <data * tp_size> tpviz-mpi [options]\n"
+           "Runs nnx.Linear(in_dim, features) split across data * tp_size MPI ranks: each "
+           "rank draws only its share from the seed, computes its partial and takes part in "
+           "the output layout's collective; rank 0 prints tpviz-cli's report, each rank's "
+           "bytes held and times, and the check.\n\n" +
+           tp::sceneOptionsHelp() +
+           "  --version                    print the version and the SIMD path in use, "
+           "then exit\n";
+}
+
+// Prints the finished output; a failure to write it is exit 2 with the reason, never success.
+int print(const std::string& text, int status) {
+    std::string error = tp::writeStandardOutput(text);
+    if (error.empty())
+        error = tp::finishStandardOutput();
+    if (error.empty())
+        return status;
+    std::cerr << "tpviz-mpi: " << error << '\n';
+    return 2;
+}
+
+// The words that spell this rank's scene and run, which every rank must share: the options
+// (sceneArguments, with each option's value as parsed, so a scene file's contents count) and the
+// hidden memory budget.
+std::vector<std::string> sceneWords(const tp::SceneOptions& options,
+                                    const tp::mpi::TestOptions& hidden) {
+    std::vector<std::string> words = tp::sceneArguments(options);
+    words.push_back("--memory-budget");
+    words.push_back(std::to_string(hidden.memoryBudget.value_or(options.config.memoryBudgetBytes)));
+    return words;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before MPI or any file is opened: a file opened now would be given descriptor 1.
+    const std::string outputProblem = tp::standardOutputProblem();
     std::vector<std::string> args(argv + 1, argv + argc);
     // --help and --version answer without MPI, so they work outside mpirun too.
-    if (std::find(args.begin(), args.end(), "--version") != args.end()) {
-        std::cout << "tpviz-mpi " << TPVIZ_VERSION << "\nSIMD path: " << tp::simdPathName() << '\n';
-        return 0;
-    }
+    if (std::find(args.begin(), args.end(), "--version") != args.end())
+        return print(
+            std::string("tpviz-mpi ") + TPVIZ_VERSION + "\nSIMD path: " + tp::simdPathName() + '\n',
+            0);
     const tp::mpi::TestOptions hidden = tp::mpi::takeTestOptions(args);
     tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
-    if (parse.options.help) {
-        printHelp();
-        return 0;
-    }
-    if (parse.options.listHardware) {
-        std::cout << tp::hardwareListText();
-        return 0;
-    }
+    if (parse.options.help)
+        return print(helpText(), 0);
+    if (parse.options.listHardware)
+        return print(tp::hardwareListText(), 0);
 
     MPI_Init(&argc, &argv);
     int rank = 0;
@@ -56,21 +80,32 @@ int main(int argc, char** argv) {
     tp::mpi::installFaultHandlers(rank);
 
     std::vector<std::string> problems = hidden.errors;
+    if (!outputProblem.empty())
+        problems.push_back(outputProblem);
     for (std::string& problem : tp::mpi::runProblems(parse, worldSize, hidden.memoryBudget))
         problems.push_back(std::move(problem));
-    if (!problems.empty()) {
-        if (rank == 0)
-            for (const std::string& problem : problems)
-                std::cerr << "tpviz-mpi: " << problem << '\n';
+    // Rank 0 writes the arrays, into its own file system.
+    if (rank == 0 && !parse.options.saveNpyDir.empty())
+        if (std::string problem = tp::sceneArrayFolderProblem(parse.options.saveNpyDir);
+            !problem.empty())
+            problems.push_back("--save-npy: " + problem);
+    const tp::mpi::RunAgreement agreement =
+        tp::mpi::agreeOnRun(problems, sceneWords(parse.options, hidden), MPI_COMM_WORLD);
+    if (!agreement.agreed) {
+        for (const std::string& message : agreement.messages)
+            std::cerr << "tpviz-mpi: " << message << '\n';
         MPI_Finalize();
         return 2;
     }
     if (parse.options.python) {
+        int status = 0;
         if (rank == 0)
-            std::cout << tp::pythonSnippet(parse.options.config, tp::Mistake::None,
-                                           tp::sceneRun(parse.options).check);
+            status = print(tp::pythonSnippet(parse.options.config, tp::Mistake::None,
+                                             tp::sceneRun(parse.options).check),
+                           0);
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
         MPI_Finalize();
-        return 0;
+        return status;
     }
 
     int status = 1;

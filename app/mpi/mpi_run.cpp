@@ -6,6 +6,8 @@
 #include "rank_check.h"
 #include "rank_report.h"
 #include "report.h"
+#include "scene_arrays.h"
+#include "standard_output.h"
 
 #include <algorithm>
 #include <climits>
@@ -83,6 +85,13 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
                            ", twice: gathered, and computed in one process to check it) does not "
                            "fit rank 0's memory budget of " +
                            formatBytes(c.memoryBudgetBytes) + " beside its share; add --summary");
+    if (!options.saveNpyDir.empty() && !wholeLayerFitsRankZero(c))
+        problems.push_back("--save-npy writes every array from rank 0, and the whole layer (" +
+                           formatBytes(bytesNeeded(c)) +
+                           ", twice: gathered, and computed in one process to check it) does not "
+                           "fit rank 0's memory budget of " +
+                           formatBytes(c.memoryBudgetBytes) +
+                           " beside its share; leave out --save-npy or choose smaller sizes");
     return problems;
 }
 
@@ -165,7 +174,10 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
     runFailureDrill(drill, place.rank);
 
     const bool whole = wholeLayerFitsRankZero(c);
-    const RankOutput output = runForward(c, place, share, modelComm, !options.summary);
+    // The full report and --save-npy show every partial; the summary only the output.
+    const bool saveArrays = !options.saveNpyDir.empty();
+    const bool keepPartials = !options.summary || saveArrays;
+    const RankOutput output = runForward(c, place, share, modelComm, keepPartials);
     stats.kernelBytesHeld = share.kernel.size() * std::int64_t(sizeof(float));
     stats.biasBytesHeld = share.bias.size() * std::int64_t(sizeof(float));
     stats.xBytesHeld = share.x.size() * std::int64_t(sizeof(float));
@@ -179,7 +191,7 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
         blocks = checkBlocks(c, place, output, share, sceneRun(options).check, world);
     share = RankShare();
     std::vector<Matrix> partials;
-    if (!options.summary)
+    if (keepPartials)
         partials = gatherPartials(c, place, output, world);
     Matrix assembled;
     if (whole)
@@ -198,13 +210,25 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
         if (options.costs)
             costs = rankCosts(options);
         const SceneCosts* shown = costs ? &*costs : nullptr;
-        if (options.json)
-            std::cout << withJsonKeys(jsonReport(scene, options.summary, shown),
-                                      ranksJson(ranks, check));
-        else
-            std::cout << textReport(scene, options.summary, shown) << ranksText(ranks, check);
-        std::cout.flush();
-        status = scene.verification.passed ? 0 : 1;
+        status = scene.verification.passed() ? 0 : 1;
+        std::string error;
+        if (saveArrays) {
+            error = saveSceneArrays(scene, options.saveNpyDir);
+            if (!error.empty())
+                error = "--save-npy: " + error;
+        }
+        if (error.empty())
+            error = options.json ? writeStandardOutput([&](std::ostream& out) {
+                writeJsonReport(out, scene, options.summary, shown, ranksJson(ranks, check));
+            })
+                                 : writeStandardOutput(textReport(scene, options.summary, shown) +
+                                                       ranksText(ranks, check));
+        if (error.empty())
+            error = finishStandardOutput();
+        if (!error.empty()) {
+            std::cerr << "tpviz-mpi: " << error << '\n';
+            status = 2;
+        }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, world);
     return status;

@@ -18,7 +18,8 @@ namespace tp::mpi {
 /// Every reason this run cannot start, in words; empty when it can. Starts from the parse's
 /// problems, without the whole-scene memory budget (each rank holds only its share), and adds: the
 /// world size must equal data * tp_size; each rank's share must fit the memory budget; the full
-/// report (without --summary) needs the whole layer on rank 0; scenes come from a seed (not
+/// report (without --summary) and --save-npy need the whole layer on rank 0; scenes come from a
+/// seed (not
 /// --example brief). memoryBudget replaces the config's budget when given. Every rank computes the
 /// same list.
 std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
@@ -28,8 +29,10 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
 /// partials, and the single-process arrays, reference and split pass to check them against.
 bool wholeLayerFitsRankZero(const LayerConfig& config);
 
-/// Computes the scene on every rank of `world` (a valid run: runProblems empty), prints the report
-/// on rank 0 and returns the exit status on every rank: 0 when the check passed, 1 when not.
+/// Computes the scene on every rank of `world` (a valid run: runProblems empty), writes
+/// --save-npy's arrays (saveSceneArrays, as tpviz-cli does) and prints the report on rank 0, and
+/// returns the exit status on every rank: 0 when the check passed, 1 when not, 2 when the arrays or
+/// the report could not be written (the reason on stderr).
 int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& drill, MPI_Comm world);
 
 }  // namespace tp::mpi

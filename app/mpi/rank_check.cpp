@@ -25,6 +25,11 @@ std::vector<float> gatherFloats(const float* data, Index count, MPI_Comm world) 
 
 using ConstBlockMap = Eigen::Map<const Matrix>;
 
+// Verdicts in order of how little they conclude, so that ranks merge to the largest.
+std::uint64_t verdictRank(Verdict verdict) {
+    return verdict == Verdict::Passed ? 0 : verdict == Verdict::Inconclusive ? 1 : 2;
+}
+
 }  // namespace
 
 Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference, const MatrixCRef& x,
@@ -101,9 +106,9 @@ Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
     const Verification mine = checkOutput(block, reference, x, kernel, bias, settings);
 
     // The counts and places, then the errors; places in the whole output.
-    constexpr int kCounts = 11;
-    constexpr int kErrors = 3;
-    const std::array<std::uint64_t, kCounts> counts{mine.passed ? 1u : 0u,
+    constexpr int kCounts = 12;
+    constexpr int kErrors = 6;
+    const std::array<std::uint64_t, kCounts> counts{verdictRank(mine.verdict),
                                                     mine.allclose ? 1u : 0u,
                                                     std::uint64_t(mine.elements),
                                                     std::uint64_t(mine.bitIdentical),
@@ -113,9 +118,11 @@ Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
                                                     std::uint64_t(cols.start + mine.worstCol),
                                                     std::uint64_t(mine.overBound),
                                                     std::uint64_t(rows.start + mine.worstBoundRow),
-                                                    std::uint64_t(cols.start + mine.worstBoundCol)};
-    const std::array<double, kErrors> errors{mine.maxAbsError, mine.maxRelError,
-                                             mine.maxErrorOverBound};
+                                                    std::uint64_t(cols.start + mine.worstBoundCol),
+                                                    std::uint64_t(mine.overWorstCase)};
+    const std::array<double, kErrors> errors{
+        mine.maxAbsError,           mine.maxRelError, mine.maxErrorOverBound,
+        mine.maxErrorOverWorstCase, mine.resolution,  mine.valueScale * mine.valueScale};
     int size = 1;
     MPI_Comm_size(world, &size);
     const std::size_t ranks = place.rank == 0 ? std::size_t(size) : 0;
@@ -130,13 +137,18 @@ Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
         return std::isnan(candidate) ? !std::isnan(current) : candidate > current;
     };
     Verification merged;
+    double squares = 0.0;  // the values' mean square times the elements, over the ranks
     merged.rule = settings.rule;
     merged.tolerance = settings.tolerance;
     merged.inDim = mine.inDim;
     for (std::size_t r = 0; r < ranks; ++r) {
         const std::uint64_t* c = allCounts.data() + kCounts * r;
         const double* e = allErrors.data() + kErrors * r;
-        merged.passed = merged.passed && c[0] != 0;
+        // The ranks' verdicts merge to the least conclusive: failed, then inconclusive.
+        if (r == 0 || c[0] > verdictRank(merged.verdict))
+            merged.verdict = c[0] == 0   ? Verdict::Passed
+                             : c[0] == 1 ? Verdict::Inconclusive
+                                         : Verdict::Failed;
         merged.allclose = merged.allclose && c[1] != 0;
         merged.elements += Index(c[2]);
         merged.bitIdentical += Index(c[3]);
@@ -148,6 +160,7 @@ Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
             merged.worstCol = Index(c[7]);
         }
         merged.overBound += Index(c[8]);
+        merged.overWorstCase += Index(c[11]);
         if (r == 0 || larger(e[2], merged.maxErrorOverBound)) {
             merged.maxErrorOverBound = e[2];
             merged.worstBoundRow = Index(c[9]);
@@ -155,7 +168,16 @@ Verification checkBlocks(const LayerConfig& config, const RankPlace& place,
         }
         if (r == 0 || larger(e[1], merged.maxRelError))
             merged.maxRelError = e[1];
+        if (r == 0 || larger(e[3], merged.maxErrorOverWorstCase))
+            merged.maxErrorOverWorstCase = e[3];
+        // A rank whose resolution was not needed (NaN) leaves the others' largest.
+        if (!std::isnan(e[4]) && (std::isnan(merged.resolution) || e[4] > merged.resolution))
+            merged.resolution = e[4];
+        else if (r == 0)
+            merged.resolution = e[4];
+        squares += e[5] * double(c[2]);
     }
+    merged.valueScale = merged.elements > 0 ? std::sqrt(squares / double(merged.elements)) : 0.0;
     return merged;
 }
 

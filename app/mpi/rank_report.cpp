@@ -13,16 +13,6 @@ namespace {
 constexpr int kIntFields = 7;
 constexpr int kTimeFields = 3;
 
-std::string jsonString(const std::string& text) {
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        out += c;
-    }
-    return out + '"';
-}
-
 std::string seconds(double s) {
     char text[32];
     std::snprintf(text, sizeof text, "%.3g s", s);
@@ -69,28 +59,27 @@ std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
     return all;
 }
 
-std::string ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check) {
-    std::ostringstream out;
-    out << "\"mpi\": {\"world_size\": " << ranks.size() << ", \"check\": \""
-        << (check.singleProcess ? "single-process" : "per-block")
-        << "\", \"check_note\": " << jsonString(check.note);
-    if (check.singleProcess)
-        out << ", \"bit_identical\": " << check.bitIdentical
-            << ", \"elements\": " << check.elements;
-    out << "},\n  \"ranks\": [";
-    for (const RankStats& r : ranks) {
-        out << (r.rank ? ",\n    " : "\n    ") << "{\"rank\": " << r.rank << ", \"device\": ["
-            << r.d << ", " << r.m << "], \"kernel_bytes_held\": " << r.kernelBytesHeld
-            << ", \"bias_bytes_held\": " << r.biasBytesHeld
-            << ", \"x_bytes_held\": " << r.xBytesHeld
-            << ", \"output_bytes_held\": " << r.outputBytesHeld
-            << ", \"peak_rss_bytes\": " << r.peakRssBytes
-            << ", \"generate_s\": " << formatDouble(r.generateSeconds)
-            << ", \"compute_s\": " << formatDouble(r.computeSeconds)
-            << ", \"communication_s\": " << formatDouble(r.communicationSeconds) << '}';
+Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check) {
+    Json mpi = {{"world_size", ranks.size()},
+                {"check", check.singleProcess ? "single-process" : "per-block"},
+                {"check_note", check.note}};
+    if (check.singleProcess) {
+        mpi["bit_identical"] = check.bitIdentical;
+        mpi["elements"] = check.elements;
     }
-    out << "\n  ]";
-    return out.str();
+    Json all = Json::array();
+    for (const RankStats& r : ranks)
+        all.push_back({{"rank", r.rank},
+                       {"device", {r.d, r.m}},
+                       {"kernel_bytes_held", r.kernelBytesHeld},
+                       {"bias_bytes_held", r.biasBytesHeld},
+                       {"x_bytes_held", r.xBytesHeld},
+                       {"output_bytes_held", r.outputBytesHeld},
+                       {"peak_rss_bytes", r.peakRssBytes},
+                       {"generate_s", r.generateSeconds},
+                       {"compute_s", r.computeSeconds},
+                       {"communication_s", r.communicationSeconds}});
+    return {{"mpi", std::move(mpi)}, {"ranks", std::move(all)}};
 }
 
 std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check) {

@@ -10,6 +10,7 @@
 //              "communication_s"}, ...]   (in rank order)
 
 #include "rank_share.h"
+#include "report.h"
 
 #include <mpi.h>
 
@@ -49,8 +50,8 @@ std::int64_t peakRssBytes();
 /// Every rank's stats on rank 0, in rank order; empty elsewhere. Collective over `world`.
 std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world);
 
-/// The "mpi" and "ranks" keys, for withJsonKeys.
-std::string ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check);
+/// The "mpi" and "ranks" members, for writeJsonReport's `more`.
+Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check);
 
 /// The same as readable lines: the check, then one line per rank.
 std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check);

@@ -2,7 +2,6 @@
 
 #include "palette.h"
 #include "range_text.h"
-#include "step_plan.h"
 
 #include <QBrush>
 #include <QColor>
@@ -20,8 +19,9 @@ void GroupTableModel::setConfig(const LayerConfig& config) {
     endResetModel();
 }
 
-void GroupTableModel::setStep(int step) {
-    if (step == m_step)
+void GroupTableModel::setStep(const TimelineStep& step) {
+    if (step.groupsDone == m_step.groupsDone && step.currentGroup == m_step.currentGroup &&
+        step.complete == m_step.complete)
         return;
     m_step = step;
     if (rowCount() > 0)
@@ -42,7 +42,7 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
     const int group = index.row();
     const ShardGroup& g = m_plan.groups.at(std::size_t(group));
     const bool column = m_plan.mode == ParallelMode::Column;
-    const StepState state = stepState(m_config, m_step);
+    const TimelineStep& state = m_step;
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
     if (role == Qt::DisplayRole) {
         // The header names the arrays, the cell the range they share: short enough for the dock.

@@ -4,6 +4,7 @@
 
 #include "layer_config.h"
 #include "sharding_plan.h"
+#include "timeline.h"
 
 #include <QAbstractTableModel>
 
@@ -24,7 +25,8 @@ public:
     explicit GroupTableModel(QObject* parent = nullptr);
 
     void setConfig(const LayerConfig& config);
-    void setStep(int step);
+    /// Shows the groups' status at a step of the loop (the Layer tab's timeline).
+    void setStep(const TimelineStep& step);
     const LayerConfig& config() const { return m_config; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -36,7 +38,7 @@ public:
 private:
     LayerConfig m_config;
     ShardingPlan m_plan;  ///< ShardingPlan::make(m_config)
-    int m_step = 0;
+    TimelineStep m_step;
     bool m_valid = false;
 };
 

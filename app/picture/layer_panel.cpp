@@ -7,7 +7,6 @@
 #include "matrix_view.h"
 #include "palette.h"
 #include "readable_height.h"
-#include "step_plan.h"
 #include "trace.h"
 #include "trace_panel.h"
 
@@ -331,12 +330,11 @@ void LayerPanel::setScene(ScenePtr scene) {
     m_kernelWithBias->onResized();
 }
 
-void LayerPanel::setStep(int step) {
+void LayerPanel::setStep(const TimelineStep& step) {
     if (!m_scene)
         return;
     const LayerConfig& c = m_scene->config;
-    const StepState state = stepState(c, step);
-    const int group = state.currentGroup;
+    const int group = step.currentGroup;
     m_kernel->setHighlightedGroup(group);
     if (c.mode == ParallelMode::Column) {
         m_bias->setHighlightedGroup(group);

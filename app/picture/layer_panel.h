@@ -4,6 +4,7 @@
 // kernel, and the value legend. Groups carry their colours; the current group stands out.
 
 #include "compute/scene_computer.h"
+#include "timeline.h"
 
 #include <QWidget>
 
@@ -25,8 +26,9 @@ public:
 
     /// Shows a scene's x, kernel and bias (views into the scene, no copies).
     void setScene(ScenePtr scene);
-    /// Highlights the group of a step (see step_plan.h); -1 groups highlight nothing.
-    void setStep(int step);
+    /// Highlights the group of a step of the loop (timeline.h); the start and the bias step
+    /// highlight nothing.
+    void setStep(const TimelineStep& step);
 
     MatrixView* inputView() const { return m_x; }
     MatrixView* kernelView() const { return m_kernel; }

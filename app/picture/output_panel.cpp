@@ -7,7 +7,6 @@
 #include "mistake_text.h"
 #include "pending_overlay.h"
 #include "range_text.h"
-#include "step_plan.h"
 #include "title_row.h"
 #include "verification_view.h"
 
@@ -190,7 +189,7 @@ void OutputPanel::setScene(ScenePtr scene) {
     if (!mistakeWarning.isEmpty())
         setWarning(mistakeWarning);
     showErrorMap();
-    setStep(0);
+    setStep(TimelineStep{});  // the start
 }
 
 void OutputPanel::showErrorMap() {
@@ -224,7 +223,7 @@ void OutputPanel::markErrorMap(bool complete) {
         m_error->setTitle(complete ? m_errorTitle : tr("|y - reference|"));
 }
 
-void OutputPanel::setStep(int step) {
+void OutputPanel::setStep(const TimelineStep& step) {
     if (!m_scene)
         return;
     if (m_scene->config.mode == ParallelMode::Column)
@@ -257,10 +256,9 @@ void OutputPanel::shareWidth() {
     m_grid->setColumnStretch(3, need(m_error, m_errorTitle));
 }
 
-void OutputPanel::showColumnStep(int step) {
+void OutputPanel::showColumnStep(const TimelineStep& state) {
     const LayerConfig& c = m_scene->config;
     const ForwardResult& r = m_scene->result;
-    const StepState state = stepState(c, step);
     const int group = std::max(state.currentGroup, 0);
     const ShardGroup& g = r.plan.groups[std::size_t(group)];
 
@@ -309,10 +307,9 @@ void OutputPanel::showColumnStep(int step) {
         tr("columns %1 not computed yet").arg(qs(sliceText({filled, c.features}))));
 }
 
-void OutputPanel::showRowStep(int step) {
+void OutputPanel::showRowStep(const TimelineStep& state) {
     const LayerConfig& c = m_scene->config;
     const ForwardResult& r = m_scene->result;
-    const StepState state = stepState(c, step);
     const int group =
         state.currentGroup >= 0 ? state.currentGroup : std::max(state.groupsDone - 1, 0);
     const ShardGroup& g = r.plan.groups[std::size_t(group)];
@@ -342,7 +339,7 @@ void OutputPanel::showRowStep(int step) {
                                .arg(qs(shapeTuple(c.batch, c.features))));
         m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
     }
-    m_finalOverlay->setPending(state.biasAdded ? -1 : 0,
+    m_finalOverlay->setPending(state.biasIn ? -1 : 0,
                                m_scene->mistake == Mistake::None
                                    ? tr("last step: y = sum + bias, the bias added once")
                                    : tr("last step: y, as the mistake makes it"));

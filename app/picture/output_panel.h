@@ -4,6 +4,7 @@
 // reference x @ kernel + bias and the check.
 
 #include "compute/scene_computer.h"
+#include "timeline.h"
 
 #include <QWidget>
 
@@ -33,7 +34,8 @@ public:
     explicit OutputPanel(QWidget* parent = nullptr);
 
     void setScene(ScenePtr scene);
-    void setStep(int step);
+    /// Shows the outputs at a step of the loop (the Layer tab's timeline) of the scene shown.
+    void setStep(const TimelineStep& step);
     /// Shows or folds away the check's sentence saying what it will compare and the warning of
     /// a correct scene (a short window gives the outputs the room); the verdict, the figures and
     /// a mistake's warning stay.
@@ -72,8 +74,8 @@ private:
     /// Hides the warning when it and the check do not both fit the middle column's height, so
     /// that the check's verdict and figures show whole; shows it again when they fit.
     void foldWarning();
-    void showColumnStep(int step);
-    void showRowStep(int step);
+    void showColumnStep(const TimelineStep& state);
+    void showRowStep(const TimelineStep& state);
     void showErrorMap();
     /// The error map waits under its overlay, its title without the largest error's place, until
     /// the output is complete.

@@ -73,7 +73,10 @@ void VerificationView::showNumbers() {
 
 void VerificationView::setVerification(const Verification& v, bool complete,
                                        const QString& waitingText) {
-    m_state = !complete ? State::Waiting : v.passed ? State::Passed : State::Failed;
+    m_state = !complete                            ? State::Waiting
+              : v.verdict == Verdict::Passed       ? State::Passed
+              : v.verdict == Verdict::Inconclusive ? State::Inconclusive
+                                                   : State::Failed;
     const bool byAllclose = v.rule == CheckRule::Allclose;
     const QString allclose =
         tr("allclose(rtol=%1, atol=%2)").arg(v.tolerance.rtol).arg(v.tolerance.atol);
@@ -88,6 +91,12 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             text = byAllclose ? tr("✔ %1: output matches x @ kernel + bias").arg(allclose)
                               : tr("✔ passed: output matches x @ kernel + bias within float32 "
                                    "rounding");
+            break;
+        case State::Inconclusive:
+            background = QStringLiteral("#ffe0b2");
+            text = tr("? inconclusive: float32 cannot tell here whether the output is x @ kernel "
+                      "+ bias: %1")
+                       .arg(QString::fromStdString(inconclusiveReason(v)));
             break;
         case State::Failed:
             background = QStringLiteral("#ffcdd2");
@@ -119,9 +128,12 @@ void VerificationView::setVerification(const Verification& v, bool complete,
                 : tr("Once the output is complete, each element is checked against x @ kernel "
                      "+ bias within float32 rounding."));
         // The bound's formula in full, for a window too short to show more lines.
-        m_numbers->setToolTip(tr("Rounding bound of element (i, j): 2 &middot; &gamma;(K+1) "
-                                 "&middot; (|x| @ |kernel| + |bias|)[i, j], K = in_dim; %1 is "
-                                 "shown beside it")
+        m_numbers->setToolTip(tr("Rounding bound of element (i, j): 2 &middot; &gamma;~(K+1) "
+                                 "&middot; (|x| @ |kernel| + |bias|)[i, j], K = in_dim, "
+                                 "&gamma;~(n) = exp(%1&radic;n u + n u&sup2;/(1-u)) - 1, the "
+                                 "probabilistic bound of Higham and Mary (a correct split exceeds "
+                                 "it with a chance below 1e-9); %2 is shown beside it")
+                                  .arg(kRoundingLambda)
                                   .arg(allclose));
         return;
     }

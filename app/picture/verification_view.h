@@ -35,7 +35,7 @@ public:
     /// window folds it away). The verdict and, once complete, the figures always show.
     void setExplanationShown(bool shown);
 
-    enum class State { Waiting, Passed, Failed };
+    enum class State { Waiting, Passed, Failed, Inconclusive };
     State state() const { return m_state; }
     QString verdictText() const;
     /// The figures under the verdict (or, while waiting, what will be compared).

@@ -1,6 +1,7 @@
 #include "step_actions.h"
 
 #include "step_controller.h"
+#include "step_keys.h"
 
 #include <QAction>
 #include <QLabel>
@@ -23,15 +24,14 @@ QAction* makeAction(QWidget* parent, QStyle::StandardPixmap icon, const QString&
     action->setShortcutContext(Qt::WindowShortcut);
     const QString tip = QStringLiteral("%1 (%2)").arg(help, key.toString(QKeySequence::NativeText));
     action->setToolTip(tip);
-    action->setStatusTip(tip);
+    action->setStatusTip(tip + QStringLiteral(" · ") + StepKeys::hint());
     parent->addAction(action);
     return action;
 }
 
 }  // namespace
 
-StepActions::StepActions(StepController* controller, QWidget* parent)
-    : QObject(parent), m_controller(controller) {
+StepActions::StepActions(StepController* controller, QWidget* parent) : QObject(parent) {
     m_reset = makeAction(parent, QStyle::SP_MediaSkipBackward, tr("&Reset"),
                          QKeySequence(Qt::Key_Home), tr("Back to the start, before any group"));
     m_previous = makeAction(parent, QStyle::SP_MediaSeekBackward, tr("&Previous group"),
@@ -48,17 +48,17 @@ StepActions::StepActions(StepController* controller, QWidget* parent)
     m_next->setObjectName(QStringLiteral("nextAction"));
     m_end->setObjectName(QStringLiteral("endAction"));
 
-    connect(m_reset, &QAction::triggered, controller, &StepController::reset);
-    connect(m_previous, &QAction::triggered, controller, [controller] {
-        controller->pause();
-        controller->previous();
+    connect(m_reset, &QAction::triggered, this, [this] { m_controller->reset(); });
+    connect(m_previous, &QAction::triggered, this, [this] {
+        m_controller->pause();
+        m_controller->previous();
     });
-    connect(m_play, &QAction::triggered, controller, &StepController::togglePlay);
-    connect(m_next, &QAction::triggered, controller, [controller] {
-        controller->pause();
-        controller->next();
+    connect(m_play, &QAction::triggered, this, [this] { m_controller->togglePlay(); });
+    connect(m_next, &QAction::triggered, this, [this] {
+        m_controller->pause();
+        m_controller->next();
     });
-    connect(m_end, &QAction::triggered, controller, &StepController::goToEnd);
+    connect(m_end, &QAction::triggered, this, [this] { m_controller->goToEnd(); });
 
     m_slider = new QSlider(Qt::Horizontal);
     m_slider->setObjectName(QStringLiteral("stepSlider"));
@@ -67,7 +67,8 @@ StepActions::StepActions(StepController* controller, QWidget* parent)
     m_slider->setMinimumWidth(160);
     m_slider->setMaximumWidth(360);
     m_slider->setToolTip(tr("Step through the groups (Left / Right, Home / End)"));
-    connect(m_slider, &QSlider::valueChanged, controller, &StepController::setStep);
+    connect(m_slider, &QSlider::valueChanged, this,
+            [this](int step) { m_controller->setStep(step); });
 
     m_label = new QLabel;
     m_label->setObjectName(QStringLiteral("stepLabel"));
@@ -81,8 +82,8 @@ StepActions::StepActions(StepController* controller, QWidget* parent)
     m_speed->setSuffix(tr(" ms/step"));
     m_speed->setToolTip(tr("Play speed: time per step"));
     m_speed->setValue(controller->intervalMs());
-    connect(m_speed, &QSpinBox::valueChanged, controller, &StepController::setIntervalMs);
-    connect(controller, &StepController::intervalChanged, m_speed, &QSpinBox::setValue);
+    connect(m_speed, &QSpinBox::valueChanged, this,
+            [this](int ms) { m_controller->setIntervalMs(ms); });
     // A number out of range is only a start of one to the box, which puts its last value back
     // when editing ends: say so rather than revert in silence.
     connect(m_speed->findChild<QLineEdit*>(), &QLineEdit::textEdited, this,
@@ -103,10 +104,24 @@ StepActions::StepActions(StepController* controller, QWidget* parent)
                               .arg(m_speed->value()));
     });
 
+    setController(controller);
+}
+
+void StepActions::setController(StepController* controller) {
+    if (controller == m_controller)
+        return;
+    if (m_controller)
+        disconnect(m_controller, nullptr, this, nullptr);
+    m_controller = controller;
+    connect(controller, &StepController::intervalChanged, this, [this](int ms) {
+        const QSignalBlocker block(m_speed);  // the speed of the controller shown, not an edit
+        m_speed->setValue(ms);
+    });
     connect(controller, &StepController::stepChanged, this, &StepActions::updateFromController);
     connect(controller, &StepController::stepCountChanged, this,
             &StepActions::updateFromController);
     connect(controller, &StepController::playingChanged, this, &StepActions::updateFromController);
+    m_speed->setValue(controller->intervalMs());
     updateFromController();
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // The on-screen step controls: actions with shortcuts (for the Go menu and the toolbar), a step
-// slider and a speed box, all bound to one StepController.
+// slider and a speed box, all bound to one StepController at a time (the tab on screen's).
 
 #include <QObject>
 
@@ -23,6 +23,11 @@ public:
     /// Creates the actions (parented to `parent`, a window, so their shortcuts work anywhere in
     /// it).
     StepActions(StepController* controller, QWidget* parent);
+
+    /// Binds every control to `controller` from now on (another tab's position); the speed box
+    /// keeps its value, which `controller` takes.
+    void setController(StepController* controller);
+    StepController* controller() const { return m_controller; }
 
     QAction* previousAction() const { return m_previous; }
     QAction* nextAction() const { return m_next; }
@@ -49,7 +54,7 @@ signals:
 private:
     void updateFromController();
 
-    StepController* m_controller;
+    StepController* m_controller = nullptr;
     QAction* m_previous;
     QAction* m_next;
     QAction* m_play;

@@ -5,9 +5,7 @@
 #include <limits>
 
 namespace tp {
-namespace {
 
-// P near-equal column blocks of `features`, the first features % P one wider (numpy.array_split).
 std::vector<IndexRange> featureChunks(Index features, Index p) {
     std::vector<IndexRange> chunks;
     Index start = 0;
@@ -18,6 +16,8 @@ std::vector<IndexRange> featureChunks(Index features, Index p) {
     }
     return chunks;
 }
+
+namespace {
 
 int ringIndex(std::int64_t i, std::int64_t p) {
     return int(((i % p) + p) % p);
@@ -48,7 +48,10 @@ CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expec
             check.bitIdentical += std::memcmp(&a, &b, sizeof a) == 0 ? 1 : 0;
         }
     check.exactRequired = exactRequired;
-    check.passed = exactRequired ? check.bitIdentical == check.elements : check.verification.passed;
+    if (exactRequired)
+        check.verdict = check.bitIdentical == check.elements ? Verdict::Passed : Verdict::Failed;
+    else
+        check.verdict = check.verification.verdict;
     return check;
 }
 

@@ -38,6 +38,10 @@ struct ChunkTransfer {
     int chunk = 0;
 };
 
+/// The collective's chunks: P near-equal column blocks of `features`, the first features % P one
+/// wider (numpy.array_split); chunk c is the one device m = c reduces or starts from.
+std::vector<IndexRange> featureChunks(Index features, Index p);
+
 struct RingStep {
     RingPhase phase = RingPhase::AllGather;
     std::vector<ChunkTransfer> transfers;  ///< one per device, in device order; empty for AddBias
@@ -52,7 +56,9 @@ struct CollectiveCheck {
     std::int64_t elements = 0;      ///< elements compared
     std::int64_t bitIdentical = 0;  ///< of those, the ones with identical float32 bits
     bool exactRequired = false;     ///< all-gather: values are only moved, so every bit must match
-    bool passed = false;  ///< exactRequired ? bitIdentical == elements : verification.passed
+    /// exactRequired ? passed when bitIdentical == elements, else failed : verification.verdict
+    Verdict verdict = Verdict::Failed;
+    bool passed() const { return verdict == Verdict::Passed; }
 };
 
 /// Step buffers are kept only while all of them together stay under this many bytes; past it a

@@ -1,6 +1,7 @@
 #include "binary_file.h"
 
 #include "file_text.h"
+#include "staged_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -128,17 +129,9 @@ bool InputFile::readAt(std::int64_t offset, void* out, std::int64_t count) {
 }
 
 std::string writeWholeFile(const std::string& path, std::initializer_list<std::string_view> parts) {
-    std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (!file)
-        return path + ": cannot be written: " + std::strerror(errno);
-    bool written = true;
-    for (const std::string_view part : parts)
-        written = written && std::fwrite(part.data(), 1, part.size(), file) == part.size();
-    const int savedErrno = errno;
-    const bool closed = std::fclose(file) == 0;
-    if (!written || !closed)
-        return path + ": writing failed: " + std::strerror(written ? errno : savedErrno);
-    return "";
+    StagedFile file(path);
+    const std::string error = file.write(parts);
+    return error.empty() ? file.commit() : error;
 }
 
 }  // namespace tp

@@ -39,8 +39,10 @@ private:
     std::string m_error;
 };
 
-/// Writes the parts one after another to `path` (replacing it). Returns "" on success, or a
-/// sentence naming the file and the reason.
+/// Writes the parts one after another to `path` through a StagedFile: a new temporary beside it,
+/// renamed over it once whole, so a failure leaves `path` as it was and a link at `path` is
+/// replaced, not written through. Returns "" on success, or a sentence naming the file and the
+/// reason.
 std::string writeWholeFile(const std::string& path, std::initializer_list<std::string_view> parts);
 
 }  // namespace tp

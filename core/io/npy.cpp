@@ -4,6 +4,7 @@
 #include "file_text.h"
 #include "layer_config.h"
 #include "nnx_init.h"
+#include "staged_file.h"
 
 #include <bit>
 #include <cassert>
@@ -334,17 +335,23 @@ std::string npyBytes(const MatrixCRef& values, bool asVector) {
                        std::size_t(contiguous.size()) * sizeof(float));
 }
 
-std::string writeNpy(const std::string& path, const MatrixCRef& values, bool asVector) {
+std::string writeNpy(StagedFile& file, const MatrixCRef& values, bool asVector) {
     static_assert(std::endian::native == std::endian::little, "npy '<f4' is written as stored");
     const std::string header = headerBytes(shapeOf(values, asVector));
     auto write = [&](const float* data) {
-        return writeWholeFile(path, {header, std::string_view(reinterpret_cast<const char*>(data),
-                                                              std::size_t(values.size()) * 4)});
+        return file.write({header, std::string_view(reinterpret_cast<const char*>(data),
+                                                    std::size_t(values.size()) * 4)});
     };
     if (values.outerStride() == values.cols())
         return write(values.data());
     const Matrix contiguous = values;
     return write(contiguous.data());
+}
+
+std::string writeNpy(const std::string& path, const MatrixCRef& values, bool asVector) {
+    StagedFile file(path);
+    const std::string error = writeNpy(file, values, asVector);
+    return error.empty() ? file.commit() : error;
 }
 
 }  // namespace tp

@@ -13,6 +13,8 @@
 
 namespace tp {
 
+class StagedFile;
+
 /// Reads a 1-D or 2-D float array from an .npy file in one pass: float32 as is, float64 and
 /// float16 converted to float32 (with a notice), little- or big-endian, C or Fortran order (the
 /// result is always row-major). The header's shape times the item size must equal the bytes that
@@ -25,7 +27,12 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes);
 /// Writes values as a format 1.0 .npy file, dtype '<f4', C order, the header padded so that the
 /// data starts at a multiple of 64 bytes. Shape (rows, cols), or (cols,) when `asVector` (then
 /// values must have one row). Returns "" on success or a sentence naming the file and the reason.
+/// The file is written through a StagedFile (a temporary renamed over `path`), never in part.
 std::string writeNpy(const std::string& path, const MatrixCRef& values, bool asVector = false);
+
+/// The same bytes written to `file`'s temporary only, for a caller that puts several files in
+/// place together (StagedFile::commit).
+std::string writeNpy(StagedFile& file, const MatrixCRef& values, bool asVector = false);
 
 /// The bytes writeNpy writes, for callers that keep them in memory.
 std::string npyBytes(const MatrixCRef& values, bool asVector = false);

@@ -1,7 +1,9 @@
 #include "scene_arrays.h"
 
 #include "npy.h"
+#include "staged_file.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -39,18 +41,107 @@ std::vector<std::string> sceneArrayFileNames(const Scene& scene) {
     return names;
 }
 
-std::string saveSceneArrays(const Scene& scene, const std::string& dir) {
+bool isSceneArrayFileName(const std::string& name) {
+    for (const char* fixed : {"kernel.npy", "bias.npy", "x.npy", "output.npy", "reference.npy"})
+        if (name == fixed)
+            return true;
+    for (const std::string prefix : {"partial_", "running_sum_"}) {
+        if (!name.starts_with(prefix) || !name.ends_with(".npy"))
+            continue;
+        const std::string index = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+        return !index.empty() && index.size() <= 19 && (index == "0" || index[0] != '0') &&
+               std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+    }
+    return false;
+}
+
+std::string sceneArrayFolderProblem(const std::string& dir) {
+    namespace fs = std::filesystem;
     std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
+    const fs::file_status status = fs::status(dir, ec);
+    if (status.type() == fs::file_type::not_found)
+        return "";
+    if (ec)
+        return dir + ": the folder cannot be read: " + ec.message();
+    if (status.type() != fs::file_type::directory)
+        return dir + ": is not a folder";
+    std::vector<std::string> foreign;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const fs::file_type type = it->symlink_status(ec).type();
+        if (ec)
+            break;
+        if (!isSceneArrayFileName(name))
+            foreign.push_back(name);
+        else if (type != fs::file_type::regular && type != fs::file_type::symlink)
+            return dir + ": " + name +
+                   " is not a file, and --save-npy writes a file of that name; remove it or "
+                   "choose another folder";
+    }
+    if (ec)
+        return dir + ": the folder cannot be read: " + ec.message();
+    if (foreign.empty())
+        return "";
+    std::sort(foreign.begin(), foreign.end());
+    std::string names = foreign.front();
+    const std::size_t shown = std::min<std::size_t>(foreign.size(), 3);
+    for (std::size_t i = 1; i < shown; ++i)
+        names += (i + 1 == foreign.size() ? " and " : ", ") + foreign[i];
+    if (foreign.size() > shown)
+        names += " and " + std::to_string(foreign.size() - shown) + " more";
+    return dir + ": holds " + names + (foreign.size() == 1 ? ", which is" : ", which are") +
+           " not arrays tpviz writes; --save-npy writes into a new or empty folder, or one holding "
+           "only the arrays it wrote before (which it replaces), so that the folder holds one "
+           "scene's arrays; choose another folder";
+}
+
+std::string saveSceneArrays(const Scene& scene, const std::string& dir) {
+    namespace fs = std::filesystem;
+    if (std::string problem = sceneArrayFolderProblem(dir); !problem.empty())
+        return problem;
+    std::error_code ec;
+    const bool created = fs::create_directories(dir, ec);
     if (ec)
         return dir + ": the folder cannot be created: " + ec.message();
+    const auto removeCreated = [&] {
+        if (created)
+            fs::remove(dir, ec);
+    };
+
+    std::vector<StagedFile> files;
     for (const NamedView& array : arraysOf(scene)) {
-        const std::string path = (std::filesystem::path(dir) / array.name).string();
-        const std::string error =
-            array.vector ? writeNpy(path, *array.vector, true) : writeNpy(path, *array.matrix);
-        if (!error.empty())
-            return error;
+        files.emplace_back((fs::path(dir) / array.name).string());
+        const std::string error = array.vector ? writeNpy(files.back(), *array.vector, true)
+                                               : writeNpy(files.back(), *array.matrix);
+        if (!error.empty()) {
+            files.clear();
+            removeCreated();
+            return error + "; nothing in " + dir + " was changed";
+        }
     }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (const std::string error = files[i].commit(); !error.empty()) {
+            for (std::size_t j = 0; j < i; ++j)
+                fs::remove(files[j].path(), ec);
+            files.clear();
+            removeCreated();
+            return error + "; the arrays this run had put in " + dir + " were removed";
+        }
+    }
+
+    const std::vector<std::string> written = sceneArrayFileNames(scene);
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (isSceneArrayFileName(name) &&
+            std::find(written.begin(), written.end(), name) == written.end())
+            stale.push_back(it->path());
+    }
+    for (const fs::path& path : stale)
+        if (!ec)
+            fs::remove(path, ec);  // a link itself, never its target
+    if (ec)
+        return dir + ": the arrays of an earlier scene cannot be removed: " + ec.message();
     return "";
 }
 

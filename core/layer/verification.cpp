@@ -5,6 +5,7 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -35,13 +36,16 @@ std::string shapeText(Index rows, Index cols) {
 // The rounding bound's constants for one inner dimension K.
 struct BoundModel {
     Index inDim = 0;
-    double gamma = 0.0;      // gamma(K + 1)
-    double underflow = 0.0;  // (K + 1) * 2^-125: one computation's underflow allowance
+    double gamma = 0.0;       // min(gamma~(K + 1), gamma(K + 1)): the rounding bound's
+    double worstGamma = 0.0;  // gamma(K + 1), the worst case's (infinite once (K + 1) u >= 1)
+    double underflow = 0.0;   // (K + 1) * 2^-125: one computation's underflow allowance
     bool enabled() const { return inDim > 0; }
 
     explicit BoundModel(Index k = 0) : inDim(k) {
         if (k > 0) {
-            gamma = roundingGamma(k + 1);
+            worstGamma = roundingGamma(k + 1);
+            // Both bound the error; the worst case is the smaller below about lambda^2 terms.
+            gamma = std::min(probabilisticGamma(k + 1), worstGamma);
             underflow = double(k + 1) * kUnderflowPerRounding;
         }
     }
@@ -52,9 +56,18 @@ struct BoundModel {
         return std::max(std::abs(double(bias)), fromReference);
     }
     // The bound for an exact magnitude s (or a lower bound of it).
-    // With K + 1 >= 2^24 the worst case explains any difference: the bound is infinite.
-    double boundOfExact(double s) const {
-        return std::isinf(gamma) ? gamma : 2.0 * gamma * s + 2.0 * underflow;
+    double boundOfExact(double s) const { return 2.0 * gamma * s + 2.0 * underflow; }
+    // The exact s at most, from a float32 sum of K + 1 nonnegative terms that came to `computed`.
+    double widened(double computed, double g) const {
+        return (computed + underflow) / (1.0 - std::min(g, 0.5));
+    }
+    double bound(double computedMagnitude) const {
+        return boundOfExact(widened(computedMagnitude, gamma));
+    }
+    double worstCase(double computedMagnitude) const {
+        return std::isinf(worstGamma)
+                   ? worstGamma
+                   : 2.0 * worstGamma * widened(computedMagnitude, worstGamma) + 2.0 * underflow;
     }
 };
 
@@ -102,6 +115,8 @@ struct ElementStats {
     Index worstCol = 0;
     double maxRelError = 0.0;
     bool allclose = true;
+    double referenceSquares = 0.0;  // over the finite reference elements
+    Index finiteReferences = 0;
     std::vector<char> blockNeeded;  // per kBlockCols columns: an element the cheap test left
     std::array<LargeError, kLargestErrors> largest{};
 
@@ -124,6 +139,8 @@ struct ElementStats {
         }
         maxRelError = std::max(maxRelError, o.maxRelError);
         allclose = allclose && o.allclose;
+        referenceSquares += o.referenceSquares;
+        finiteReferences += o.finiteReferences;
         for (std::size_t i = 0; i < blockNeeded.size(); ++i)
             blockNeeded[i] |= o.blockNeeded[i];
         for (const LargeError& e : o.largest)
@@ -150,6 +167,10 @@ ElementStats compareElements(const MatrixCRef& actual, const MatrixCRef& referen
             for (Index c = 0; c < cols; ++c) {
                 const float a = actual(r, c);
                 const float b = reference(r, c);
+                if (std::isfinite(b)) {
+                    mine.referenceSquares += double(b) * double(b);
+                    ++mine.finiteReferences;
+                }
                 // An overflow never passes, not even infinity against the same infinity.
                 if (!std::isfinite(a) || !std::isfinite(b)) {
                     ++mine.nanElements;
@@ -190,10 +211,16 @@ struct BoundStats {
     double maxRatio = 0.0;
     Index worstRow = 0;
     Index worstCol = 0;
+    double maxWorstCaseRatio = 0.0;
+    Index overWorstCase = 0;
 
-    void add(double ratio, Index r, Index c) {
+    void add(double ratio, double worstCaseRatio, Index r, Index c) {
         if (!(ratio <= 1.0))
             ++overBound;
+        if (!(worstCaseRatio <= 1.0))
+            ++overWorstCase;
+        if (worstCaseRatio > maxWorstCaseRatio || std::isnan(worstCaseRatio))
+            maxWorstCaseRatio = worstCaseRatio;
         // A NaN ratio (inf error over an inf bound) counts as over the bound and as the worst.
         if (ratio > maxRatio || (std::isnan(ratio) && !std::isnan(maxRatio))) {
             maxRatio = ratio;
@@ -203,6 +230,9 @@ struct BoundStats {
     }
     void merge(const BoundStats& o) {
         overBound += o.overBound;
+        overWorstCase += o.overWorstCase;
+        if (o.maxWorstCaseRatio > maxWorstCaseRatio || std::isnan(o.maxWorstCaseRatio))
+            maxWorstCaseRatio = o.maxWorstCaseRatio;
         if (o.maxRatio > maxRatio || (std::isnan(o.maxRatio) && !std::isnan(maxRatio)) ||
             (o.maxRatio == maxRatio && firstOf(o.worstRow, o.worstCol, worstRow, worstCol))) {
             maxRatio = o.maxRatio;
@@ -262,7 +292,8 @@ BoundStats checkNeededBlocks(const MatrixCRef& actual, const MatrixCRef& referen
                         continue;
                     const float magnitude =
                         x.row(r).cwiseAbs().dot(absColumns.row(jj)) + absBias(c);
-                    mine.add(error / roundingBound(magnitude, inDim), r, c);
+                    mine.add(error / cheap.model.bound(magnitude),
+                             error / cheap.model.worstCase(magnitude), r, c);
                 }
             }
         }
@@ -270,6 +301,61 @@ BoundStats checkNeededBlocks(const MatrixCRef& actual, const MatrixCRef& referen
         total.merge(mine);
     }
     return total;
+}
+
+// The largest bound any element can have, from norms (Cauchy-Schwarz: s_ij <= ||x_i|| ||k_j|| +
+// |b_j|), summed in double: exact enough that a relative 2^-40 covers their rounding. The kernel is
+// read once, by blocks of columns so that each thread keeps only its block's sums.
+double resolutionOf(const BoundModel& model, const MatrixCRef& x, const MatrixCRef& kernel,
+                    const RowVector& absBias) {
+    constexpr Index kNormBlock = 512;
+    double xNorm = 0.0;
+    for (Index r = 0; r < x.rows(); ++r) {
+        double squares = 0.0;
+        for (Index k = 0; k < x.cols(); ++k)
+            squares += double(x(r, k)) * double(x(r, k));
+        xNorm = std::max(xNorm, std::sqrt(squares));
+    }
+    const Index cols = kernel.cols();
+    const Index blocks = (cols + kNormBlock - 1) / kNormBlock;
+    double largest = 0.0;
+#pragma omp parallel if (kernel.size() > (Index(1) << 18))
+    {
+        double mine = 0.0;
+        std::array<double, kNormBlock> squares{};
+#pragma omp for schedule(static) nowait
+        for (Index b = 0; b < blocks; ++b) {
+            const Index c0 = b * kNormBlock;
+            const Index width = std::min(kNormBlock, cols - c0);
+            squares.fill(0.0);
+            for (Index k = 0; k < kernel.rows(); ++k)
+                for (Index jj = 0; jj < width; ++jj)
+                    squares[std::size_t(jj)] +=
+                        double(kernel(k, c0 + jj)) * double(kernel(k, c0 + jj));
+            for (Index jj = 0; jj < width; ++jj) {
+                const double s = xNorm * std::sqrt(squares[std::size_t(jj)]) + absBias(c0 + jj);
+                // A NaN or an infinity in the operands leaves the resolution unknown: NaN.
+                mine = std::isnan(s) || std::isnan(mine) ? kNaN : std::max(mine, s);
+            }
+        }
+#pragma omp critical
+        largest = std::isnan(mine) || std::isnan(largest) ? kNaN : std::max(largest, mine);
+    }
+    return model.boundOfExact(largest * (1.0 + 0x1p-40));
+}
+
+Verdict decide(const Verification& v, const CheckSettings& settings, double resolutionShare) {
+    if (!v.shapeMismatch.empty() || v.nanElements > 0)
+        return Verdict::Failed;
+    if (settings.rule == CheckRule::Allclose)
+        return v.allclose ? Verdict::Passed : Verdict::Failed;
+    if (v.overWorstCase > 0)
+        return Verdict::Failed;
+    if (v.overBound > 0)
+        return Verdict::Inconclusive;
+    if (v.bitIdentical == v.elements)
+        return Verdict::Passed;
+    return v.resolution <= resolutionShare * v.valueScale ? Verdict::Passed : Verdict::Inconclusive;
 }
 
 Verification compare(const MatrixCRef& actual, const MatrixCRef& reference, const MatrixCRef* x,
@@ -281,9 +367,10 @@ Verification compare(const MatrixCRef& actual, const MatrixCRef& reference, cons
     if (actual.rows() != reference.rows() || actual.cols() != reference.cols()) {
         v.shapeMismatch = "shapes differ: " + shapeText(actual.rows(), actual.cols()) + " vs " +
                           shapeText(reference.rows(), reference.cols());
-        v.passed = false;
+        v.verdict = Verdict::Failed;
         v.allclose = false;
-        v.maxAbsError = v.maxRelError = v.maxErrorOverBound = kNaN;
+        v.maxAbsError = v.maxRelError = v.maxErrorOverBound = v.maxErrorOverWorstCase = kNaN;
+        v.resolution = kNaN;
         v.inDim = kernel ? kernel->rows() : 0;
         return v;
     }
@@ -304,20 +391,29 @@ Verification compare(const MatrixCRef& actual, const MatrixCRef& reference, cons
     v.worstCol = stats.worstCol;
     v.allclose = stats.allclose;
 
+    v.valueScale = stats.finiteReferences > 0
+                       ? std::sqrt(stats.referenceSquares / double(stats.finiteReferences))
+                       : 0.0;
+    v.resolution = kNaN;
     if (model.enabled()) {
         v.inDim = model.inDim;
         const BoundStats bound =
             checkNeededBlocks(actual, reference, *x, *kernel, absBias, *cheap, stats);
         v.overBound = bound.overBound;
+        v.overWorstCase = bound.overWorstCase;
         v.maxErrorOverBound = stats.nanElements > 0 ? kNaN : bound.maxRatio;
+        v.maxErrorOverWorstCase = stats.nanElements > 0 ? kNaN : bound.maxWorstCaseRatio;
         v.worstBoundRow = bound.worstRow;
         v.worstBoundCol = bound.worstCol;
+        const bool resolutionDecides = settings.rule == CheckRule::RoundingBound &&
+                                       v.nanElements == 0 && v.overBound == 0 &&
+                                       v.bitIdentical < v.elements;
+        if (resolutionDecides)
+            v.resolution = resolutionOf(model, *x, *kernel, absBias);
     } else {
-        v.maxErrorOverBound = kNaN;
+        v.maxErrorOverBound = v.maxErrorOverWorstCase = kNaN;
     }
-    const bool withinBound = model.enabled() && v.overBound == 0;
-    v.passed =
-        v.nanElements == 0 && (settings.rule == CheckRule::Allclose ? v.allclose : withinBound);
+    v.verdict = decide(v, settings, kResolutionShare);
     return v;
 }
 
@@ -327,16 +423,82 @@ std::string_view toString(CheckRule rule) {
     return rule == CheckRule::RoundingBound ? "rounding-bound" : "allclose";
 }
 
+std::string_view toString(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::Passed:
+            return "passed";
+        case Verdict::Failed:
+            return "failed";
+        case Verdict::Inconclusive:
+            break;
+    }
+    return "inconclusive";
+}
+
+std::string checkRuleHelp() {
+    const std::string share = "1/" + std::to_string(int(1.0 / kResolutionShare));
+    char lambda[16];
+    std::snprintf(lambda, sizeof lambda, "%g", kRoundingLambda);
+    const std::string lines[] = {
+        "The check (rounding-bound, the default): every element of the output within",
+        "  2 * min(gamma~(K + 1), gamma(K + 1)) * (|x| @ |kernel| + |bias|) of x @ kernel + bias,",
+        "  K = in_dim, u = 2^-24, gamma~(n) = exp(" + std::string(lambda) +
+            " * sqrt(n) * u + n * u^2 / (1 - u)) - 1",
+        "  (Higham and Mary's probabilistic bound: with lambda " + std::string(lambda) +
+            " a correct split exceeds it",
+        "  with a chance below 1e-9 at any size), gamma(n) = n * u / (1 - n * u) (the worst case,",
+        "  which no correct split exceeds on any data).",
+        "  passed: every element within the bound and the bound at most " + share +
+            " of the values'",
+        "    size (root mean square), or every element bit-identical;",
+        "  failed: an element beyond the worst case, a NaN or an infinity, or another shape;",
+        "  inconclusive: an element between the two bounds, or rounding alone may reach more than",
+        "    " + share + " of the values' size, so that a wrong computation could hide under it.",
+        "Exit status: 0 passed, 1 failed or inconclusive, 2 invalid input.",
+    };
+    std::string text;
+    for (const std::string& line : lines)
+        text += line + '\n';
+    return text;
+}
+
+std::string inconclusiveReason(const Verification& v) {
+    if (v.verdict != Verdict::Inconclusive)
+        return {};
+    const auto figure = [](double value) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g", value);
+        return std::string(text);
+    };
+    if (v.overBound > 0)
+        return std::to_string(v.overBound) + " of " + std::to_string(v.elements) +
+               " elements exceed the rounding bound (the worst " + figure(v.maxErrorOverBound) +
+               " times it) but not its worst case (" + figure(v.maxErrorOverWorstCase) +
+               " of it): more than independent roundings give, but within what roundings that "
+               "agree can reach, as on constant arrays";
+    return "at in_dim " + std::to_string(v.inDim) + ", float32 rounding alone may reach " +
+           figure(v.resolution) + ", more than 1/" + std::to_string(int(1.0 / kResolutionShare)) +
+           " of the values' size (root mean square " + figure(v.valueScale) +
+           "): an error the size of a wrong computation could hide under it";
+}
+
+double probabilisticGamma(Index n) {
+    const double nd = double(n);
+    return std::expm1(kRoundingLambda * std::sqrt(nd) * kUnitRoundoff +
+                      nd * kUnitRoundoff * kUnitRoundoff / (1.0 - kUnitRoundoff));
+}
+
 double roundingGamma(Index n) {
     const double nu = double(n) * kUnitRoundoff;
     return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
 }
 
 double roundingBound(double magnitude, Index inDim) {
-    const BoundModel model(inDim);
-    // The computed magnitude sums K + 1 nonnegative terms: within gamma(K + 1) of the exact s.
-    const double exactAtMost = (magnitude + model.underflow) / (1.0 - std::min(model.gamma, 0.5));
-    return model.boundOfExact(exactAtMost);
+    return BoundModel(inDim).bound(magnitude);
+}
+
+double worstCaseBound(double magnitude, Index inDim) {
+    return BoundModel(inDim).worstCase(magnitude);
 }
 
 Matrix magnitudes(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias) {

@@ -2,13 +2,14 @@
 
 #include "float_format.h"
 #include "range_text.h"
-#include "step_plan.h"
+#include "timeline.h"
 
 #include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <sstream>
 
 namespace tp {
@@ -55,21 +56,35 @@ void writeMatrix(std::ostringstream& out, const MatrixCRef& m, const std::string
     }
 }
 
-void writeJsonMatrix(std::ostringstream& out, const MatrixCRef& m) {
+// A float32 in JSON: its shortest form, or null for NaN and infinities, which JSON cannot spell.
+void writeJsonFloat(std::ostream& out, float value) {
+    if (std::isfinite(value))
+        out << formatFloat(value);
+    else
+        out << "null";
+}
+
+void writeJsonMatrix(std::ostream& out, const MatrixCRef& m) {
     out << '[';
     for (Index r = 0; r < m.rows(); ++r) {
         out << (r ? ", [" : "[");
-        for (Index c = 0; c < m.cols(); ++c)
-            out << (c ? ", " : "") << formatFloat(m(r, c));
+        for (Index c = 0; c < m.cols(); ++c) {
+            if (c)
+                out << ", ";
+            writeJsonFloat(out, m(r, c));
+        }
         out << ']';
     }
     out << ']';
 }
 
-void writeJsonVector(std::ostringstream& out, const RowVectorCRef& v) {
+void writeJsonVector(std::ostream& out, const RowVectorCRef& v) {
     out << '[';
-    for (Index i = 0; i < v.size(); ++i)
-        out << (i ? ", " : "") << formatFloat(v(i));
+    for (Index i = 0; i < v.size(); ++i) {
+        if (i)
+            out << ", ";
+        writeJsonFloat(out, v(i));
+    }
     out << ']';
 }
 
@@ -95,7 +110,10 @@ std::string allcloseText(const Verification& v) {
 // The verdict in words, then the formula and the figures, one line each.
 std::string verificationText(const Verification& v) {
     const bool byAllclose = v.rule == CheckRule::Allclose;
-    std::string text = std::string("verification: ") + (v.passed ? "passed" : "FAILED");
+    std::string text =
+        std::string("verification: ") + (v.verdict == Verdict::Passed   ? "passed"
+                                         : v.verdict == Verdict::Failed ? "FAILED"
+                                                                        : "INCONCLUSIVE");
     if (!v.shapeMismatch.empty())
         return text + ": " + v.shapeMismatch + "; no element can be compared with the reference\n";
     if (v.nanElements > 0)
@@ -104,27 +122,42 @@ std::string verificationText(const Verification& v) {
     else if (byAllclose)
         text += std::string(" by allclose (rtol ") + formatDouble(v.tolerance.rtol) + ", atol " +
                 formatDouble(v.tolerance.atol) + ", given explicitly)";
-    else if (v.passed && v.bitIdentical == v.elements)
+    else if (v.verdict == Verdict::Passed && v.bitIdentical == v.elements)
         text += ": every element is bit-identical to the reference";
-    else if (v.passed)
+    else if (v.verdict == Verdict::Failed)
+        text += ": " + std::to_string(v.overWorstCase) + " of " + std::to_string(v.elements) +
+                " elements exceed the float32 rounding bound even in its worst case, the worst " +
+                ratioText(v.maxErrorOverWorstCase) + " times it (" +
+                atText(v.worstBoundRow, v.worstBoundCol) + "): more than rounding can explain";
+    else if (v.overBound > 0)
+        text += ": " + inconclusiveReason(v);
+    else
         text += ": every element is within the float32 rounding bound; the largest error is " +
                 ratioText(v.maxErrorOverBound) + " of its bound (" +
-                atText(v.worstBoundRow, v.worstBoundCol) + ")";
-    else
-        text += ": " + std::to_string(v.overBound) + " of " + std::to_string(v.elements) +
-                " elements exceed the float32 rounding bound, the worst " +
-                ratioText(v.maxErrorOverBound) + " times its bound (" +
-                atText(v.worstBoundRow, v.worstBoundCol) + "): more than rounding can explain";
+                atText(v.worstBoundRow, v.worstBoundCol) + ")" +
+                (v.verdict == Verdict::Inconclusive
+                     ? ", but " + inconclusiveReason(v)
+                     : "; rounding alone may reach " + threeDigits(v.resolution) +
+                           " here, the values' size is " + threeDigits(v.valueScale));
     text += '\n';
     if (v.inDim > 0) {
         text +=
-            "  rounding bound: |y - ref| <= 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), "
-            "gamma(n) = n*u / (1 - n*u), u = 2^-24, K = in_dim = " +
+            "  rounding bound: |y - ref| <= 2 * min(gamma~(K + 1), gamma(K + 1)) * (|x| @ "
+            "|kernel| + |bias|), gamma~(n) = exp(" +
+            formatDouble(kRoundingLambda) +
+            " * sqrt(n) * u + n * u^2 / (1 - u)) - 1 (Higham and Mary's probabilistic bound: "
+            "a correct split exceeds it with a chance below 1e-9), gamma(n) = n*u / (1 - n*u) "
+            "(the worst case), u = 2^-24, K = in_dim = " +
             std::to_string(v.inDim) + "\n";
         if (byAllclose)
             text += "  largest error " + ratioText(v.maxErrorOverBound) +
                     " of its rounding bound (" + atText(v.worstBoundRow, v.worstBoundCol) + "), " +
                     std::to_string(v.overBound) + " elements over it\n";
+        if (v.shapeMismatch.empty() && v.nanElements == 0 && v.bitIdentical < v.elements)
+            text += "  worst case: the largest error is " + ratioText(v.maxErrorOverWorstCase) +
+                    " of 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), " +
+                    std::to_string(v.overWorstCase) +
+                    " elements over it (beyond it no float32 computation of the layer can be)\n";
     }
     text += "  bit-identical: " + std::to_string(v.bitIdentical) + " of " +
             std::to_string(v.elements) + " elements; max ULP difference " +
@@ -135,27 +168,39 @@ std::string verificationText(const Verification& v) {
     return text;
 }
 
-// A JSON number, or null for NaN and infinities, which JSON cannot spell.
-std::string jsonNumber(double value) {
-    return std::isfinite(value) ? formatDouble(value) : std::string("null");
+// A figure in JSON: null for NaN and infinities.
+Json jsonNumber(double value) {
+    return std::isfinite(value) ? Json(value) : Json(nullptr);
 }
 
-void writeJsonVerification(std::ostringstream& out, const Verification& v) {
+Json jsonText(const std::string& text) {
+    return text.empty() ? Json(nullptr) : Json(text);
+}
+
+Json verificationJson(const Verification& v) {
     const bool compared = v.shapeMismatch.empty();
-    out << "  \"verification\": {\"passed\": " << (v.passed ? "true" : "false") << ", \"rule\": \""
-        << toString(v.rule) << "\", \"shape_mismatch\": "
-        << (compared ? std::string("null") : "\"" + v.shapeMismatch + "\"")
-        << ", \"elements\": " << v.elements << ", \"bit_identical\": " << v.bitIdentical
-        << ", \"nan_elements\": " << v.nanElements << ", \"max_ulp\": "
-        << (compared && v.nanElements == 0 ? std::to_string(v.maxUlp) : std::string("null"))
-        << ",\n    \"max_abs_error\": " << jsonNumber(v.maxAbsError)
-        << ", \"max_rel_error\": " << jsonNumber(v.maxRelError) << ", \"worst\": [" << v.worstRow
-        << ", " << v.worstCol << "], \"allclose\": " << (v.allclose ? "true" : "false")
-        << ", \"rtol\": " << formatDouble(v.tolerance.rtol)
-        << ", \"atol\": " << formatDouble(v.tolerance.atol) << ",\n    \"in_dim\": " << v.inDim
-        << ", \"over_bound\": " << v.overBound
-        << ", \"max_error_over_bound\": " << jsonNumber(v.maxErrorOverBound)
-        << ", \"worst_over_bound\": [" << v.worstBoundRow << ", " << v.worstBoundCol << "]}";
+    return {{"verdict", std::string(toString(v.verdict))},
+            {"passed", v.passed()},
+            {"rule", std::string(toString(v.rule))},
+            {"shape_mismatch", jsonText(v.shapeMismatch)},
+            {"elements", v.elements},
+            {"bit_identical", v.bitIdentical},
+            {"nan_elements", v.nanElements},
+            {"max_ulp", compared && v.nanElements == 0 ? Json(v.maxUlp) : Json(nullptr)},
+            {"max_abs_error", jsonNumber(v.maxAbsError)},
+            {"max_rel_error", jsonNumber(v.maxRelError)},
+            {"worst", {v.worstRow, v.worstCol}},
+            {"allclose", v.allclose},
+            {"rtol", v.tolerance.rtol},
+            {"atol", v.tolerance.atol},
+            {"in_dim", v.inDim},
+            {"over_bound", v.overBound},
+            {"over_worst_case", v.overWorstCase},
+            {"max_error_over_bound", jsonNumber(v.maxErrorOverBound)},
+            {"worst_over_bound", {v.worstBoundRow, v.worstBoundCol}},
+            {"max_error_over_worst_case", jsonNumber(v.maxErrorOverWorstCase)},
+            {"resolution", jsonNumber(v.resolution)},
+            {"value_scale", jsonNumber(v.valueScale)}};
 }
 
 // The step after the groups, when there is one: row mode's bias, and each mistake's combination.
@@ -255,13 +300,16 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
             out << "  run on the devices' buffers: " << check.bitIdentical << " of "
                 << check.elements << " elements bit-identical to the single-process output";
             if (check.exactRequired)
-                out << (check.passed ? " (all, as a gather only moves values)"
-                                     : " (a gather only moves values: MISMATCH)");
+                out << (check.passed() ? " (all, as a gather only moves values)"
+                                       : " (a gather only moves values: MISMATCH)");
             else
                 out << " (the ring adds in another order); "
-                    << (check.passed ? "every element within" : "FAILED: beyond")
+                    << (check.verdict == Verdict::Failed ? "FAILED: beyond"
+                                                         : "every element within")
                     << " the float32 rounding bound, the largest error "
                     << ratioText(check.verification.maxErrorOverBound) << " of its bound";
+            if (check.verdict == Verdict::Inconclusive)
+                out << "; INCONCLUSIVE: " << inconclusiveReason(check.verification);
             out << '\n';
             if (!ring.stepBuffersKept)
                 out << "  " << ring.note << '\n';
@@ -280,23 +328,70 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
         out << "nothing sent\n";
 }
 
-void writeCostsJson(std::ostringstream& out, const SceneCosts& costs) {
+Json costsJson(const SceneCosts& costs) {
     const MeshCosts& mesh = costs.mesh;
     const DeviceHoldings& h = mesh.perDevice;
     const CollectiveCost& k = mesh.collective;
     const TimeEstimate& e = costs.estimate;
-    out << "  \"costs\": {\"mesh\": {\"data\": " << mesh.data << ", \"model\": " << mesh.model
-        << "}, \"devices\": " << mesh.devices << ", \"output_layout\": \"" << toString(mesh.layout)
-        << "\",\n    \"per_device\": {\"kernel_bytes\": " << h.kernelBytes
-        << ", \"bias_bytes\": " << h.biasBytes << ", \"x_bytes\": " << h.xBytes
-        << ", \"partial_bytes\": " << h.partialBytes << ", \"output_bytes\": " << h.outputBytes
-        << ", \"flops\": " << h.flops << "},\n    \"collective\": {\"name\": \"" << toString(k.kind)
-        << "\", \"axis\": \"model\", \"bytes_sent_per_device\": " << k.bytesSentPerDevice
-        << ", \"ring_steps\": " << k.ringSteps << "},\n    \"estimate\": {\"hardware\": \""
-        << e.hardware << "\", \"compute_s\": " << formatDouble(e.computeSeconds)
-        << ", \"communication_s\": " << formatDouble(e.communicationSeconds) << ", \"bound\": \""
-        << toString(e.bound) << "\"}}";
+    return {{"mesh", {{"data", mesh.data}, {"model", mesh.model}}},
+            {"devices", mesh.devices},
+            {"output_layout", std::string(toString(mesh.layout))},
+            {"per_device",
+             {{"kernel_bytes", h.kernelBytes},
+              {"bias_bytes", h.biasBytes},
+              {"x_bytes", h.xBytes},
+              {"partial_bytes", h.partialBytes},
+              {"output_bytes", h.outputBytes},
+              {"flops", h.flops}}},
+            {"collective",
+             {{"name", std::string(toString(k.kind))},
+              {"axis", "model"},
+              {"bytes_sent_per_device", k.bytesSentPerDevice},
+              {"ring_steps", k.ringSteps}}},
+            {"estimate",
+             {{"hardware", e.hardware},
+              {"compute_s", jsonNumber(e.computeSeconds)},
+              {"communication_s", jsonNumber(e.communicationSeconds)},
+              {"bound", std::string(toString(e.bound))}}}};
 }
+
+Json configJson(const Scene& scene) {
+    const LayerConfig& c = scene.config;
+    return {{"batch", c.batch},
+            {"in_dim", c.inDim},
+            {"features", c.features},
+            {"tp_size", c.tpSize},
+            {"chunk", scene.result.plan.chunk},
+            {"seed", c.seed},
+            {"mode", std::string(toString(c.mode))},
+            {"prng", std::string(toString(c.prng))},
+            {"x64", c.x64},
+            {"bias_init", toString(c.bias)},
+            {"source", scene.source == SceneSource::Brief   ? "brief"
+                       : scene.source == SceneSource::Files ? "files"
+                                                            : "nnx"},
+            {"mistake", std::string(toString(scene.mistake))},
+            {"mistake_without_effect", jsonText(scene.mistakeWithoutEffect)}};
+}
+
+// The top-level object, one member at a time: small ones dumped from their values, arrays
+// streamed, so that a big scene's report is never built whole.
+class JsonMembers {
+public:
+    explicit JsonMembers(std::ostream& out) : m_out(out) {}
+    ~JsonMembers() { m_out << "\n}\n"; }
+
+    std::ostream& open(const std::string& name) {
+        m_out << (m_first ? "{\n  " : ",\n  ") << Json(name).dump() << ": ";
+        m_first = false;
+        return m_out;
+    }
+    void add(const std::string& name, const Json& value) { open(name) << value.dump(); }
+
+private:
+    std::ostream& m_out;
+    bool m_first = true;
+};
 
 }  // namespace
 
@@ -357,69 +452,50 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     return out.str();
 }
 
-std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs) {
-    const LayerConfig& c = scene.config;
-    const ShardingPlan& plan = scene.result.plan;
-    const bool column = c.mode == ParallelMode::Column;
-    std::ostringstream out;
-    out << "{\n  \"config\": {\"batch\": " << c.batch << ", \"in_dim\": " << c.inDim
-        << ", \"features\": " << c.features << ", \"tp_size\": " << c.tpSize
-        << ", \"chunk\": " << plan.chunk << ", \"seed\": " << c.seed << ", \"mode\": \""
-        << toString(c.mode) << "\", \"prng\": \"" << toString(c.prng)
-        << "\", \"x64\": " << (c.x64 ? "true" : "false") << ", \"bias_init\": \""
-        << toString(c.bias) << "\", \"source\": \""
-        << (scene.source == SceneSource::Brief   ? "brief"
-            : scene.source == SceneSource::Files ? "files"
-                                                 : "nnx")
-        << "\", \"mistake\": \"" << toString(scene.mistake) << "\", \"mistake_without_effect\": "
-        << (scene.mistakeWithoutEffect.empty() ? std::string("null")
-                                               : "\"" + scene.mistakeWithoutEffect + "\"")
-        << "},\n";
+void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const SceneCosts* costs,
+                     const Json& more) {
+    assert(more.is_null() || more.is_object());
+    const bool column = scene.config.mode == ParallelMode::Column;
+    JsonMembers doc(out);
+    doc.add("config", configJson(scene));
     if (!summary) {
-        out << "  \"kernel\": ";
-        writeJsonMatrix(out, scene.params.kernel);
-        out << ",\n  \"bias\": ";
-        writeJsonVector(out, scene.params.bias);
-        out << ",\n  \"x\": ";
-        writeJsonMatrix(out, scene.params.x);
-        out << ",\n";
+        writeJsonMatrix(doc.open("kernel"), scene.params.kernel);
+        writeJsonVector(doc.open("bias"), scene.params.bias);
+        writeJsonMatrix(doc.open("x"), scene.params.x);
     }
-    out << "  \"groups\": [";
-    for (const ShardGroup& g : plan.groups) {
+    std::ostream& groups = doc.open("groups");
+    groups << '[';
+    for (const ShardGroup& g : scene.result.plan.groups) {
         const IndexRange r = column ? g.kernelCols : g.kernelRows;
-        out << (g.index ? ",\n    " : "\n    ") << "{\"index\": " << g.index << ", \""
-            << (column ? "columns" : "rows") << "\": [" << r.start << ", " << r.stop << "]";
+        groups << (g.index ? ",\n    " : "\n    ") << "{\"index\": " << g.index << ", \""
+               << (column ? "columns" : "rows") << "\": [" << r.start << ", " << r.stop << "]";
         if (!summary) {
-            out << ", \"partial\": ";
-            writeJsonMatrix(out, scene.result.partials[std::size_t(g.index)]);
+            groups << ", \"partial\": ";
+            writeJsonMatrix(groups, scene.result.partials[std::size_t(g.index)]);
             if (!scene.result.runningSums.empty()) {
-                out << ", \"running_sum\": ";
-                writeJsonMatrix(out, scene.result.runningSums[std::size_t(g.index)]);
+                groups << ", \"running_sum\": ";
+                writeJsonMatrix(groups, scene.result.runningSums[std::size_t(g.index)]);
             }
         }
-        out << '}';
+        groups << '}';
     }
-    out << "\n  ],\n";
+    groups << "\n  ]";
     if (!summary) {
-        out << "  \"output\": ";
-        writeJsonMatrix(out, scene.result.output);
-        out << ",\n  \"reference\": ";
-        writeJsonMatrix(out, scene.reference);
-        out << ",\n";
+        writeJsonMatrix(doc.open("output"), scene.result.output);
+        writeJsonMatrix(doc.open("reference"), scene.reference);
     }
-    writeJsonVerification(out, scene.verification);
-    if (costs) {
-        out << ",\n";
-        writeCostsJson(out, *costs);
-    }
-    out << "\n}\n";
-    return out.str();
+    doc.add("verification", verificationJson(scene.verification));
+    if (costs)
+        doc.add("costs", costsJson(*costs));
+    if (more.is_object())
+        for (const auto& [name, value] : more.items())
+            doc.add(name, value);
 }
 
-std::string withJsonKeys(const std::string& report, const std::string& keys) {
-    const std::size_t close = report.rfind("\n}");
-    assert(close != std::string::npos);
-    return report.substr(0, close) + ",\n  " + keys + report.substr(close);
+std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs) {
+    std::ostringstream out;
+    writeJsonReport(out, scene, summary, costs);
+    return out.str();
 }
 
 }  // namespace tp

@@ -11,8 +11,8 @@
 #include "parameter_panel.h"
 #include "process_run.h"
 #include "screenshot.h"
-#include "step_plan.h"
 #include "steps/step_controller.h"
+#include "timeline.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -120,16 +120,20 @@ private slots:
         QTRY_VERIFY(!view.card(1, 2)->arrayImage(0).isNull());  // once laid out
     }
 
-    void outputBlocksAppearAsTheirGroupsAreDone() {
+    // The devices compute at the same time: every output block appears at one step.
+    void outputBlocksAppearWhenEveryDeviceComputes() {
         const LayerConfig c = meshConfig(test::kFourGroups, 2, std::nullopt);
         DevicesView view;
         view.show();
         view.setScene(sceneOf(c));
-        QCOMPARE(stepCount(c), 5);  // sharded output: no collective
-        view.setStep(2);
-        for (int m = 0; m < 4; ++m)
-            QCOMPARE(view.card(1, m)->holdings().arrays.back().data.isEmpty(), m >= 2);
-        QVERIFY(view.arrows().empty());
+        QCOMPARE(meshProgram(c).size(), 2);  // sharded output: no collective
+        for (int step : {0, 1}) {
+            view.setStep(step);
+            for (int d = 0; d < 2; ++d)
+                for (int m = 0; m < 4; ++m)
+                    QCOMPARE(view.card(d, m)->holdings().arrays.back().data.isEmpty(), step == 0);
+            QVERIFY(view.arrows().empty());
+        }
     }
 
     void allGatherRingStepsMoveChunksAndFillBuffers() {
@@ -138,8 +142,8 @@ private slots:
         view.resize(1400, 900);
         view.show();
         view.setScene(sceneOf(c));
-        const int computeSteps = computeStepCount(c);
-        QCOMPARE(stepCount(c), computeSteps + 3);
+        const int computeSteps = 2;  // the start, and every device computing at once
+        QCOMPARE(meshProgram(c).size(), computeSteps + 3);
         view.setStep(computeSteps - 1);
         QVERIFY(view.arrows().empty());
         for (int k = 0; k < 3; ++k) {
@@ -173,7 +177,7 @@ private slots:
         DevicesView view;
         view.show();
         view.setScene(sceneOf(c));
-        const int first = computeStepCount(c);
+        const int first = 2;  // after the start and every device computing at once
         QCOMPARE(collectiveStepCount(c), 3 + 1 + 3);
         view.setStep(first + 1);  // reduce-scatter, second step
         for (const DeviceArrow& a : view.arrows())
@@ -238,8 +242,8 @@ private slots:
         QTRY_VERIFY(window.scene() && window.scene()->config.dataSize == 2);
         QCOMPARE(window.viewTabs()->tabText(1), QStringLiteral("Devices"));
         StepController* steps = window.stepController();
-        QCOMPARE(steps->stepCount(), stepCount(c));
-        steps->setStep(computeStepCount(c) + 1);
+        QCOMPARE(steps->stepCount(), meshProgram(c).size());
+        steps->setStep(2 + 1);
         QCOMPARE(int(window.devicesView()->arrows().size()), 8);
         QVERIFY2(window.equationLabel()->text().startsWith("all-gather 2/3"),
                  qPrintable(window.equationLabel()->text()));
@@ -280,7 +284,7 @@ private slots:
     void screenshotOfTheDevicesView() {
         QTemporaryDir dir;
         const QStringList scene{"--tp",     "4",          "--data", "2",
-                                "--output", "replicated", "--step", "6"};
+                                "--output", "replicated", "--step", "3"};
         QStringList files;
         for (const QString view : {"devices", "layer"}) {
             files << dir.filePath(view + ".png");

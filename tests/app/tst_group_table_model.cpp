@@ -91,12 +91,12 @@ private slots:
         QCOMPARE(statuses(model), (QStringList{"waiting", "waiting", "waiting"}));
         QVERIFY(greyed(model, 0));
 
-        model.setStep(2);  // group 1 computes
+        model.setStep(loopTimeline(model.config()).at(2));  // group 1 computes
         QCOMPARE(statuses(model), (QStringList{"done", "computing", "waiting"}));
         QVERIFY(!bold(model, 0) && bold(model, 1) && !bold(model, 2));
         QVERIFY(!greyed(model, 0) && !greyed(model, 1) && greyed(model, 2));
 
-        model.setStep(3);  // the last group completes the output
+        model.setStep(loopTimeline(model.config()).at(3));  // the last group completes the output
         QCOMPARE(statuses(model), (QStringList{"done", "done", "done"}));
         QVERIFY(!greyed(model, 2));
     }
@@ -104,10 +104,11 @@ private slots:
     void rowModeStates() {
         GroupTableModel model;
         model.setConfig(kRow);
-        model.setStep(4);  // group 3 adds its partial sum
+        model.setStep(loopTimeline(model.config()).at(4));  // group 3 adds its partial sum
         QCOMPARE(statuses(model), (QStringList{"done", "done", "done", "computing"}));
         QVERIFY(bold(model, 3));
-        model.setStep(5);  // the bias step: every partial sum is in, no group computes
+        model.setStep(loopTimeline(model.config())
+                          .at(5));  // the bias step: every partial sum is in, no group computes
         QCOMPARE(statuses(model), (QStringList{"done", "done", "done", "done"}));
         for (int row = 0; row < 4; ++row)
             QVERIFY(!bold(model, row));
@@ -117,11 +118,11 @@ private slots:
         GroupTableModel model;
         model.setConfig(kColumn);
         QSignalSpy spy(&model, &QAbstractItemModel::dataChanged);
-        model.setStep(1);
+        model.setStep(loopTimeline(model.config()).at(1));
         QCOMPARE(spy.count(), 1);
         QCOMPARE(spy.at(0).at(0).toModelIndex(), model.index(0, 0));
         QCOMPARE(spy.at(0).at(1).toModelIndex(), model.index(2, GroupTableModel::ColumnCount - 1));
-        model.setStep(1);  // the same step: nothing to repaint
+        model.setStep(loopTimeline(model.config()).at(1));  // the same step: nothing to repaint
         QCOMPARE(spy.count(), 1);
     }
 

@@ -11,9 +11,8 @@
 #include "mistake_text.h"
 #include "output_panel.h"
 #include "parameter_panel.h"
-#include "scene_equation.h"
 #include "step_controller.h"
-#include "step_plan.h"
+#include "timeline.h"
 #include "trace_panel.h"
 #include "verification_view.h"
 
@@ -110,18 +109,20 @@ private slots:
         const ShardingPlan& plan = scene->result.plan;
 
         // Every step draws without trouble, and the group steps state the wrong equation.
+        const Timeline loop = loopTimeline(scene->config, m);
+        QCOMPARE(steps->stepCount(), loop.size());
         for (int step = 0; step < steps->stepCount(); ++step) {
             steps->setStep(step);
             const QString equation = w.window.equationLabel()->text();
-            QCOMPARE(equation, QString::fromStdString(sceneEquation(*scene, step)));
-            const StepState state = stepState(scene->config, step);
-            if (state.currentGroup >= 0 && state.ringStep < 0)
+            QCOMPARE(equation, QString::fromStdString(loop.at(step).equation));
+            const TimelineStep& state = loop.at(step);
+            if (state.currentGroup >= 0)
                 QCOMPARE(equation, QString::fromStdString(mistakeStepEquation(
                                        m, plan, state.currentGroup, scene->config.batch)));
         }
         steps->setStep(1);
         QVERIFY(w.window.equationLabel()->text() !=
-                QString::fromStdString(equationText(scene->config, 1)));
+                QString::fromStdString(loopTimeline(scene->config).at(1).equation));
         QVERIFY2(w.output()->warningLabel()->text().contains("Mistake " + mistakeName(m)),
                  qPrintable(w.output()->warningLabel()->text()));
 
@@ -180,7 +181,7 @@ private slots:
                 break;
             case Mistake::BiasPerPartial:
                 QVERIFY(w.output()->finalView()->title().contains("bias 4 times"));
-                steps->setStep(computeStepCount(scene->config) - 1);  // the closing step
+                steps->setStep(loopTimeline(scene->config, m).lastStep());  // the closing step
                 QVERIFY2(w.window.findChild<QLabel*>("captionLabel")
                              ->text()
                              .contains("already in each of the 4 partial sums"),

@@ -10,6 +10,7 @@
 // running. The deterministic tests after it replay the bugs it found (and tst_matrix_view's
 // scrollBarsSettle the scroll bar that was shown and hidden without end).
 
+#include "devices/devices_view.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
@@ -17,10 +18,10 @@
 #include "parameter_panel.h"
 #include "python_dialog.h"
 #include "sanitizer_build.h"
-#include "scene_equation.h"
 #include "step_actions.h"
 #include "step_controller.h"
-#include "step_plan.h"
+#include "steps/tab_timelines.h"
+#include "timeline.h"
 
 #include <QAction>
 #include <QApplication>
@@ -193,10 +194,15 @@ public:
         const ScenePtr scene = window.scene();
         const StepController* steps = window.stepController();
         if (scene) {
-            if (steps->stepCount() != stepCount(scene->config, scene->mistake))
-                return QStringLiteral("%1 steps for a scene of %2")
+            // The tab on screen steps through its own timeline: the devices' of the scene they
+            // show (the last correct one), the layer's of the scene on screen.
+            const bool devices = window.viewTabs()->currentWidget() == window.devicesView();
+            const Timeline timeline = devices ? meshProgram(window.devicesView()->scene()->config)
+                                              : loopTimeline(scene->config, scene->mistake);
+            if (steps->stepCount() != timeline.size())
+                return QStringLiteral("%1 steps for a timeline of %2")
                     .arg(steps->stepCount())
-                    .arg(stepCount(scene->config, scene->mistake));
+                    .arg(timeline.size());
             if (steps->step() < 0 || steps->step() > steps->lastStep())
                 return QStringLiteral("step %1 outside [0, %2]")
                     .arg(steps->step())
@@ -205,7 +211,7 @@ public:
                 return QStringLiteral("the slider shows %1 at step %2")
                     .arg(window.stepActions()->slider()->value())
                     .arg(steps->step());
-            const QString equation = QString::fromStdString(sceneEquation(*scene, steps->step()));
+            const QString equation = QString::fromStdString(timeline.at(steps->step()).equation);
             if (window.equationLabel()->text() != equation)
                 return QStringLiteral("the equation reads \"%1\", not \"%2\"")
                     .arg(window.equationLabel()->text(), equation);

@@ -106,7 +106,7 @@ private slots:
                      durationText(scene.costs->estimate.computeSeconds));
         }
         // Column mode gathers values without arithmetic: bit-identical to the one process.
-        QVERIFY(result.passed);
+        QVERIFY(result.passed());
         QVERIFY2(panel.verdictLabel()->text().contains("bit-identical (16 of 16 elements)"),
                  qPrintable(panel.verdictLabel()->text()));
     }

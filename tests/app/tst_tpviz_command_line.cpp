@@ -5,6 +5,8 @@
 #include "process_run.h"
 #include "screenshot.h"
 
+#include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,6 +28,58 @@ class TestTpvizCommandLine : public QObject {
     Q_OBJECT
 
 private slots:
+    void screenshotIntoWhatCannotTakeItIsRefused_data() {
+        QTest::addColumn<QString>("file");  // TMP is the test's folder
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("missing folder") << "TMP/missing/shot.png"
+                                        << "/missing does not exist";
+        QTest::newRow("proc") << "/proc/shot.png"
+                              << "cannot be written: ";
+        QTest::newRow("onto a folder") << "TMP/folder.png"
+                                       << "cannot be written: Filename refers to a directory";
+        QTest::newRow("unknown extension") << "TMP/shot.xyz"
+                                           << ".xyz is not a picture format tpviz writes";
+        QTest::newRow("no extension") << "TMP/shot"
+                                      << "a name without an extension is not a picture format";
+    }
+
+    // Exit 2 with the reason, as for other invalid input, before any scene is computed.
+    void screenshotIntoWhatCannotTakeItIsRefused() {
+        QFETCH(QString, file);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("folder.png"));
+        file.replace("TMP", dir.path());
+        const Run run = runTpviz({"--screenshot", file});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.errText().contains("tpviz: --screenshot: " + file + ": ") &&
+                     run.errText().contains(reason),
+                 qPrintable(run.errText()));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{"folder.png"});
+    }
+
+    // The picture replaces an earlier file whole, through a temporary that does not stay.
+    void screenshotReplacesAFileWhole() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("shot.svg");
+        {
+            QFile old(file);
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write(QByteArray(1 << 20, 'x'));
+        }
+        const Run run = runTpviz({"--screenshot", file, "--features", "4", "--tp", "2"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.errText()));
+        QFile svg(file);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray bytes = svg.readAll();
+        QVERIFY(!bytes.contains("xxxx"));
+        QVERIFY(bytes.trimmed().endsWith("</svg>"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{"shot.svg"});
+    }
+
     void screenshotWritesAPngOfTheWindowSize_data() {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("tiny 2x4 tp2 step 1") << QStringList{

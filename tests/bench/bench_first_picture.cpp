@@ -117,7 +117,7 @@ void BM_FirstPicture(benchmark::State& state) {
         });
         worker.join();
         const LayerParams& p = scene->params;
-        benchmark::DoNotOptimize(scene->verification.passed);
+        benchmark::DoNotOptimize(scene->verification.passed());
 
         const MatrixData kernel = MatrixData::of(scene, p.kernel);
         const MatrixData x = MatrixData::of(scene, p.x);

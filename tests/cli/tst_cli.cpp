@@ -260,6 +260,14 @@ private slots:
         for (const char* option : {"--batch N", "--in-dim D", "--tp T", "--seed S", "--json",
                                    "--summary", "--example brief"})
             QVERIFY2(run.out.contains(option), option);
+        // The check's rule, with its lambda and its chance of a false alarm, and the verdicts.
+        for (const char* words : {"exp(11 * sqrt(n) * u", "below 1e-9", "inconclusive:",
+                                  "Exit status: 0 passed, 1 failed or inconclusive"})
+            QVERIFY2(run.out.contains(words), words);
+        const QByteArray rule = run.out.mid(run.out.indexOf("The check (rounding-bound"));
+        QVERIFY(rule.size() > 0 && rule.size() < run.out.size());
+        for (const QByteArray& line : rule.split('\n'))
+            QVERIFY2(line.size() < 100, line.constData());
     }
 
     // The case: a correct split at an ordinary size passes the rounding bound (exit 0)
@@ -291,6 +299,69 @@ private slots:
         QVERIFY2(text.out.contains("verification: FAILED by allclose (rtol 1e-05, atol 1e-06, "
                                    "given explicitly)"),
                  text.out.constData());
+    }
+
+    // A hostile user's cases: the brief's mistakes at large in_dim, where the worst-case bound
+    // (about 10 at in_dim 262144) let errors of 1.9 pass. They fail or are inconclusive (exit 1),
+    // never "passed".
+    void mistakesAtLargeInDimNeverPass_data() {
+        QTest::addColumn<QStringList>("args");
+        const auto scene = [](const char* batch, const char* inDim, const char* features,
+                              const char* tp) {
+            return QStringList{"--batch", batch,  "--in-dim", inDim,    "--features",
+                               features,  "--tp", tp,         "--json", "--summary"};
+        };
+        QTest::newRow("column init-per-group 262144")
+            << scene("2", "262144", "4", "2") + QStringList{"--mistake", "init-per-group"};
+        QTest::newRow("column slice-x 262144")
+            << scene("2", "262144", "4", "2") + QStringList{"--mistake", "slice-x"};
+        QTest::newRow("row bias-per-partial 262144")
+            << scene("2", "262144", "4", "2") + QStringList{"--mode",    "row",
+                                                            "--bias",    "normal:1",
+                                                            "--mistake", "bias-per-partial"};
+        QTest::newRow("column slice-x 8x131072x512 tp8")
+            << scene("8", "131072", "512", "8") + QStringList{"--mistake", "slice-x"};
+        QTest::newRow("row init-per-group 2^24")
+            << scene("1", "16777216", "2", "2") +
+                   QStringList{"--mode", "row", "--mistake", "init-per-group"};
+    }
+
+    void mistakesAtLargeInDimNeverPass() {
+        QFETCH(QStringList, args);
+        const Run run = runCli(args);
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject v = QJsonDocument::fromJson(run.out).object()["verification"].toObject();
+        QVERIFY2(v["verdict"].toString() == "failed" || v["verdict"].toString() == "inconclusive",
+                 run.out.constData());
+        QCOMPARE(v["passed"].toBool(), false);
+        const Run text =
+            runCli(args.mid(0, args.indexOf("--json")) + args.mid(args.indexOf("--json") + 1));
+        QVERIFY2(!text.out.contains("verification: passed"), text.out.constData());
+    }
+
+    // Past the size where rounding alone may reach the values, a correct row split is
+    // inconclusive (exit 1, in words), and a column split, bit-identical, still passes.
+    void inconclusiveWhereRoundingReachesTheValues() {
+        const QStringList scene{"--batch", "2",    "--in-dim", "1048576",  "--features",
+                                "4",       "--tp", "2",        "--summary"};
+        const Run row = runCli(scene + QStringList{"--mode", "row"});
+        QCOMPARE(row.exitCode, 1);
+        QVERIFY2(row.out.contains("verification: INCONCLUSIVE: every element is within the "
+                                  "float32 rounding bound"),
+                 row.out.constData());
+        QVERIFY(row.out.contains("at in_dim 1048576, float32 rounding alone may reach "));
+        const QJsonObject v =
+            runJson(scene + QStringList{"--mode", "row", "--json"})["verification"].toObject();
+        QCOMPARE(v["verdict"].toString(), QString("inconclusive"));
+        QCOMPARE(v["over_bound"].toInteger(), 0);
+        QVERIFY(v["resolution"].toDouble() > v["value_scale"].toDouble() / 16);
+
+        const Run column = runCli(scene + QStringList{"--json"});
+        QCOMPARE(column.exitCode, 0);
+        const QJsonObject c =
+            QJsonDocument::fromJson(column.out).object()["verification"].toObject();
+        QCOMPARE(c["verdict"].toString(), QString("passed"));
+        QCOMPARE(c["bit_identical"].toInteger(), c["elements"].toInteger());
     }
 
     // --mistake: the wrong computation fails the check (exit 1) and JSON names it; one that does

@@ -133,7 +133,7 @@ private slots:
         estimate["communication_s"] = 0;
         actual["estimate"] = estimate;
         QCOMPARE(actual, expected);
-        QVERIFY(costs.ring.check.passed);
+        QVERIFY(costs.ring.check.passed());
 
         QVERIFY(!QJsonDocument::fromJson(QByteArray::fromStdString(jsonReport(scene, true)))
                      .object()

@@ -5,7 +5,7 @@
 #include "python_snippet.h"
 #include "scene.h"
 #include "scene_options.h"
-#include "step_plan.h"
+#include "timeline.h"
 
 #include <QRegularExpression>
 #include <QTest>
@@ -88,7 +88,7 @@ private slots:
             makeConfig(batch, size, size, tp, row ? ParallelMode::Row : ParallelMode::Column, 0.5f);
         const Scene scene = run(config, Mistake(mistake));
         const Verification& v = scene.verification;
-        QVERIFY(!v.passed);
+        QVERIFY(!v.passed());
         QVERIFY(scene.mistakeWithoutEffect.empty());
         QCOMPARE(QString::fromStdString(v.shapeMismatch), shapes);
         if (shapes.isEmpty()) {
@@ -96,7 +96,7 @@ private slots:
             QVERIFY2(v.maxErrorOverBound > 100, qPrintable(QString::number(v.maxErrorOverBound)));
         }
         // The correct split of the same scene passes.
-        QVERIFY(computeScene(config, SceneSource::Nnx)->verification.passed);
+        QVERIFY(computeScene(config, SceneSource::Nnx)->verification.passed());
     }
 
     // bias-per-partial adds the bias tp times: off by (tp - 1) * bias, up to rounding.
@@ -165,7 +165,7 @@ private slots:
         const LayerConfig config =
             makeConfig(3, 16, 12, tp, row ? ParallelMode::Row : ParallelMode::Column, bias);
         const Scene scene = run(config, Mistake(mistake));
-        QVERIFY(scene.verification.passed);
+        QVERIFY(scene.verification.passed());
         const QString said = QString::fromStdString(scene.mistakeWithoutEffect);
         QVERIFY2(said.contains("no effect") && said.contains(why), qPrintable(said));
         // Not merely within rounding: the very bits of the correct split.

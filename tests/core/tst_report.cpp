@@ -13,6 +13,9 @@
 #include <QStringList>
 #include <QTest>
 
+#include <limits>
+#include <sstream>
+
 using namespace tp;
 
 Q_DECLARE_METATYPE(tp::LayerConfig)
@@ -89,8 +92,11 @@ private slots:
             "\nreference x @ kernel + bias:\n"
             "  1.5  1.5    5    7\n"
             "\nverification: passed: every element is bit-identical to the reference\n"
-            "  rounding bound: |y - ref| <= 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), "
-            "gamma(n) = n*u / (1 - n*u), u = 2^-24, K = in_dim = 2\n"
+            "  rounding bound: |y - ref| <= 2 * min(gamma~(K + 1), gamma(K + 1)) * (|x| @ "
+            "|kernel| + |bias|), gamma~(n) = exp(11 * sqrt(n) * u + n * u^2 / (1 - u)) - 1 "
+            "(Higham and Mary's probabilistic bound: a correct split exceeds it with a chance "
+            "below 1e-9), gamma(n) = n*u / (1 - n*u) (the worst case), u = 2^-24, K = in_dim = "
+            "2\n"
             "  bit-identical: 4 of 4 elements; max ULP difference 0\n"
             "  max abs error 0, max rel error 0 (worst at row 0, column 0); allclose yes (rtol "
             "1e-05, atol 1e-06)\n";
@@ -250,6 +256,42 @@ private slots:
     }
 
     // Past 1000 values an array shows its first and last 3 rows and columns, as numpy prints it.
+    // A NaN or an infinity anywhere (arrays, figures) still makes a document that parses, spelled
+    // null; strings with quotes, backslashes and control characters are escaped; members given
+    // to writeJsonReport come last, as members, not as spliced text.
+    void documentsAlwaysParse() {
+        Scene scene = brief(ParallelMode::Column);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        scene.params.kernel(0, 0) = nan;
+        scene.params.x(0, 1) = std::numeric_limits<float>::infinity();
+        scene.result.output(0, 2) = -std::numeric_limits<float>::infinity();
+        scene.verification.maxAbsError = std::numeric_limits<double>::quiet_NaN();
+        scene.mistakeWithoutEffect = "a \"quoted\" C:\\path\nand a \x1b[2J";
+        const Json more = {{"ranks", {1, 2}}, {"note", "tab\there"}};
+        std::ostringstream out;
+        writeJsonReport(out, scene, false, nullptr, more);
+        QJsonParseError error;
+        const QJsonDocument doc =
+            QJsonDocument::fromJson(QByteArray::fromStdString(out.str()), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        const QJsonObject o = doc.object();
+        QVERIFY(o["kernel"].toArray()[0].toArray()[0].isNull());
+        QVERIFY(o["x"].toArray()[0].toArray()[1].isNull());
+        QVERIFY(o["output"].toArray()[0].toArray()[2].isNull());
+        QCOMPARE(o["output"].toArray()[0].toArray()[3].toDouble(), 7.0);
+        QVERIFY(o["verification"].toObject()["max_abs_error"].isNull());
+        QCOMPARE(o["config"].toObject()["mistake_without_effect"].toString(),
+                 QString::fromStdString(scene.mistakeWithoutEffect));
+        QCOMPARE(o["note"].toString(), QString("tab\there"));
+        QCOMPARE(o["ranks"].toArray().size(), qsizetype(2));
+        // The added members close the document, after verification.
+        const std::string text = out.str();
+        QVERIFY(text.find("\"verification\"") < text.find("\"ranks\""));
+        QVERIFY(text.find("\"ranks\"") < text.find("\"note\""));
+        QCOMPARE(text.back(), '\n');
+        QCOMPARE(QString::fromStdString(jsonReport(scene)).count("\"verdict\""), 1);
+    }
+
     void bigArraysAreShortened() {
         const LayerConfig config{.batch = 2, .inDim = 40, .features = 30, .tpSize = 3};
         const Scene scene = *computeScene(config, SceneSource::Nnx);

@@ -7,9 +7,12 @@
 #include "process_run.h"
 #include "verification.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace {
@@ -58,7 +61,7 @@ tp::Matrix matrixOf(const QJsonValue& value) {
 // (K, F) and `bias` (F) are what the two arrays sum (a zero bias when they hold none).
 bool withinCheck(const QJsonValue& actual, const QJsonValue& reference, const tp::Matrix& x,
                  const tp::Matrix& kernel, const tp::RowVector& bias) {
-    return tp::verify(matrixOf(actual), matrixOf(reference), x, kernel, bias).passed;
+    return tp::verify(matrixOf(actual), matrixOf(reference), x, kernel, bias).passed();
 }
 
 const QStringList kScene{"--batch", "4",      "--in-dim", "32",     "--features",
@@ -256,6 +259,94 @@ private slots:
         QVERIFY2(mistake.errText().contains("--mistake: tpviz-mpi runs the correct split"),
                  qPrintable(mistake.errText()));
         QVERIFY(mistake.out.isEmpty());
+    }
+
+    void ranksThatDisagreeEndTheJob_data() {
+        QTest::addColumn<QStringList>("rank1");
+        QTest::addColumn<QString>("message");
+        const QString differ = "the ranks were started with different scenes";
+        QTest::newRow("rank 1 refuses its batch")
+            << QStringList{"--batch", "abc"} << "tpviz-mpi: rank 1: --batch: 'abc'";
+        QTest::newRow("scene file on one host only")
+            << QStringList{"--scene", "/nonexistent/s.tpviz"}
+            << "tpviz-mpi: rank 1: --scene: /nonexistent/s.tpviz";
+        QTest::newRow("another mode") << QStringList{"--mode", "row"} << differ;
+        QTest::newRow("another output") << QStringList{"--output", "replicated"} << differ;
+        QTest::newRow("another seed") << QStringList{"--seed", "1"} << differ;
+        QTest::newRow("json on one rank") << QStringList{"--json"} << differ;
+        QTest::newRow("python on one rank")
+            << QStringList{"--python"} << "tpviz-mpi: rank 1: --python prints a script";
+        QTest::newRow("save-npy on one rank") << QStringList{"--save-npy", "/tmp"} << differ;
+    }
+
+    // Rank 1 was given other options than rank 0: both end with exit 2 and the reason, rather
+    // than rank 0 waiting in a collective rank 1 never joins.
+    void ranksThatDisagreeEndTheJob() {
+        QFETCH(QStringList, rank1);
+        QFETCH(QString, message);
+        const QStringList scene{"--tp", "2", "--features", "8", "--summary"};
+        const QString mpi = QStringLiteral(TPVIZ_MPI_PATH);
+        const ProcessRun run = tp::test::runProcess(
+            QStringLiteral(TPVIZ_MPIEXEC),
+            QStringList{"-n", "1", mpi} + scene + QStringList{":", "-n", "1", mpi} + scene + rank1,
+            {kMpiEnvironment, {}, 60000});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.errText().contains(message), qPrintable(run.errText()));
+        QVERIFY(run.out.isEmpty());
+    }
+
+    // A problem every rank has is printed once, without a rank.
+    void sharedProblemIsPrintedOnce() {
+        const ProcessRun run = runMpi(2, {"--tp", "2", "--batch", "abc"}, 60000);
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.errText().count("--batch: 'abc'"), 1);
+        QVERIFY2(run.errText().contains("tpviz-mpi: --batch: 'abc'"), qPrintable(run.errText()));
+    }
+
+    // Started on its own (one rank, its stdout the file), a report that cannot be written is
+    // exit 2 with the reason. (Under mpirun, rank 0 writes into mpirun's pipe.)
+    void fullStandardOutputFails() {
+        const ProcessRun run =
+            tp::test::runProcess(QStringLiteral(TPVIZ_MPI_PATH), {"--tp", "1", "--summary"},
+                                 {.environment = kMpiEnvironment,
+                                  .timeoutMs = 60000,
+                                  .standardOutputFile = "/dev/full"});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.errText().contains(
+                     "tpviz-mpi: standard output cannot be written: No space left on device"),
+                 qPrintable(run.errText()));
+    }
+
+    // Rank 0 writes the gathered arrays as tpviz-cli does: the same files, bit for bit (column
+    // mode: a gather only moves values).
+    void saveNpyWritesTheCliFiles() {
+        QTemporaryDir tmp;
+        const QStringList scene = kScene + QStringList{"--tp", "2", "--summary", "--save-npy"};
+        const ProcessRun cli = tp::test::runProcess(QStringLiteral(TPVIZ_CLI_PATH),
+                                                    scene + QStringList{tmp.filePath("cli")});
+        QCOMPARE(cli.exitCode, 0);
+        const ProcessRun mpi = runMpi(2, scene + QStringList{tmp.filePath("mpi")});
+        QVERIFY2(mpi.finished, qPrintable(mpi.errText()));
+        QCOMPARE(mpi.exitCode, 0);
+        const QStringList names = QDir(tmp.filePath("cli")).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(QDir(tmp.filePath("mpi")).entryList(QDir::Files, QDir::Name), names);
+        QCOMPARE(names.size(), 7);
+        for (const QString& name : names) {
+            QFile a(tmp.filePath("cli/" + name));
+            QFile b(tmp.filePath("mpi/" + name));
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            QVERIFY2(a.readAll() == b.readAll(), qPrintable(name));
+        }
+
+        QVERIFY(QDir(tmp.path()).mkpath("mpi/notes"));
+        const ProcessRun refused = runMpi(2, scene + QStringList{tmp.filePath("mpi")}, 60000);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.errText().contains("rank 0: --save-npy: " + tmp.filePath("mpi") +
+                                            ": holds notes"),
+                 qPrintable(refused.errText()));
     }
 
     void failedRankAbortsTheJob_data() {

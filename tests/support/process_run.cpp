@@ -3,6 +3,8 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 
+#include <unistd.h>
+
 namespace tp::test {
 namespace {
 
@@ -23,6 +25,10 @@ ProcessRun runProcess(const QString& program, const QStringList& args,
     process.setProcessEnvironment(env);
     if (!options.workingDirectory.isEmpty())
         process.setWorkingDirectory(options.workingDirectory);
+    if (!options.standardOutputFile.isEmpty())
+        process.setStandardOutputFile(options.standardOutputFile);
+    if (options.closeStandardOutput)
+        process.setChildProcessModifier([] { ::close(STDOUT_FILENO); });
     process.start(program, args);
 
     ProcessRun run;

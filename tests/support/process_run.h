@@ -26,6 +26,8 @@ struct ProcessOptions {
     QByteArray input{};                    ///< written to stdin, which is then closed
     int timeoutMs = 120000;                ///< to start, and then to finish
     QString workingDirectory{};            ///< empty: the test's own
+    QString standardOutputFile{};          ///< stdout into this file (e.g. /dev/full), not `out`
+    bool closeStandardOutput = false;      ///< start the program with stdout closed (as >&-)
 };
 
 /// Runs `program args...` and waits for it. A run that fails to start, crashes or outlives the

@@ -1,0 +1,333 @@
+#include "timeline.h"
+
+#include "mesh_costs.h"
+#include "range_text.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tp {
+namespace {
+
+constexpr auto kGap = "   ";
+
+std::string str(std::int64_t n) {
+    return std::to_string(n);
+}
+
+bool isColumn(const LayerConfig& config) {
+    return config.mode == ParallelMode::Column;
+}
+
+// "Step 2 of 3: " before every caption.
+void numberCaptions(Timeline& timeline) {
+    for (TimelineStep& s : timeline.steps)
+        s.caption = "Step " + str(s.step) + " of " + str(timeline.lastStep()) + ": " + s.caption;
+}
+
+// Appends a step that leaves the state of the one before it (or the start's), as `phase`.
+TimelineStep& appendStep(Timeline& timeline, StepPhase phase) {
+    TimelineStep next = timeline.steps.empty() ? TimelineStep{} : timeline.steps.back();
+    next.step = timeline.size();
+    next.phase = phase;
+    next.currentGroup = -1;
+    next.biasAdded.clear();
+    next.ringStep = -1;
+    next.ring = {};
+    next.caption.clear();
+    next.equation.clear();
+    timeline.steps.push_back(std::move(next));
+    return timeline.steps.back();
+}
+
+// The bias columns group `group`'s step adds, as the mistake computes it: in column mode its
+// slice (of its own bias with init-per-group); in row mode none, but bias-per-partial's whole bias.
+std::vector<IndexRange> groupBias(const ShardingPlan& plan, Mistake mistake, int group) {
+    if (plan.mode == ParallelMode::Column)
+        return {plan.groups[std::size_t(group)].kernelCols};
+    if (mistake == Mistake::BiasPerPartial)
+        return {{0, plan.features}};
+    return {};
+}
+
+// Row mode's closing step when the mistake changes it; empty when it reads as without one.
+std::string closingEquation(const LayerConfig& c, Mistake mistake) {
+    const std::string sum = shapeText(c.batch, c.features);
+    switch (mistake) {
+        case Mistake::BiasPerPartial:
+            return "y = sum   (" + sum + ", the bias already in each of the " + str(c.tpSize) +
+                   " partial sums)";
+        case Mistake::ConcatPartials:
+            if (c.tpSize == 1)
+                break;  // one partial: its "concatenation" is the sum, and the bias fits
+            return "y = concatenate(partial sums)   (" + shapeText(c.batch, c.tpSize * c.features) +
+                   ", the bias (" + str(c.features) + ",) no longer fits)";
+        case Mistake::InitPerGroup:
+            return "y = sum + own_bias   (" + sum + " + " + str(c.features) + ")";
+        case Mistake::None:
+        case Mistake::SumGroups:
+        case Mistake::SliceX:
+            break;
+    }
+    return {};
+}
+
+// What row mode's closing step does under the mistake, when closingEquation says it otherwise.
+std::string closingCaption(const LayerConfig& c, Mistake mistake) {
+    const std::string groups = str(c.tpSize);
+    switch (mistake) {
+        case Mistake::BiasPerPartial:
+            return "no bias added here: it is already in each of the " + groups + " partial sums";
+        case Mistake::ConcatPartials:
+            return "the " + groups + " partial sums set side by side instead of added; the bias " +
+                   "no longer fits";
+        case Mistake::InitPerGroup:
+            return "the groups' own bias added once to the sum";
+        case Mistake::None:
+        case Mistake::SumGroups:
+        case Mistake::SliceX:
+            break;
+    }
+    return "add the bias once to the summed partials";
+}
+
+// Row mode's closing step, the last of the loop and of a mesh program without a collective.
+void appendClosingStep(Timeline& timeline, const LayerConfig& c, Mistake mistake) {
+    const ShardingPlan plan = ShardingPlan::make(c);
+    TimelineStep& s = appendStep(timeline, StepPhase::AddBias);
+    const std::string wrong = closingEquation(c, mistake);
+    s.equation = wrong.empty() ? rowBiasEquation(plan, c.batch) : wrong;
+    s.caption = closingCaption(c, wrong.empty() ? Mistake::None : mistake);
+    if (wrong.empty() || mistake == Mistake::InitPerGroup)
+        s.biasAdded = {{0, c.features}};
+    s.biasIn = true;
+    s.complete = true;
+}
+
+// The whole layer: the start's equation, before how it is split.
+std::string layerEquation(const LayerConfig& c) {
+    return std::string("y = x @ kernel + bias") + kGap + "(" + shapeText(c.batch, c.inDim) + " @ " +
+           shapeText(c.inDim, c.features) + " + " + str(c.features) + ")";
+}
+
+// The loop's start: the whole layer and how the loop splits it.
+std::string loopStartEquation(const LayerConfig& c) {
+    const ShardingPlan plan = ShardingPlan::make(c);
+    const std::string groups = str(plan.tpSize), chunk = str(plan.chunk);
+    const std::string split = isColumn(c)
+                                  ? "as " + groups + " groups of " + chunk + " output columns"
+                                  : "as " + groups + " partial sums over row groups of " + chunk +
+                                        ", the bias added to their total";
+    return layerEquation(c) + ", " + split;
+}
+
+// The equation line of ring step `ringStep` of the collective.
+std::string ringEquation(const LayerConfig& config, const RingStepInfo& info) {
+    const std::string p = str(config.tpSize);
+    if (info.phase == RingPhase::AddBias)
+        return "device m adds bias[chunk m] once to its reduced chunk m";
+    const int back =
+        info.phase == RingPhase::ReduceScatter ? info.indexInPhase + 1 : info.indexInPhase;
+    const std::string chunk = back == 0 ? "chunk m" : "chunk (m - " + str(back) + ") mod " + p;
+    const std::string verb =
+        info.phase == RingPhase::ReduceScatter ? ", which adds it to its own" : "";
+    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter " : "all-gather ") +
+           str(info.indexInPhase + 1) + "/" + str(info.phaseSteps) + ": device m sends " + chunk +
+           " to device (m + 1) mod " + p + verb;
+}
+
+std::string ringCaption(const LayerConfig& config, const RingStepInfo& info) {
+    if (info.phase == RingPhase::AddBias)
+        return "each device adds the bias once to the chunk it reduced";
+    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter" : "all-gather") +
+           " ring step " + str(info.indexInPhase + 1) + " of " + str(info.phaseSteps) + " over " +
+           str(config.tpSize) + " devices per data row";
+}
+
+// Every device computing its part at once: the mesh program's step 1.
+void appendAllCompute(Timeline& timeline, const LayerConfig& c, Mistake mistake, bool last) {
+    const ShardingPlan plan = ShardingPlan::make(c);
+    TimelineStep& s = appendStep(timeline, StepPhase::AllCompute);
+    s.groupsDone = int(c.tpSize);
+    for (int g = 0; g < int(c.tpSize); ++g)
+        for (const IndexRange& r : groupBias(plan, mistake, g))
+            s.biasAdded.push_back(r);
+    s.biasIn = isColumn(c);
+    s.complete = isColumn(c) && last;  // column mode: the output is in, unless gathered next
+    const std::int64_t n = c.dataSize * c.tpSize;
+    const auto everyDeviceComputes = [n](const std::string& its, const std::string& their) {
+        return n == 1 ? "the one device computes its " + its
+                      : "all " + str(n) + " devices compute their " + their + " at the same time";
+    };
+    const std::string rows = shapeText(c.batch / c.dataSize, isColumn(c) ? c.inDim : plan.chunk);
+    const std::string everyDevice = " on every device (d, m) at once)";
+    if (isColumn(c)) {
+        s.caption = everyDeviceComputes("output block", "output blocks");
+        s.equation = "y[rows d, cols m] = x[rows d, :] @ kernel[:, cols m] + bias[cols m]" +
+                     std::string(kGap) + "(" + rows + " @ " + shapeText(c.inDim, plan.chunk) +
+                     " + " + str(plan.chunk) + everyDevice;
+    } else {
+        s.caption = everyDeviceComputes("partial sum", "partial sums");
+        s.equation = "partial[rows d] = x[rows d, block m] @ kernel[block m, :]" +
+                     std::string(kGap) + "(" + rows + " @ " + shapeText(plan.chunk, c.features) +
+                     everyDevice;
+    }
+}
+
+}  // namespace
+
+const TimelineStep& Timeline::at(int step) const {
+    assert(!steps.empty());
+    return steps[std::size_t(std::clamp(step, 0, lastStep()))];
+}
+
+Timeline loopTimeline(const LayerConfig& c, Mistake mistake) {
+    const ShardingPlan plan = ShardingPlan::make(c);
+    const std::string groups = str(plan.tpSize), chunk = str(plan.chunk);
+    Timeline loop;
+    TimelineStep& start = appendStep(loop, StepPhase::Start);
+    start.equation = loopStartEquation(c);
+    start.caption = "start; " + groups + " groups of " + chunk +
+                    (isColumn(c) ? " output columns each" : " kernel rows each");
+    for (int g = 0; g < int(plan.tpSize); ++g) {
+        const ShardGroup& group = plan.groups[std::size_t(g)];
+        TimelineStep& s = appendStep(loop, StepPhase::GroupComputes);
+        s.currentGroup = g;
+        s.groupsDone = g + 1;
+        s.biasAdded = groupBias(plan, mistake, g);
+        s.equation = mistake == Mistake::None ? stepEquation(plan, g, c.batch)
+                                              : mistakeStepEquation(mistake, plan, g, c.batch);
+        if (isColumn(c)) {
+            s.caption =
+                "group " + str(g) + " computes output columns " + sliceText(group.outputCols);
+            s.biasIn = s.complete = s.groupsDone == int(plan.tpSize);
+        } else {
+            s.caption = "group " + str(g) + " adds the partial sum of kernel rows " +
+                        sliceText(group.kernelRows);
+        }
+    }
+    if (!isColumn(c))
+        appendClosingStep(loop, c, mistake);
+    numberCaptions(loop);
+    return loop;
+}
+
+Timeline meshProgram(const LayerConfig& c, Mistake mistake) {
+    Timeline program;
+    TimelineStep& start = appendStep(program, StepPhase::Start);
+    start.equation =
+        layerEquation(c) + ", on a mesh of " + str(c.dataSize) + " x " + str(c.tpSize) + " devices";
+    start.caption = c.dataSize * c.tpSize == 1
+                        ? "start; the one device holds kernel, bias and x"
+                        : "start; each of the " + str(c.dataSize * c.tpSize) +
+                              " devices holds its part of kernel, bias and x";
+    const int collective = collectiveStepCount(c, mistake);
+    appendAllCompute(program, c, mistake, collective == 0);
+    if (collective == 0 && !isColumn(c))
+        appendClosingStep(program, c, mistake);
+    for (int k = 0; k < collective; ++k) {
+        const RingStepInfo info = ringStepInfo(c, k);
+        TimelineStep& s = appendStep(
+            program, info.phase == RingPhase::AddBias ? StepPhase::AddBias : StepPhase::RingStep);
+        s.ringStep = k;
+        s.ring = info;
+        s.equation = ringEquation(c, info);
+        s.caption = ringCaption(c, info);
+        if (info.phase == RingPhase::AddBias) {  // each device adds the bias to its own chunk
+            s.biasAdded = featureChunks(c.features, c.tpSize);
+            s.biasIn = true;
+        }
+        s.complete = k + 1 == collective;
+    }
+    numberCaptions(program);
+    return program;
+}
+
+int collectiveStepCount(const LayerConfig& config, Mistake mistake) {
+    if (mistake != Mistake::None)
+        return 0;
+    const CollectiveCost cost = meshCosts(config).collective;
+    if (cost.kind == CollectiveKind::None)
+        return 0;
+    return int(cost.ringSteps) + (config.mode == ParallelMode::Row ? 1 : 0);
+}
+
+RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep) {
+    assert(ringStep >= 0 && ringStep < collectiveStepCount(config));
+    const int ring = int(config.tpSize) - 1;
+    const CollectiveKind kind = collectiveFor(config.mode, config.outputLayout(), config.tpSize);
+    if (kind == CollectiveKind::AllGather)
+        return {RingPhase::AllGather, ringStep, ring};
+    // Row mode: the reduce-scatter, the bias, then (all-reduce) the all-gather.
+    if (ringStep < ring)
+        return {RingPhase::ReduceScatter, ringStep, ring};
+    if (ringStep == ring)
+        return {RingPhase::AddBias, 0, 1};
+    return {RingPhase::AllGather, ringStep - ring - 1, ring};
+}
+
+int ringChunkSent(RingPhase phase, int s, int m, int p) {
+    const int back = phase == RingPhase::ReduceScatter ? s + 1 : s;
+    return ((m - back) % p + p) % p;
+}
+
+std::string stepEquation(const ShardingPlan& plan, int group, Index batch) {
+    const ShardGroup& g = plan.groups.at(std::size_t(group));
+    if (plan.mode == ParallelMode::Column) {
+        return columnSlice("y", g.outputCols) + " = x @ " + columnSlice("kernel", g.kernelCols) +
+               " + " + vectorSlice("bias", g.kernelCols) + kGap + "(" +
+               shapeText(batch, plan.inDim) + " @ " + shapeText(plan.inDim, plan.chunk) + " + " +
+               str(plan.chunk) + ")";
+    }
+    return std::string(group == 0 ? "sum = " : "sum += ") + columnSlice("x", g.inputCols) + " @ " +
+           rowSlice("kernel", g.kernelRows) + kGap + "(" + shapeText(batch, plan.chunk) + " @ " +
+           shapeText(plan.chunk, plan.features) + ")";
+}
+
+std::string rowBiasEquation(const ShardingPlan& plan, Index batch) {
+    return std::string("y = sum + bias") + kGap + "(" + shapeText(batch, plan.features) + " + " +
+           str(plan.features) + ", bias added once)";
+}
+
+std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch) {
+    const ShardGroup& g = plan.groups.at(std::size_t(group));
+    const bool column = plan.mode == ParallelMode::Column;
+    const std::string cols = sliceText(g.kernelCols);
+    const std::string rows = sliceText(g.kernelRows);
+    const std::string chunk = str(plan.chunk);
+    switch (mistake) {
+        case Mistake::SumGroups:
+            return std::string(group == 0 ? "y = " : "y += ") + "x @ kernel[:, " + cols +
+                   "] + bias[" + cols + "]   (" + shapeText(batch, plan.inDim) + " @ " +
+                   shapeText(plan.inDim, plan.chunk) + " + " + chunk + ")";
+        case Mistake::ConcatPartials:
+            return "y[:, " + sliceText({group * plan.features, (group + 1) * plan.features}) +
+                   "] = x[:, " + rows + "] @ kernel[" + rows + ", :]   (" +
+                   shapeText(batch, plan.chunk) + " @ " + shapeText(plan.chunk, plan.features) +
+                   ")";
+        case Mistake::BiasPerPartial:
+            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows + "] @ kernel[" +
+                   rows + ", :] + bias   (" + shapeText(batch, plan.chunk) + " @ " +
+                   shapeText(plan.chunk, plan.features) + " + " + str(plan.features) + ")";
+        case Mistake::InitPerGroup:
+            if (column)
+                return "y[:, " + cols + "] = x @ own_kernel + own_bias   (" +
+                       shapeText(batch, plan.inDim) + " @ " + shapeText(plan.inDim, plan.chunk) +
+                       " + " + chunk + ")";
+            return std::string(group == 0 ? "sum = " : "sum += ") + "x[:, " + rows +
+                   "] @ own_kernel   (" + shapeText(batch, plan.chunk) + " @ " +
+                   shapeText(plan.chunk, plan.features) + ")";
+        case Mistake::SliceX: {
+            const IndexRange block = sliceXInputBlock(plan, group);
+            return "y[:, " + cols + "] = x[:, " + sliceText(block) + "] @ kernel[" +
+                   sliceText(block) + ", " + cols + "] + bias[" + cols + "]   (" +
+                   shapeText(batch, block.size()) + " @ " + shapeText(block.size(), plan.chunk) +
+                   " + " + chunk + ")";
+        }
+        case Mistake::None:
+            break;
+    }
+    return stepEquation(plan, group, batch);
+}
+
+}  // namespace tp

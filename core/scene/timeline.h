@@ -1,0 +1,116 @@
+#pragma once
+
+// The steps each view of a scene walks through, what each step changes and the words that say it.
+//
+// A scene has two timelines, one per story:
+// - the loop (the Layer tab): the brief's simulation, a loop over the groups. Step 0 is the start,
+//   step k (1 <= k <= tpSize) computes group k-1; row mode has one more step that adds the bias
+//   once to the summed partials. Nothing else.
+// - the mesh program (the Devices tab): what the devices run. Step 0 is the start, step 1 has
+//   every device compute its part at the same time; then each step of RingRun::steps of the
+//   output collective (mesh_costs.h: collectiveFor): all-gather P-1; reduce-scatter P-1 plus the
+//   bias; all-reduce 2(P-1) plus the bias between its halves. Row mode without a collective
+//   (tp 1, or a mistake) closes with the bias step. The bias is added at exactly one step.
+// A mistake is made by the loop only: its mesh program has no collective (the collective belongs
+// to the correct split; the Devices tab shows the correct split).
+
+#include "layer_config.h"
+#include "mistakes.h"
+#include "ring_collective.h"
+#include "sharding_plan.h"
+
+#include <string>
+#include <vector>
+
+namespace tp {
+
+/// What a step does. Room is left for the backward pass's phases.
+enum class StepPhase {
+    Start,          ///< nothing computed yet
+    GroupComputes,  ///< the loop: one group computes its block or partial sum
+    AllCompute,     ///< the mesh program: every device computes its part at the same time
+    RingStep,       ///< the mesh program: one ring step of the output collective
+    AddBias,        ///< row mode: the bias added once
+};
+
+/// Where a step of the output collective stands in its phase.
+struct RingStepInfo {
+    RingPhase phase = RingPhase::AllGather;
+    int indexInPhase = 0;  ///< s: step s of the phase, from 0
+    int phaseSteps = 0;    ///< the phase's steps (P-1 for a ring phase, 1 for AddBias)
+};
+
+/// One step of a timeline: what it does, the state it leaves, and its words.
+struct TimelineStep {
+    int step = 0;  ///< its index in its timeline
+    StepPhase phase = StepPhase::Start;
+    int groupsDone = 0;     ///< groups (devices of a data row) whose block or partial sum is in
+    int currentGroup = -1;  ///< GroupComputes: the group this step computes; else -1
+    /// The bias columns added at this step, one range per addition (a group's slice, a device's
+    /// chunk, or the whole bias); init-per-group adds the groups' own bias. Empty: none added.
+    std::vector<IndexRange> biasAdded;
+    bool biasIn = false;    ///< every bias column has been added, at this step or before
+    bool complete = false;  ///< the output is y = x @ kernel + bias in full (as the mistake makes
+                            ///< it), in its layout
+    /// A step of the output collective: its index into RingRun::steps (the bias step between an
+    /// all-reduce's halves or after a reduce-scatter is one of them); -1 otherwise.
+    int ringStep = -1;
+    RingStepInfo ring;     ///< where ringStep stands in its phase (ringStep >= 0 only)
+    std::string caption;   ///< e.g. "Step 2 of 3: group 1 computes output columns 4:8"
+    std::string equation;  ///< e.g. "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
+};
+
+/// The steps of one view of a scene.
+struct Timeline {
+    std::vector<TimelineStep> steps;  ///< never empty
+
+    int size() const { return int(steps.size()); }
+    int lastStep() const { return size() - 1; }
+    /// Step `step`, clamped to [0, lastStep()]: a position kept from another scene reads as the
+    /// nearest step of this one.
+    const TimelineStep& at(int step) const;
+};
+
+/// The Layer tab's timeline of a valid config run with `mistake`: tpSize + 1 steps in column mode,
+/// tpSize + 2 in row mode. The words state the mistake's computation where it makes one, e.g.
+///   bias-per-partial's closing step: "y = sum   (2x12, the bias already in each of the 3 partial
+///   sums)", caption "Step 4 of 4: no bias added here: it is already in each of the 3 partial
+///   sums".
+Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None);
+
+/// The Devices tab's timeline of a valid config: start, every device computing at once, then
+/// collectiveStepCount(config, mistake) steps of the collective (row mode without one: the bias
+/// step), e.g. column, tp 4, replicated output:
+///   "Step 1 of 4: all 4 devices of each data row compute their output blocks at the same time"
+///   "Step 2 of 4: all-gather ring step 1 of 3 over 4 devices per data row"
+Timeline meshProgram(const LayerConfig& config, Mistake mistake = Mistake::None);
+
+/// Steps of the output collective: RingRun::steps.size() of a simulated run, the collective's
+/// ring steps plus one bias step in row mode; 0 when the layout needs no collective, and 0 with a
+/// mistake made.
+int collectiveStepCount(const LayerConfig& config, Mistake mistake = Mistake::None);
+
+/// Where ring step `ringStep` (< collectiveStepCount) stands in its phase.
+RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep);
+
+/// The chunk device m sends at step s of a ring phase over P devices (ring_collective.h):
+/// all-gather (m - s) mod P, reduce-scatter (m - s - 1) mod P.
+int ringChunkSent(RingPhase phase, int s, int m, int p);
+
+/// The step of group `group` in the brief's words, with shapes:
+///   column: "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
+///   row:    "sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)"  ("sum = ..." for group 0)
+std::string stepEquation(const ShardingPlan& plan, int group, Index batch);
+
+/// The closing step of row mode, where the bias is added once:
+///   "y = sum + bias   (2x12 + 12, bias added once)".
+std::string rowBiasEquation(const ShardingPlan& plan, Index batch);
+
+/// The wrong equation of group `group`, as stepEquation states the right one, e.g.
+///   sum-groups:       "y += x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
+///   bias-per-partial: "sum += x[:, 2:4] @ kernel[2:4, :] + bias   (2x2 @ 2x12 + 12)"
+///   init-per-group:   "y[:, 4:8] = x @ own_kernel + own_bias   (2x8 @ 8x4 + 4)"
+///   slice-x:          "y[:, 4:8] = x[:, 2:4] @ kernel[2:4, 4:8] + bias[4:8]   (2x2 @ 2x4 + 4)"
+std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int group, Index batch);
+
+}  // namespace tp

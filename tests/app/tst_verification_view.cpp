@@ -1,0 +1,54 @@
+// The check's box in words: passed, failed and inconclusive, from real scenes' verdicts.
+
+#include "scene.h"
+#include "verification_view.h"
+
+#include <QTest>
+
+using namespace tp;
+
+class TestVerificationView : public QObject {
+    Q_OBJECT
+
+private slots:
+    // A correct row split at in_dim 2^20: every element within the bound, but rounding alone may
+    // reach more than the values; the box says so, in words, and neither passes nor fails.
+    void inconclusiveSaysWhy() {
+        const LayerConfig config{.batch = 2,
+                                 .inDim = Index(1) << 20,
+                                 .features = 4,
+                                 .tpSize = 2,
+                                 .mode = ParallelMode::Row};
+        const auto scene = computeScene(config, SceneSource::Nnx);
+        QVERIFY(scene);
+        VerificationView view;
+        view.setVerification(scene->verification, true, QString());
+        QCOMPARE(view.state(), VerificationView::State::Inconclusive);
+        QVERIFY2(view.verdictText().startsWith("? inconclusive: float32 cannot tell"),
+                 qPrintable(view.verdictText()));
+        QVERIFY2(
+            view.verdictText().contains("at in_dim 1048576, float32 rounding alone may reach "),
+            qPrintable(view.verdictText()));
+        QVERIFY(!view.verdictText().contains("passed"));
+        // Until the output is complete the box waits, whatever the verdict.
+        view.setVerification(scene->verification, false, QStringLiteral("waiting"));
+        QCOMPARE(view.state(), VerificationView::State::Waiting);
+    }
+
+    void passedAndFailed() {
+        const LayerConfig config{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2};
+        const auto correct = computeScene(config, SceneSource::Nnx);
+        const auto wrong =
+            computeScene(config, SceneSource::Nnx, nullptr, SceneRun{Mistake::SliceX, {}});
+        QVERIFY(correct && wrong);
+        VerificationView view;
+        view.setVerification(correct->verification, true, QString());
+        QCOMPARE(view.state(), VerificationView::State::Passed);
+        view.setVerification(wrong->verification, true, QString());
+        QCOMPARE(view.state(), VerificationView::State::Failed);
+        QVERIFY(view.verdictText().contains("failed"));
+    }
+};
+
+QTEST_MAIN(TestVerificationView)
+#include "tst_verification_view.moc"

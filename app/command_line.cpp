@@ -1,5 +1,6 @@
 #include "command_line.h"
 
+#include "file_text.h"
 #include "jax_random.h"
 #include "scene_file.h"
 #include "scene_options.h"
@@ -101,7 +102,8 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     } else if (line.sceneFile && line.errors.empty()) {
         const int last = viewTimeline(line).lastStep();
         if (sceneStep > last)
-            line.errors.push_back("--scene: 'step' " + std::to_string(sceneStep) +
+            line.errors.push_back("--scene: " + printablePath(*line.sceneFile) + ": 'step' " +
+                                  std::to_string(sceneStep) +
                                   " is out of range: this scene has steps 0 to " +
                                   std::to_string(last));
         else

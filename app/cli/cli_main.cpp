@@ -32,6 +32,36 @@ int print(const Output& output, int status) {
     return 2;
 }
 
+// Computes the scene the options describe, writes its arrays when asked and prints its report;
+// the exit status.
+int computeAndReport(tp::SceneOptions& options) {
+    const std::optional<tp::Scene> scene =
+        options.source == tp::SceneSource::Files
+            ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
+                                         tp::sceneRun(options))
+            : tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
+    if (!options.saveNpyDir.empty()) {
+        if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
+            !error.empty()) {
+            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
+            return 2;
+        }
+    }
+    std::optional<tp::SceneCosts> costs;
+    if (options.costs)
+        costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
+    const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
+    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
+    const int status = scene->verification.passed() && collectiveOk ? 0 : 1;
+    if (options.json)
+        return print(
+            [&](std::ostream& out) {
+                tp::writeJsonReport(out, *scene, options.summary, shownCosts);
+            },
+            status);
+    return print(tp::textReport(*scene, options.summary, shownCosts), status);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,35 +103,12 @@ int main(int argc, char** argv) {
             tp::pythonSnippet(options.config, options.mistake, tp::sceneRun(options).check), 0);
     for (const std::string& notice : options.arrays.notices)
         std::cerr << "tpviz-cli: note: " << notice << '\n';
-    std::optional<tp::Scene> scene;
+    // Every step allocates: the scene, the arrays written, the costs and the report. An allocation
+    // that fails in any of them is the budget's sentence, not an abort.
     try {
-        scene =
-            options.source == tp::SceneSource::Files
-                ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
-                                             tp::sceneRun(options))
-                : tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
+        return computeAndReport(options);
     } catch (const std::bad_alloc&) {
         std::cerr << "tpviz-cli: " << tp::allocationFailureMessage(options.config) << '\n';
         return 2;
     }
-    if (!options.saveNpyDir.empty()) {
-        if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
-            !error.empty()) {
-            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
-            return 2;
-        }
-    }
-    std::optional<tp::SceneCosts> costs;
-    if (options.costs)
-        costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
-    const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
-    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
-    const int status = scene->verification.passed() && collectiveOk ? 0 : 1;
-    if (options.json)
-        return print(
-            [&](std::ostream& out) {
-                tp::writeJsonReport(out, *scene, options.summary, shownCosts);
-            },
-            status);
-    return print(tp::textReport(*scene, options.summary, shownCosts), status);
 }

@@ -1,9 +1,11 @@
 #include "array_source.h"
 
+#include "file_text.h"
 #include "npy.h"
 #include "safetensors.h"
 
 #include <cassert>
+#include <new>
 #include <utility>
 
 namespace tp {
@@ -21,26 +23,38 @@ std::string joinArraySpec(const ArraySpec& spec) {
     return spec.tensor ? spec.file + ":" + *spec.tensor : spec.file;
 }
 
-FloatArrayRead readArrayFile(const std::string& text, bool transpose, std::int64_t maxBytes) {
-    const ArraySpec spec = splitArraySpec(text);
+namespace {
+
+FloatArrayRead readSpec(const ArraySpec& spec, bool transpose, std::int64_t maxBytes) {
     if (spec.tensor)
         return readSafetensor(spec.file, *spec.tensor, transpose, maxBytes);
     if (spec.file.ends_with(".safetensors")) {
         const SafetensorsIndexRead index = readSafetensorsIndex(spec.file);
         if (!index.index)
             return {std::nullopt, index.error};
-        std::string names;
-        for (const std::string& name : index.index->twoDimensionalNames())
-            names += (names.empty() ? "" : ", ") + name;
-        return {std::nullopt, spec.file +
+        return {std::nullopt, printablePath(spec.file) +
                                   ": name the tensor to read as FILE.safetensors:TENSOR_NAME "
                                   "(its 2-D tensors: " +
-                                  (names.empty() ? "none" : names) + ")"};
+                                  listedNames(index.index->twoDimensionalNames()) + ")"};
     }
     if (transpose)
-        return {std::nullopt,
-                spec.file + ": transposing applies to a kernel from a .safetensors file"};
+        return {std::nullopt, printablePath(spec.file) +
+                                  ": transposing applies to a kernel from a .safetensors file"};
     return readNpy(spec.file, maxBytes);
+}
+
+}  // namespace
+
+FloatArrayRead readArrayFile(const std::string& text, bool transpose, std::int64_t maxBytes) {
+    const ArraySpec spec = splitArraySpec(text);
+    try {
+        return readSpec(spec, transpose, maxBytes);
+    } catch (const std::bad_alloc&) {  // within the budget, but over what the system gives
+        return {std::nullopt, printablePath(spec.file) +
+                                  ": not enough memory to read it: an allocation failed within "
+                                  "the memory budget of " +
+                                  formatBytes(maxBytes) + "; choose a smaller array"};
+    }
 }
 
 namespace {
@@ -54,7 +68,8 @@ std::optional<FloatArray> readTagged(const char* what, const std::string& spec, 
         return std::nullopt;
     }
     if (!result.array->notice.empty())
-        read.arrays.notices.push_back(std::string(what) + ": " + splitArraySpec(spec).file + ": " +
+        read.arrays.notices.push_back(std::string(what) + ": " +
+                                      printablePath(splitArraySpec(spec).file) + ": " +
                                       result.array->notice);
     return std::move(result.array);
 }
@@ -101,7 +116,7 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
     if (!files.kernel.empty()) {
         if (auto kernel = readTagged("kernel", files.kernel, files.transpose, budget, read)) {
             if (kernel->shape.size() != 2)
-                read.errors.push_back("kernel: " + files.kernel + " has shape " +
+                read.errors.push_back("kernel: " + printablePath(files.kernel) + " has shape " +
                                       shapeText(kernel->shape) +
                                       "; a kernel is 2-D, (in_dim, features)");
             else
@@ -113,8 +128,8 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
     if (!files.x.empty()) {
         if (auto x = readTagged("x", files.x, false, budget, read)) {
             if (x->shape.size() != 2)
-                read.errors.push_back("x: " + files.x + " has shape " + shapeText(x->shape) +
-                                      "; x is 2-D, (batch, in_dim)");
+                read.errors.push_back("x: " + printablePath(files.x) + " has shape " +
+                                      shapeText(x->shape) + "; x is 2-D, (batch, in_dim)");
             else
                 read.arrays.x = std::move(x->values);
         }
@@ -122,7 +137,7 @@ LoadedArraysRead loadArrayFiles(const ArrayFiles& files, LayerConfig& config, Fi
     if (!files.bias.empty()) {
         if (auto bias = readTagged("bias", files.bias, false, budget, read)) {
             if (bias->shape.size() != 1)
-                read.errors.push_back("bias: " + files.bias + " has shape " +
+                read.errors.push_back("bias: " + printablePath(files.bias) + " has shape " +
                                       shapeText(bias->shape) + "; a bias is 1-D, (features,)");
             else
                 read.arrays.bias = RowVector(bias->values.row(0));

@@ -37,7 +37,7 @@ std::string joinArraySpec(const ArraySpec& spec);
 
 /// Reads the array a spec names: an .npy file, or a tensor of a .safetensors file (then
 /// `transpose` may swap its two axes). A .safetensors file needs a tensor name (refused without
-/// one, listing its 2-D tensors), an .npy none.
+/// one, listing its 2-D tensors), an .npy none. An allocation that fails is refused in words.
 FloatArrayRead readArrayFile(const std::string& spec, bool transpose, std::int64_t maxBytes);
 
 /// The arrays read from files, before the others are drawn.

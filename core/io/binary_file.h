@@ -4,21 +4,26 @@
 // operating system, e.g. "No such file or directory").
 
 #include <cstdint>
-#include <cstdio>
 #include <initializer_list>
-#include <memory>
 #include <string>
 #include <string_view>
 
 namespace tp {
 
-/// A file opened for reading, with its length known before anything is read.
+/// A regular file opened for reading, with its length known before anything is read. Anything
+/// else is refused before it is opened for reading, so that nothing waits on it or reads without
+/// end: an empty path, a path holding a NUL, a folder, a named pipe (FIFO), a device such as
+/// /dev/zero, a socket; and, once opened, a file that is not the regular file looked at, an empty
+/// file, or one whose size is not known in advance (a /proc or /sys file).
 class InputFile {
 public:
     /// Opens `path`; on failure error() says why, naming the file.
     explicit InputFile(const std::string& path);
+    ~InputFile();
+    InputFile(const InputFile&) = delete;
+    InputFile& operator=(const InputFile&) = delete;
 
-    bool isOpen() const { return m_file != nullptr; }
+    bool isOpen() const { return m_fd >= 0; }
     const std::string& error() const { return m_error; }
     std::int64_t size() const { return m_size; }
 
@@ -26,11 +31,10 @@ public:
     bool readAt(std::int64_t offset, void* out, std::int64_t count);
 
 private:
-    struct Closer {
-        void operator()(std::FILE* file) const { std::fclose(file); }
-    };
-    std::string m_path;
-    std::unique_ptr<std::FILE, Closer> m_file;
+    void fail(const std::string& reason);
+
+    std::string m_path;  ///< as messages show it (printableText)
+    int m_fd = -1;
     std::int64_t m_size = 0;
     std::string m_error;
 };

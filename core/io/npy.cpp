@@ -1,6 +1,7 @@
 #include "npy.h"
 
 #include "binary_file.h"
+#include "file_text.h"
 #include "layer_config.h"
 #include "nnx_init.h"
 #include "staged_file.h"
@@ -16,6 +17,10 @@ namespace tp {
 namespace {
 
 constexpr std::string_view kMagic = "\x93NUMPY";
+
+// numpy.lib.format refuses longer headers unless told otherwise (max_header_size=10000): a float
+// array's header is under 128 bytes.
+constexpr std::int64_t kMaxHeaderBytes = 10'000;
 
 // The header dict: "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }". A reader for
 // exactly the Python literals that dict holds (strings, True/False, tuples of ints); anything
@@ -142,8 +147,8 @@ std::optional<NpyHeader> parseHeader(std::string_view text, std::string& reason)
             header.shape = *shape;
             seenShape = true;
         } else {
-            reason = "the header has the key '" + *key +
-                     "'; an .npy header holds only 'descr', 'fortran_order' and 'shape'";
+            reason = "the header has the key " + quotedText(*key) +
+                     "; an .npy header holds only 'descr', 'fortran_order' and 'shape'";
             return std::nullopt;
         }
         if (!reader.consume(',')) {
@@ -187,7 +192,7 @@ std::optional<StoredFloat> parseDescr(std::string_view descr, bool& bigEndian) {
 }
 
 FloatArrayRead failure(const std::string& path, const std::string& reason) {
-    return {std::nullopt, path + ": " + reason};
+    return {std::nullopt, printablePath(path) + ": " + reason};
 }
 
 // The 1.0 header for a '<f4' C-order array of `shape`, padded so the data starts at a multiple
@@ -242,6 +247,10 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
         return failure(path, "the header length (" + std::to_string(headerLength) +
                                  " bytes) runs past the end of the file (" +
                                  std::to_string(file.size()) + " bytes)");
+    if (headerLength > kMaxHeaderBytes)
+        return failure(path, "the header length (" + std::to_string(headerLength) +
+                                 " bytes) is over the " + std::to_string(kMaxHeaderBytes) +
+                                 " bytes numpy reads (numpy.load's max_header_size)");
     std::string headerText(std::size_t(headerLength), '\0');
     if (!file.readAt(headerStart, headerText.data(), headerLength))
         return {std::nullopt, file.error()};
@@ -253,8 +262,8 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
     bool bigEndian = false;
     const auto type = parseDescr(header->descr, bigEndian);
     if (!type)
-        return failure(path, "dtype '" + header->descr +
-                                 "' is not a float type tpviz reads (float32 '<f4', float64 "
+        return failure(path, "dtype " + quotedText(header->descr) +
+                                 " is not a float type tpviz reads (float32 '<f4', float64 "
                                  "'<f8' or float16 '<f2', either byte order)");
     const std::vector<std::int64_t>& shape = header->shape;
     if (shape.size() != 1 && shape.size() != 2)

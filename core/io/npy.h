@@ -19,8 +19,9 @@ class StagedFile;
 /// float16 converted to float32 (with a notice), little- or big-endian, C or Fortran order (the
 /// result is always row-major). The header's shape times the item size must equal the bytes that
 /// follow the header exactly, and the float32 result must fit in `maxBytes`. Every problem is one
-/// sentence naming the file: missing file, bad magic, bad header, wrong dtype, unsupported
-/// dimensions, truncated or extra data, over the memory budget.
+/// sentence naming the file: missing file, bad magic, a header length past the file's end or
+/// over numpy's 10,000 bytes, bad header, wrong dtype, unsupported dimensions, truncated or extra
+/// data, over the memory budget.
 FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes);
 
 /// Writes values as a format 1.0 .npy file, dtype '<f4', C order, the header padded so that the

@@ -1,6 +1,7 @@
 #include "safetensors.h"
 
 #include "binary_file.h"
+#include "file_text.h"
 #include "layer_config.h"
 #include "nnx_init.h"
 
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace tp {
 namespace {
@@ -54,14 +56,14 @@ std::optional<std::int64_t> nonNegative(const json& value) {
 // Checks one entry {"dtype", "shape", "data_offsets"}; returns the reason on failure.
 std::optional<SafetensorsTensor> parseEntry(const std::string& name, const json& entry,
                                             std::string& reason) {
-    const std::string where = "tensor '" + name + "'";
+    const std::string where = "tensor " + quotedText(name);
     if (!entry.is_object()) {
         reason = where + " is not a JSON object";
         return std::nullopt;
     }
     for (const auto& [key, value] : entry.items())
         if (key != "dtype" && key != "shape" && key != "data_offsets") {
-            reason = where + " has the unknown key '" + key + "'";
+            reason = where + " has the unknown key " + quotedText(key);
             return std::nullopt;
         }
     SafetensorsTensor tensor;
@@ -73,7 +75,7 @@ std::optional<SafetensorsTensor> parseEntry(const std::string& name, const json&
     tensor.dtype = entry["dtype"].get<std::string>();
     const auto size = dtypeSize(tensor.dtype);
     if (!size) {
-        reason = where + ": dtype '" + tensor.dtype + "' is not one the format defines";
+        reason = where + ": dtype " + quotedText(tensor.dtype) + " is not one the format defines";
         return std::nullopt;
     }
     if (!entry.contains("shape") || !entry["shape"].is_array()) {
@@ -83,7 +85,8 @@ std::optional<SafetensorsTensor> parseEntry(const std::string& name, const json&
     for (const json& dim : entry["shape"]) {
         const auto value = nonNegative(dim);
         if (!value) {
-            reason = where + ": 'shape' holds " + dim.dump() + ", not a whole number >= 0";
+            reason = where + ": 'shape' holds " + printableText(dim.dump()) +
+                     ", not a whole number >= 0";
             return std::nullopt;
         }
         tensor.shape.push_back(*value);
@@ -148,7 +151,7 @@ namespace {
 // The header of an open file, checked against its length.
 SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
     auto failure = [&](const std::string& reason) {
-        return SafetensorsIndexRead{std::nullopt, path + ": " + reason};
+        return SafetensorsIndexRead{std::nullopt, printablePath(path) + ": " + reason};
     };
     if (!file.isOpen())
         return {std::nullopt, file.error()};
@@ -171,11 +174,15 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
         return {std::nullopt, file.error()};
     if (text.empty() || text.front() != '{')
         return failure("the header does not start with '{'");
+    if (const std::string nesting = jsonNestingProblem(text); !nesting.empty())
+        return failure("the header is " + nesting + "; a safetensors header is 3 levels deep");
+    if (const std::string memory = jsonMemoryProblem(text); !memory.empty())
+        return failure("the header " + memory);
     json header;
     try {
         header = json::parse(text);
     } catch (const json::exception& error) {  // parse errors, and numbers beyond a double
-        return failure(std::string("the header is not valid JSON: ") + error.what());
+        return failure("the header is not valid JSON: " + printableText(error.what()));
     }
     if (!header.is_object())
         return failure("the header is not a JSON object");
@@ -189,7 +196,7 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
                 return failure("'__metadata__' is not a JSON object");
             for (const auto& [key, value] : entry.items()) {
                 if (!value.is_string())
-                    return failure("'__metadata__' entry '" + key + "' is not a string");
+                    return failure("'__metadata__' entry " + quotedText(key) + " is not a string");
                 index.metadata[key] = value.get<std::string>();
             }
             continue;
@@ -207,12 +214,12 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
     std::int64_t expected = 0;
     for (const SafetensorsTensor& tensor : index.tensors) {
         if (tensor.end > bufferSize)
-            return failure("tensor '" + tensor.name + "' ends at byte " +
+            return failure("tensor " + quotedText(tensor.name) + " ends at byte " +
                            std::to_string(tensor.end) + " of a data buffer of " +
                            std::to_string(bufferSize) + " bytes (truncated data)");
         if (tensor.begin < expected)
-            return failure("tensor '" + tensor.name +
-                           "' overlaps the tensor before it (its data "
+            return failure("tensor " + quotedText(tensor.name) +
+                           " overlaps the tensor before it (its data "
                            "starts at " +
                            std::to_string(tensor.begin) +
                            ", the previous one "
@@ -233,7 +240,12 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
 
 SafetensorsIndexRead readSafetensorsIndex(const std::string& path) {
     InputFile file(path);
-    return readIndex(file, path);
+    try {
+        return readIndex(file, path);
+    } catch (const std::bad_alloc&) {  // a 100 MB header can take ten times that as a document
+        return {std::nullopt, printablePath(path) +
+                                  ": not enough memory to read its header: an allocation failed"};
+    }
 }
 
 FloatArrayRead readSafetensor(const std::string& path, const std::string& name, bool transpose,
@@ -243,32 +255,28 @@ FloatArrayRead readSafetensor(const std::string& path, const std::string& name, 
     if (!read.index)
         return {std::nullopt, read.error};
     auto failure = [&](const std::string& reason) {
-        return FloatArrayRead{std::nullopt, path + ": " + reason};
+        return FloatArrayRead{std::nullopt, printablePath(path) + ": " + reason};
     };
     const SafetensorsTensor* tensor = read.index->find(name);
-    if (!tensor) {
-        std::string names;
-        for (const std::string& candidate : read.index->twoDimensionalNames())
-            names += (names.empty() ? "" : ", ") + candidate;
-        return failure("no tensor named '" + name +
-                       "' (its 2-D tensors: " + (names.empty() ? "none" : names) + ")");
-    }
+    if (!tensor)
+        return failure("no tensor named " + quotedText(name) + " (its 2-D tensors: " +
+                       listedNames(read.index->twoDimensionalNames()) + ")");
     const auto type = storedFloat(tensor->dtype);
     if (!type)
-        return failure("tensor '" + name + "' has dtype " + tensor->dtype +
+        return failure("tensor " + quotedText(name) + " has dtype " + tensor->dtype +
                        "; tpviz reads F32, F64, F16 and BF16");
     if (tensor->shape.size() != 1 && tensor->shape.size() != 2)
-        return failure("tensor '" + name + "' has shape " + shapeText(tensor->shape) +
+        return failure("tensor " + quotedText(name) + " has shape " + shapeText(tensor->shape) +
                        "; tpviz reads 1-D and 2-D tensors");
     if (transpose && tensor->shape.size() != 2)
-        return failure("tensor '" + name + "' has shape " + shapeText(tensor->shape) +
+        return failure("tensor " + quotedText(name) + " has shape " + shapeText(tensor->shape) +
                        "; only a 2-D tensor can be transposed");
     const std::int64_t count = *elementCount(tensor->shape);  // checked by readSafetensorsIndex
     const bool converts = *type != StoredFloat::Float32;
     const std::int64_t memory =
         count * 4 * (transpose ? 2 : 1) + (converts ? count * byteSize(*type) : 0);
     if (memory > maxBytes)
-        return failure("tensor '" + name + "' (" + tensor->dtype + ", shape " +
+        return failure("tensor " + quotedText(name) + " (" + tensor->dtype + ", shape " +
                        shapeText(tensor->shape) + ") needs " + formatBytes(memory) +
                        " in memory, over the memory budget of " + formatBytes(maxBytes));
 

@@ -44,9 +44,9 @@ struct SafetensorsIndexRead {
     std::string error;  ///< one sentence naming the file and the reason
 };
 
-/// Reads and checks a safetensors header: the length against the file's size, the JSON, every
-/// entry's keys and types, known dtypes, offsets in range, matching dtype size * shape, covering
-/// the buffer without overlap.
+/// Reads and checks a safetensors header: the length against the file's size and 100 MB, the JSON
+/// (nested at most kMaxJsonDepth deep), every entry's keys and types, known dtypes, offsets in
+/// range, matching dtype size * shape, covering the buffer without overlap.
 SafetensorsIndexRead readSafetensorsIndex(const std::string& path);
 
 /// Reads the tensor `name` (1-D or 2-D; F32 as is; F64, F16 and BF16 converted to float32 with a

@@ -1,11 +1,13 @@
 #include "scene_file.h"
 
 #include "binary_file.h"
+#include "file_text.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
 
 namespace tp {
 namespace {
@@ -61,9 +63,15 @@ std::string readArrays(const json& value, SceneFile& scene, const fs::path& base
                 return "has 'transpose' that is not true or false";
             arrays.transpose = item.get<bool>();
         } else if (!path) {
-            return "has the unknown key '" + key + "' (known: kernel, transpose, bias, x)";
-        } else if (!item.is_string() || item.get<std::string>().empty()) {
+            return "has the unknown key " + quotedText(key) +
+                   " (known: kernel, transpose, bias, x)";
+        } else if (!item.is_string()) {
             return "has '" + key + "' that is not a file path";
+        } else if (item.get<std::string>().empty()) {
+            return "has '" + key + "' that is empty; it must name a file";
+        } else if (item.get<std::string>().find('\0') != std::string::npos) {
+            return "has '" + key + "' " + quotedText(item.get<std::string>()) +
+                   " that holds a NUL character, which no file name can";
         } else {
             *path = resolved(item.get<std::string>(), baseDir);
         }
@@ -107,7 +115,7 @@ const SceneKey kSceneKeys[] = {
              return reason;
          const auto mode = parseParallelMode(text);
          if (!mode)
-             return "'" + text + "' is not column or row";
+             return quotedText(text) + " is not column or row";
          s.config.mode = *mode;
          return "";
      }},
@@ -118,7 +126,7 @@ const SceneKey kSceneKeys[] = {
              return reason;
          const auto layout = parsePrngLayout(text);
          if (!layout)
-             return "'" + text + "' is not partitionable or legacy";
+             return quotedText(text) + " is not partitionable or legacy";
          s.config.prng = *layout;
          return "";
      }},
@@ -136,7 +144,8 @@ const SceneKey kSceneKeys[] = {
              return reason;
          const auto bias = parseBiasInit(text);
          if (!bias)
-             return "'" + text + "' is not zeros or normal:STDDEV with a finite STDDEV above 0";
+             return quotedText(text) +
+                    " is not zeros or normal:STDDEV with a finite STDDEV above 0";
          s.config.bias = *bias;
          return "";
      }},
@@ -149,7 +158,7 @@ const SceneKey kSceneKeys[] = {
              return reason;
          const auto layout = parseOutputLayout(text);
          if (!layout)
-             return "'" + text + "' is not sharded or replicated";
+             return quotedText(text) + " is not sharded or replicated";
          s.config.output = *layout;
          return "";
      }},
@@ -160,7 +169,7 @@ const SceneKey kSceneKeys[] = {
              return reason;
          const auto mistake = parseMistake(text);
          if (!mistake)
-             return "'" + text + "' is not a mistake tpviz makes (see tpviz-cli --help)";
+             return quotedText(text) + " is not a mistake tpviz makes (see tpviz-cli --help)";
          s.mistake = *mistake;
          return "";
      }},
@@ -192,39 +201,54 @@ std::string knownKeys() {
 SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir,
                              const std::string& name) {
     SceneFileRead read;
+    const std::string shownName = printablePath(name);
+    if (const std::string nesting = jsonNestingProblem(text); !nesting.empty()) {
+        read.errors.push_back(shownName + ": " + nesting + "; a scene file is 2 levels deep");
+        return read;
+    }
+    if (const std::string memory = jsonMemoryProblem(text); !memory.empty()) {
+        read.errors.push_back(shownName + ": " + memory);
+        return read;
+    }
     json document;
     try {
         document = json::parse(text);
     } catch (const json::exception& error) {  // parse errors, and numbers beyond a double
-        read.errors.push_back(name + ": not valid JSON: " + error.what());
+        read.errors.push_back(shownName + ": not valid JSON: " + printableText(error.what()));
         return read;
     }
     if (!document.is_object()) {
-        read.errors.push_back(name + ": not a JSON object");
+        read.errors.push_back(shownName + ": not a JSON object");
         return read;
     }
     for (const char* required : {"format", "version"})
         if (!document.contains(required))
-            read.errors.push_back(name + ": the key '" + required +
+            read.errors.push_back(shownName + ": the key '" + required +
                                   "' is missing; a scene file starts with {\"format\": "
                                   "\"tpviz-scene\", \"version\": 1");
     SceneFile scene;
+    std::vector<std::string> unknownKeys;
     for (const auto& item : document.items()) {
         const std::string& key = item.key();
         const auto& value = item.value();
         const auto entry = std::find_if(std::begin(kSceneKeys), std::end(kSceneKeys),
                                         [&](const SceneKey& k) { return key == k.name; });
         if (entry == std::end(kSceneKeys)) {
-            read.errors.push_back(name + ": unknown key '" + key + "' (known keys: " + knownKeys() +
-                                  ")");
+            unknownKeys.push_back(key);
             continue;
         }
+        read.keys.push_back(key);
         if (const std::string reason = entry->read(value, scene, fs::path(baseDir));
             !reason.empty())
-            read.errors.push_back(name + ": '" + key + "' " + reason);
+            read.errors.push_back(shownName + ": '" + key + "' " + reason);
     }
+    // One sentence for all of them, however many: the first few name the mistake.
+    if (!unknownKeys.empty())
+        read.errors.push_back(shownName + ": unknown key" + (unknownKeys.size() > 1 ? "s " : " ") +
+                              listedNames(unknownKeys, true) + " (known keys: " + knownKeys() +
+                              ")");
     if (scene.source == SceneSource::Brief && document.contains("arrays"))
-        read.errors.push_back(name + ": 'example' and 'arrays' cannot both be given");
+        read.errors.push_back(shownName + ": 'example' and 'arrays' cannot both be given");
     if (read.errors.empty())
         read.scene = scene;
     return read;
@@ -233,15 +257,23 @@ SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir
 SceneFileRead readSceneFile(const std::string& path) {
     InputFile file(path);
     if (!file.isOpen())
-        return {std::nullopt, {file.error()}};
+        return {std::nullopt, {file.error()}, {}};
     constexpr std::int64_t kMaxSceneBytes = 16 << 20;  // a scene is a short JSON text
     if (file.size() > kMaxSceneBytes)
         return {std::nullopt,
-                {path + ": is " + formatBytes(file.size()) + ", too large for a scene file"}};
-    std::string text(std::size_t(file.size()), '\0');
-    if (!file.readAt(0, text.data(), file.size()))
-        return {std::nullopt, {file.error()}};
-    return parseSceneFile(text, fs::path(path).parent_path().string(), path);
+                {printablePath(path) + ": is " + formatBytes(file.size()) +
+                 ", too large for a scene file"},
+                {}};
+    try {
+        std::string text(std::size_t(file.size()), '\0');
+        if (!file.readAt(0, text.data(), file.size()))
+            return {std::nullopt, {file.error()}, {}};
+        return parseSceneFile(text, fs::path(path).parent_path().string(), path);
+    } catch (const std::bad_alloc&) {  // a 16 MB document can take ten times that in memory
+        return {std::nullopt,
+                {printablePath(path) + ": not enough memory to read it: an allocation failed"},
+                {}};
+    }
 }
 
 std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {

@@ -36,10 +36,12 @@ struct SceneFile {
 struct SceneFileRead {
     std::optional<SceneFile> scene;
     std::vector<std::string> errors;  ///< each names the file and the key; empty when read
+    std::vector<std::string> keys;    ///< the known keys the file gives, in its order
 };
 
 /// Parses a scene from JSON text; `baseDir` resolves relative array paths, `name` tags messages
-/// (usually the file's path). Every problem names the key and the reason.
+/// (usually the file's path). Every problem names the key and the reason; text nested deeper than
+/// kMaxJsonDepth is refused before it is parsed.
 SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir,
                              const std::string& name);
 

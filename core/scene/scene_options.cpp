@@ -1,7 +1,8 @@
 #include "scene_options.h"
 
+#include "file_options.h"
+#include "file_text.h"
 #include "float_format.h"
-#include "scene_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -131,7 +132,7 @@ const SharedOption* findShared(std::string_view name) {
 }
 
 std::string quoted(std::string_view text) {
-    return "'" + std::string(text) + "'";
+    return quotedText(text);
 }
 
 // The mesh options: --data, --output, --costs, --hardware. Returns false for any other option.
@@ -229,82 +230,6 @@ std::vector<GivenOption> splitOptions(const std::vector<std::string>& args,
     return split;
 }
 
-// --- Arrays from files: --scene, --kernel, --transpose, --x, --bias FILE, --save-npy ---------
-
-// A --bias value that names an array file rather than an init.
-bool namesArrayFile(const std::string& value) {
-    return value.ends_with(".npy") || splitArraySpec(value).tensor.has_value();
-}
-
-// The scene file, applied before every other option so that those override it. Read from the
-// parsed options, so that "--scene" as another option's value is that option's value.
-void applySceneFile(const std::vector<GivenOption>& givenOptions, SceneOptions& options,
-                    std::vector<std::string>& errors) {
-    for (const GivenOption& option : givenOptions)
-        if (option.error.empty() && option.name == "--scene")
-            options.sceneFile = option.value;
-    if (options.sceneFile.empty())
-        return;
-    const SceneFileRead read = readSceneFile(options.sceneFile);
-    for (const std::string& error : read.errors)
-        errors.push_back("--scene: " + error);
-    if (!read.scene)
-        return;
-    options.config = read.scene->config;
-    options.source = read.scene->source;
-    options.files = read.scene->arrays;
-    options.mistake = read.scene->mistake;
-}
-
-// Handles the options of this block; false for any other option.
-bool parseFileOption(const std::string& name, const std::string& value, SceneOptions& options) {
-    if (name == "--kernel")
-        options.files.kernel = value;
-    else if (name == "--transpose")
-        options.files.transpose = true;
-    else if (name == "--x")
-        options.files.x = value;
-    else if (name == "--bias" && namesArrayFile(value))
-        options.files.bias = value;
-    else if (name == "--save-npy")
-        options.saveNpyDir = value;
-    else if (name != "--scene")  // applied by applySceneFile
-        return false;
-    return true;
-}
-
-// Reads the array files once every option is known; true when they could all be used.
-bool loadFiles(SceneOptions& options, const std::vector<std::string>& given,
-               std::vector<std::string>& errors) {
-    auto wasGiven = [&](std::string_view name) {
-        return std::find(given.begin(), given.end(), name) != given.end();
-    };
-    if (!options.saveNpyDir.empty() && options.python)
-        errors.push_back(
-            "--save-npy writes the scene's arrays; it cannot be combined with --python");
-    if (!options.files.any()) {
-        if (options.files.transpose)
-            errors.push_back("--transpose applies to --kernel FILE.safetensors:TENSOR");
-        return true;
-    }
-    if (options.source == SceneSource::Brief && wasGiven("--example")) {
-        errors.push_back(
-            "--example brief has its own arrays; it cannot be combined with "
-            "--kernel, --bias FILE or --x");
-        return false;
-    }
-    if (options.python)
-        errors.push_back("--python builds the layer from the seed; it cannot use array files");
-    options.source = SceneSource::Files;
-    LoadedArraysRead read = loadArrayFiles(options.files, options.config,
-                                           {.batch = wasGiven("--batch"),
-                                            .inDim = wasGiven("--in-dim"),
-                                            .features = wasGiven("--features")});
-    errors.insert(errors.end(), read.errors.begin(), read.errors.end());
-    options.arrays = std::move(read.arrays);
-    return read.errors.empty();
-}
-
 // "none, sum-groups, ... or slice-x"
 std::string mistakeNames() {
     std::string names = "none";
@@ -330,7 +255,13 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     std::vector<std::string>& errors = parse.errors;
     std::vector<std::string> given;  // shared option names seen, to check combinations
     const std::vector<GivenOption> givenOptions = splitOptions(args, extras);
-    applySceneFile(givenOptions, options, errors);
+    // The scene file first, so that the other options override it. Found among the parsed
+    // options, so that "--scene" as another option's value is that option's value.
+    std::string sceneFile;
+    for (const GivenOption& option : givenOptions)
+        if (option.error.empty() && option.name == "--scene")
+            sceneFile = option.value;
+    const SceneOrigin scene = applySceneFile(sceneFile, options, errors);
 
     for (const GivenOption& option : givenOptions) {
         if (!option.error.empty()) {
@@ -357,7 +288,7 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 errors.push_back(name + ": " + quoted(value) +
                                  " is not a whole number in the int64 range");
         };
-        if (parseFileOption(name, value, options))
+        if (parseFileOption(name, value, options, errors))
             continue;
         if (name == "--batch")
             integer(config.batch);
@@ -452,13 +383,14 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
             "with --mistake");
 
     // Sizes from files that could not be read are unknown: judging the config would mislead.
-    if (!loadFiles(options, given, errors))
+    if (!loadFiles(options, given, scene, errors))
         return parse;
+    const bool sizedByFiles = options.files.any();
     for (const ConfigProblem& problem : config.validate())
-        errors.push_back(problem.message);
+        errors.push_back(problemText(problem, scene, given, sizedByFiles));
     for (const ConfigProblem& problem :
          mistakeProblems(config, options.mistake, options.source == SceneSource::Nnx))
-        errors.push_back(problem.message);
+        errors.push_back(problemText(problem, scene, given, sizedByFiles));
     return parse;
 }
 

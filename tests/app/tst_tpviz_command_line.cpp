@@ -129,6 +129,10 @@ private slots:
             << QStringList{"--screenshot", "x.png", "--trace", "2,0"} << "not ROW,COL";
         QTest::newRow("trace without screenshot")
             << QStringList{"--trace", "0,1"} << "--screenshot";
+        QTest::newRow("empty scene")
+            << QStringList{"--scene", ""} << "--scene: an empty path names no file";
+        QTest::newRow("empty kernel")
+            << QStringList{"--kernel="} << "--kernel: an empty path names no file";
     }
     void badOptionsExitWithTwo() {
         QFETCH(QStringList, args);
@@ -155,6 +159,34 @@ private slots:
         QCOMPARE(line.trace->first, 1);
         QCOMPARE(line.trace->second, 5);
         QVERIFY(!line.sceneGiven);
+    }
+
+    // An empty path names no file: refused in words, never taken as "none given".
+    void emptyPathsAreRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("--kernel ''")
+            << QStringList{"--kernel", ""} << "--kernel: an empty path names no file";
+        QTest::newRow("--kernel=")
+            << QStringList{"--kernel="} << "--kernel: an empty path names no file";
+        QTest::newRow("--x ''") << QStringList{"--x", ""} << "--x: an empty path names no file";
+        QTest::newRow("--scene ''")
+            << QStringList{"--scene", ""} << "--scene: an empty path names no file";
+        QTest::newRow("a first argument ''") << QStringList{""} << "unexpected argument ''";
+        QTest::newRow("--screenshot ''")
+            << QStringList{"--screenshot", ""} << "--screenshot needs a file name";
+    }
+    void emptyPathsAreRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        std::vector<std::string> list;
+        for (const QString& arg : args)
+            list.push_back(arg.toStdString());
+        const AppCommandLine line = parseAppCommandLine(list);
+        QStringList errors;
+        for (const std::string& e : line.errors)
+            errors << QString::fromStdString(e);
+        QCOMPARE(errors.join('\n'), error);
     }
 
     void sceneOptionsOverrideSettingsOnlyWhenGiven() {

@@ -66,6 +66,36 @@ private slots:
             "tpviz-cli: " + QString::fromStdString(tp::allocationFailureMessage(config)) + "\n");
     }
 
+    // The scene fits in 200 MB, the devices' buffers of --costs do not (eight replicated outputs
+    // of 16 MiB and more): the allocation that fails there exits 2 with the reason, not abort.
+    void allocationFailureInTheCostsExitsWithTheReason() {
+        if (tp::test::kSanitized)
+            QSKIP("AddressSanitizer cannot run under a small address-space limit");
+        const QStringList scene = {"--batch",    "1024",       "--in-dim", "8",
+                                   "--features", "4096",       "--tp",     "8",
+                                   "--output",   "replicated", "--summary"};
+        auto run = [&](const QStringList& extra) {
+            return tp::test::runProcess(QStringLiteral("/bin/sh"),
+                                        QStringList{"-c", "ulimit -v 200000 && exec \"$0\" \"$@\"",
+                                                    QStringLiteral(TPVIZ_CLI_PATH)} +
+                                            scene + extra,
+                                        {.environment = {{"OMP_NUM_THREADS", "1"}}});
+        };
+        const auto without = run({});
+        QVERIFY2(without.finished && without.exitCode == 0, qPrintable(without.errText()));
+        const auto costs = run({"--costs"});
+        QVERIFY2(costs.finished, qPrintable(costs.errText()));
+        QCOMPARE(costs.exitCode, 2);
+        const tp::LayerConfig config{.batch = 1024,
+                                     .inDim = 8,
+                                     .features = 4096,
+                                     .tpSize = 8,
+                                     .output = tp::OutputLayout::Replicated};
+        QCOMPARE(
+            costs.errText(),
+            "tpviz-cli: " + QString::fromStdString(tp::allocationFailureMessage(config)) + "\n");
+    }
+
     void briefExampleJson() {
         const QJsonObject doc = runJson({"--example", "brief", "--json"});
         QCOMPARE(flatten(doc["output"].toArray()), (std::vector<float>{1.5f, 1.5f, 5.f, 7.f}));

@@ -6,6 +6,7 @@
 #include "npy.h"
 #include "python_numpy.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -183,7 +184,7 @@ private slots:
         auto add = [](const char* name, const std::string& bytes, const char* message) {
             QTest::newRow(name) << QByteArray::fromStdString(bytes) << QString(message);
         };
-        add("empty", "", "not an .npy file");
+        add("empty", "", "is empty (0 bytes)");
         add("bad magic", "\x93NUMPZ\x01\x00\x00\x00", "not an .npy file");
         add("version 4.0", npyByHand(1, "{}", "").replace(6, 1, "\x04"), "version 4.0");
         add("header past the end", std::string("\x93NUMPY\x01\x00\xff\x00{", 11),
@@ -246,6 +247,36 @@ private slots:
         const QString error = QString::fromStdString(read.error);
         QVERIFY2(error.startsWith(path("bad.npy") + ": "), qPrintable(error));
         QVERIFY2(error.contains(message), qPrintable(error));
+    }
+
+    // numpy.load refuses a header over max_header_size, 10,000 bytes; so does this reader, on the
+    // length alone, before it makes room for the header.
+    void headerOverNumpysCapIsRefused() {
+        const std::string dict =
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" + std::string(10'000, ' ');
+        writeFile(path("long.npy"), npyByHand(2, dict, rawBytes<float>({1, 2})));
+        const FloatArrayRead read = readNpy(path("long.npy").toStdString(), kBudget);
+        QVERIFY(!read.array);
+        QCOMPARE(QString::fromStdString(read.error),
+                 path("long.npy") +
+                     ": the header length (10100 bytes) is over the 10000 bytes numpy reads "
+                     "(numpy.load's max_header_size)");
+    }
+
+    // A 4 GiB header length in a file that long (sparse: it takes no room): refused in words
+    // before 4 GiB are allocated or read.
+    void fourGiBHeaderLengthIsRefusedUnread() {
+        QFile file(path("huge.npy"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write("\x93NUMPY\x02\x00\xff\xff\xff\xff", 12), qint64(12));
+        QVERIFY(file.resize(qint64(12) + 0xffffffffLL + 16));
+        file.close();
+        const FloatArrayRead read = readNpy(path("huge.npy").toStdString(), kBudget);
+        QVERIFY(!read.array);
+        QCOMPARE(QString::fromStdString(read.error),
+                 path("huge.npy") +
+                     ": the header length (4294967295 bytes) is over the 10000 bytes numpy reads "
+                     "(numpy.load's max_header_size)");
     }
 
     void missingFileAndFolderAreRefused() {

@@ -43,6 +43,11 @@ void writeFile(const QString& path, const std::string& bytes) {
     std::ofstream(path.toStdString(), std::ios::binary) << bytes;
 }
 
+// `depth` nested JSON lists: [[[...]]].
+std::string nestedList(std::size_t depth) {
+    return std::string(depth, '[') + std::string(depth, ']');
+}
+
 // A weight (out 2, in 3) as F32, a bias (3,) as F16, a (2, 2) BF16, a (1, 2) F64 and an I64 (2,).
 const std::string kHeader = R"({"fc.weight":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
                             R"("fc.bias":{"dtype":"F16","shape":[3],"data_offsets":[24,30]},)"
@@ -202,6 +207,30 @@ private slots:
             false, "tensor 'w' has dtype I32; tpviz reads F32, F64, F16 and BF16");
         add("3-D", one(R"({"dtype":"F32","shape":[1,1,2],"data_offsets":[0,8]})", f32x2), "w",
             false, "has shape (1, 1, 2); tpviz reads 1-D and 2-D tensors");
+        // A shape nested 100,000 deep: printing it for the message recursed once per level and
+        // overflowed the stack (SIGSEGV). The depth is refused before the header is parsed.
+        add("shape nested 100,000 deep",
+            one("{\"dtype\":\"F32\",\"shape\":" + nestedList(100'000) + ",\"data_offsets\":[0,8]}",
+                f32x2),
+            "w", false,
+            "the header is nested deeper than 64 levels (at byte 90); a safetensors header is 3 "
+            "levels deep");
+        add("nested 65 deep", one(nestedList(64), ""), "w", false,
+            "the header is nested deeper than 64 levels");
+        // 64 deep is JSON the reader takes, refused for what it holds.
+        add("nested 64 deep", one(nestedList(63), ""), "w", false,
+            "tensor 'w' is not a JSON object");
+        add("brackets in a string do not nest", one("\"" + nestedList(70) + "\"", ""), "w", false,
+            "tensor 'w' is not a JSON object");
+        // A terminal shown the message must not obey escape sequences from the file.
+        add("control characters in a name",
+            safetensorsByHand("{\"\\u001b]0;x\\u0007\":{\"dtype\":\"F32\",\"shape\":[1,2],"
+                              "\"data_offsets\":[0,8]}}",
+                              f32x2),
+            "v", false, "no tensor named 'v' (its 2-D tensors: \\u001b]0;x\\u0007)");
+        add("control characters in a dtype",
+            one("{\"dtype\":\"\\u001b[2J\",\"shape\":[2],\"data_offsets\":[0,8]}", f32x2), "w",
+            false, "dtype '\\u001b[2J' is not one the format defines");
         add("transpose a vector", one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,8]})", f32x2),
             "w", true, "only a 2-D tensor can be transposed");
     }
@@ -217,6 +246,20 @@ private slots:
         const QString error = QString::fromStdString(read.error);
         QVERIFY2(error.startsWith(QString::fromStdString(file) + ": "), qPrintable(error));
         QVERIFY2(error.contains(message), qPrintable(error));
+    }
+
+    // A file of many 2-D tensors lists the first ten of them when the name asked for is not there.
+    void manyTensorsAreListedCapped() {
+        std::vector<NamedArray> arrays;
+        for (int i = 0; i < 25; ++i)
+            arrays.push_back({"t" + std::to_string(100 + i), {1, 1}, Matrix::Zero(1, 1)});
+        const std::string file = path("many.safetensors");
+        QCOMPARE(writeSafetensors(file, arrays), std::string());
+        const FloatArrayRead read = readSafetensor(file, "w", false, kBudget);
+        QCOMPARE(QString::fromStdString(read.error),
+                 QString::fromStdString(file) +
+                     ": no tensor named 'w' (its 2-D tensors: t100, t101, t102, t103, t104, t105, "
+                     "t106, t107, t108, t109 and 15 more)");
     }
 
     void missingFileAndBudget() {

@@ -158,8 +158,8 @@ private slots:
     void malformedFilesNameTheKey_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        auto add = [](const char* name, const char* body, const char* message) {
-            QTest::newRow(name) << QString(body) << QString(message);
+        auto add = [](const char* name, const std::string& body, const char* message) {
+            QTest::newRow(name) << QString::fromStdString(body) << QString(message);
         };
         add("not JSON", R"({"format": )", "s.tpviz: not valid JSON");
         add("not an object", "[1, 2]", "s.tpviz: not a JSON object");
@@ -204,6 +204,25 @@ private slots:
         add("arrays path a number",
             R"({"format": "tpviz-scene", "version": 1, "arrays": {"kernel": 3}})",
             "s.tpviz: 'arrays' has 'kernel' that is not a file path");
+        add("arrays path empty", R"({"format": "tpviz-scene", "version": 1, "arrays": {"x": ""}})",
+            "s.tpviz: 'arrays' has 'x' that is empty; it must name a file");
+        // std::string keeps the NUL; the operating system would read "k.npy".
+        add("arrays path with a NUL",
+            "{\"format\": \"tpviz-scene\", \"version\": 1, \"arrays\": {\"kernel\": "
+            "\"k.npy\\u0000junk\"}}",
+            "s.tpviz: 'arrays' has 'kernel' 'k.npy\\u0000junk' that holds a NUL character, which "
+            "no file name can");
+        // Escape sequences from the file are shown, not obeyed, by the terminal.
+        add("control characters in a key",
+            "{\"format\": \"tpviz-scene\", \"version\": 1, \"\\u001b]0;x\\u0007\\u001b[2J\": 1}",
+            "s.tpviz: unknown key '\\u001b]0;x\\u0007\\u001b[2J' (known keys:");
+        add("control characters in a value",
+            "{\"format\": \"tpviz-scene\", \"version\": 1, \"mode\": \"\\u001b[2J\"}",
+            "s.tpviz: 'mode' '\\u001b[2J' is not column or row");
+        add("nested 100,000 deep",
+            "{\"format\": \"tpviz-scene\", \"version\": 1, \"batch\": " +
+                std::string(100'000, '[') + std::string(100'000, ']') + "}",
+            "s.tpviz: nested deeper than 64 levels (at byte 112); a scene file is 2 levels deep");
         add("example and arrays",
             R"({"format": "tpviz-scene", "version": 1, "example": "brief",
                 "arrays": {"kernel": "k.npy"}})",
@@ -215,6 +234,22 @@ private slots:
         const SceneFileRead read = parse(text.toStdString());
         QVERIFY(!read.scene);
         QVERIFY2(errorsOf(read).contains(message), qPrintable(errorsOf(read)));
+    }
+
+    // A million unknown keys are one sentence naming the first ten, not a million lines.
+    void unknownKeysAreCapped() {
+        std::string text = "{\"format\": \"tpviz-scene\", \"version\": 1";
+        for (int i = 0; i < 1'000'000; ++i)
+            text += ", \"k" + std::to_string(1'000'000 + i) + "\": 0";
+        text += "}";
+        const SceneFileRead read = parse(text);
+        QCOMPARE(read.errors.size(), std::size_t(1));
+        QVERIFY2(read.errors.front().starts_with(
+                     "s.tpviz: unknown keys 'k1000000', 'k1000001', 'k1000002', 'k1000003', "
+                     "'k1000004', 'k1000005', 'k1000006', 'k1000007', 'k1000008', 'k1000009' and "
+                     "999990 more (known keys: format, version,"),
+                 read.errors.front().c_str());
+        QVERIFY(read.errors.front().size() < 400);
     }
 
     void everyProblemIsReported() {

@@ -1,7 +1,10 @@
 // The command-line options shared by tpviz-cli and tpviz --screenshot.
 
+#include "scene_file.h"
 #include "scene_options.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace tp;
@@ -155,6 +158,60 @@ private slots:
     }
 
     // A bad bias stddev reads the same from every input that sets it.
+    // An empty path names no file: it is refused, not taken as "no file" and ignored.
+    void emptyPathsAreRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("--kernel ''")
+            << QStringList{"--kernel", ""} << "--kernel: an empty path names no file";
+        QTest::newRow("--kernel=")
+            << QStringList{"--kernel="} << "--kernel: an empty path names no file";
+        QTest::newRow("--x ''") << QStringList{"--x", ""} << "--x: an empty path names no file";
+        QTest::newRow("--scene ''")
+            << QStringList{"--scene", ""} << "--scene: an empty path names no file";
+        QTest::newRow("--scene=") << QStringList{"--scene="}
+                                  << "--scene: an empty path names no file";
+        QTest::newRow("--save-npy ''")
+            << QStringList{"--save-npy", ""} << "--save-npy: an empty path names no folder";
+        QTest::newRow("--bias ''") << QStringList{"--bias", ""}
+                                   << "--bias: '' is not zeros or normal:STDDEV, nor an array "
+                                      "file (FILE.npy or FILE.safetensors:TENSOR)";
+    }
+    void emptyPathsAreRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        QCOMPARE(errorsOf(parse(args)), error);
+    }
+
+    // A value the scene file gave, and no option replaced, is refused naming the file and key.
+    void sceneValuesAreRefusedNamingTheFileAndKey() {
+        QTemporaryDir dir;
+        auto sceneFile = [&](const char* name, const QByteArray& keys) {
+            QFile file(dir.filePath(name));
+            if (!file.open(QIODevice::WriteOnly))
+                return QString();
+            file.write(R"({"format": "tpviz-scene", "version": 1, )" + keys + "}");
+            return file.fileName();
+        };
+        const QString sizes = sceneFile("sizes.tpviz", R"("features": 12, "tp_size": 5)");
+        const QString divisible =
+            "features (12) is not divisible by tp_size (5): each group needs the same number of "
+            "kernel columns.";
+        const QString fromFile = errorsOf(parse({"--scene", sizes}));
+        QVERIFY2(fromFile.startsWith("--scene: " + sizes + ": 'tp_size' is refused: " + divisible),
+                 qPrintable(fromFile));
+        // The same value given as an option is the option's.
+        const QString fromOption = errorsOf(parse({"--scene", sizes, "--tp", "5"}));
+        QVERIFY2(fromOption.startsWith(divisible), qPrintable(fromOption));
+
+        const QString arrays = sceneFile("arrays.tpviz", R"("arrays": {"x": "missing.npy"})");
+        QCOMPARE(errorsOf(parse({"--scene", arrays})),
+                 "--scene: " + arrays + ": 'arrays' x: " + dir.filePath("missing.npy") +
+                     ": cannot be opened: No such file or directory");
+        QCOMPARE(errorsOf(parse({"--scene", arrays, "--x", dir.filePath("y.npy")})),
+                 "x: " + dir.filePath("y.npy") + ": cannot be opened: No such file or directory");
+    }
+
     void biasProblemWordedOnce() {
         QCOMPARE(errorsOf(parse({"--bias", "normal:-2"})),
                  QString("--bias: bias stddev (-2) must be a finite number above 0"));

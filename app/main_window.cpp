@@ -263,6 +263,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* reset = edit->addAction(tr("&Reset to defaults"), this, &MainWindow::resetToDefaults);
@@ -447,7 +448,10 @@ void MainWindow::showStep(int step) {
 
 void MainWindow::resetToDefaults() {
     m_steps->reset();
-    showConfig(LayerConfig{}, SceneSource::Nnx);
+    LayerConfig defaults;
+    // The memory budget is the machine's, not the scene's (as opening a scene file keeps it).
+    defaults.memoryBudgetBytes = m_parameters->config().memoryBudgetBytes;
+    showConfig(defaults, SceneSource::Nnx);
     statusBar()->showMessage(tr("Back to the default scene"), 4000);
 }
 

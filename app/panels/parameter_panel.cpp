@@ -9,7 +9,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cstdlib>
@@ -359,14 +362,34 @@ void ParameterPanel::readInputs() {
 }
 
 void ParameterPanel::showProblems() {
+    QLabel* appeared = nullptr;  // the first refusal that appeared or changed
     for (auto& [field, place] : m_problemLabels) {
         QStringList messages;
         for (const ConfigProblem& problem : m_problems)
             if (problem.field == field)
                 messages << QString::fromStdString(problem.message);
-        place.second->setText(messages.join(QLatin1Char('\n')));
-        place.first->setRowVisible(place.second, !messages.isEmpty());
+        const QString text = messages.join(QLatin1Char('\n'));
+        QLabel* label = place.second;
+        if (!appeared && !text.isEmpty() && (text != label->text() || label->isHidden()))
+            appeared = label;
+        label->setText(text);
+        place.first->setRowVisible(label, !messages.isEmpty());
     }
+    if (appeared)
+        scrollIntoView(appeared);
+}
+
+void ParameterPanel::scrollIntoView(QWidget* widget) {
+    QScrollArea* scroll = nullptr;
+    for (QWidget* up = parentWidget(); up && !scroll; up = up->parentWidget())
+        scroll = qobject_cast<QScrollArea*>(up);
+    if (!scroll)
+        return;
+    // Once the row just shown has its place in the laid-out panel.
+    QTimer::singleShot(0, scroll, [scroll, widget = QPointer<QWidget>(widget)] {
+        if (widget && widget->isVisible())
+            scroll->ensureWidgetVisible(widget);
+    });
 }
 
 void ParameterPanel::updateEnabled() {

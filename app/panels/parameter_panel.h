@@ -88,6 +88,9 @@ private:
     void buildForm();
     void readInputs();
     void showProblems();
+    /// Scrolls the scroll area the panel sits in (if any) to show `widget`, a refusal that just
+    /// appeared, which may be below the visible part of the panel (the seed, the bias stddev).
+    void scrollIntoView(QWidget* widget);
     void fillTpChoices();
     void updateEnabled();
     QLabel* addProblemRow(QFormLayout* form, ConfigField field);

@@ -13,6 +13,7 @@
 #include "picture/height_share.h"
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
+#include "picture/verification_view.h"
 #include "step_plan.h"
 #include "steps/scene_equation.h"
 #include "steps/step_actions.h"
@@ -219,6 +220,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
+    connect(m_output->verificationView(), &VerificationView::biasChosen, m_parameters,
+            &ParameterPanel::chooseBias);
 
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;

@@ -259,6 +259,15 @@ QString ParameterPanel::tpNoteText() const {
     return m_tpNote->text();
 }
 
+void ParameterPanel::chooseBias(const BiasInit& bias) {
+    m_filling = true;
+    m_biasKind->setCurrentIndex(bias.kind == BiasInit::Kind::Normal ? 1 : 0);
+    if (bias.kind == BiasInit::Kind::Normal)
+        m_biasStddev->setText(QString::number(double(bias.stddev)));
+    m_filling = false;
+    readInputs();
+}
+
 void ParameterPanel::readInputs() {
     if (m_filling)
         return;

@@ -77,6 +77,9 @@ public:
     /// The note under tp_size after a mode switch moved it ("" when none).
     QString tpNoteText() const;
 
+    /// Puts `bias` in the Bias inputs and announces the inputs as any edit does.
+    void chooseBias(const BiasInit& bias);
+
 signals:
     /// The inputs changed and form a valid config, to be run as `run` says.
     void configEdited(const tp::LayerConfig& config, tp::SceneSource source,

@@ -3,8 +3,8 @@
 // found at run time (window_controls.h, dialogs included), sizes and tp_size typed, the step keys,
 // the Groups table, zoom, pan, hover and resize on the views, and big computations cancelled. After
 // every action: no Qt warning, the step in range and drawn, and once nothing is pending the picture
-// shows the last valid parameters. At the end, every control offered at a settled check was used.
-// The tests after it replay the bugs it found (tst_matrix_view's scrollBarsSettle one more).
+// shows the last valid parameters; every control offered at a settled check is used. The tests
+// after it replay the bugs it found (tst_matrix_view's scrollBarsSettle one more).
 
 #include "layer_panel.h"
 #include "main_window.h"
@@ -31,7 +31,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSet>
-#include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTableView>
@@ -269,8 +268,9 @@ public:
             m_reachable.insert(control.key);
     }
 
-    /// The controls noted by noteReachable that no action used.
+    /// The controls noted by noteReachable that no action used; useNotedControl uses one.
     QStringList neverUsed() const { return QSet<QString>(m_reachable).subtract(m_used).values(); }
+    QString useNotedControl() { return useSomeControl(true); }
 
     void closeDialogs() {
         for (const QPointer<PythonDialog>& dialog : m_dialogs)
@@ -339,17 +339,17 @@ private:
         return QStringLiteral("click group %1").arg(index.row());
     }
 
-    // One of the controls the window offers now, found at run time: one not used yet when there is
-    // one, so that every control is used early and a control seen once is not missed.
-    QString useSomeControl() {
+    // One of the controls the window offers now, found at run time: one not used yet first, so that
+    // every control is used early; with `notedOnly`, only one noted and not used ("" when none).
+    QString useSomeControl(bool notedOnly = false) {
         const QList<test::Control> controls = test::reachableControls(&window);
         QList<test::Control> fresh;
         for (const test::Control& control : controls)
-            if (!m_used.contains(control.key))
+            if (!m_used.contains(control.key) && (!notedOnly || m_reachable.contains(control.key)))
                 fresh << control;
-        const QList<test::Control>& from = fresh.isEmpty() ? controls : fresh;
+        const QList<test::Control>& from = fresh.isEmpty() && !notedOnly ? controls : fresh;
         if (from.isEmpty())
-            return QStringLiteral("no control");
+            return notedOnly ? QString() : QStringLiteral("no control");
         const test::Control control = from[pick(int(from.size()))];
         m_used.insert(control.key);
         const ModalCloser closer;
@@ -515,13 +515,17 @@ private slots:
             QVERIFY2(problem.isEmpty(), qPrintable(where + problem));
             ++counts[action.section(' ', 0, 1)];
         }
+        // Every control offered at a settled check is used (one noted last, now), added ones too.
+        for (QString action; !(action = monkey.useNotedControl()).isEmpty();) {
+            QVERIFY2(monkey.settle() && takeMessages().isEmpty(), qPrintable(action));
+            QVERIFY2(monkey.inconsistency().isEmpty(), qPrintable(action));
+        }
         monkey.closeDialogs();
         QString summary;
         for (const auto& [name, count] : counts)
             summary += QStringLiteral("%1 %2; ").arg(name).arg(count);
         qInfo("monkey: %d actions from seed %llu, %d settled checks: %s", actions,
               static_cast<unsigned long long>(seed), settles, qPrintable(summary));
-        // Every control the window offered at a settled check was used, those added later too.
         const QStringList never = monkey.neverUsed();
         QVERIFY2(never.isEmpty(),
                  qPrintable(QStringLiteral("%1 controls were shown but never used: %2")

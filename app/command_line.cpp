@@ -43,6 +43,21 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
         args.insert(args.begin(), "--scene");
     SceneOptionsParse parse = parseSceneOptions(args, extraOptions());
     AppCommandLine line;
+    // --mode without --tp switches the mode as the Mode box does: tp_size moves to the nearest
+    // divisor of the split dimension, with the note (tpviz-cli refuses instead).
+    const auto wasGiven = [&](const std::string& name) {
+        return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
+            return arg == name || arg.starts_with(name + "=");
+        });
+    };
+    if (wasGiven("--mode") && !wasGiven("--tp")) {
+        LayerConfig moved = parse.options.config;
+        line.tpNote = moveTpToDivisor(moved);
+        if (!line.tpNote.empty()) {
+            args.insert(args.end(), {"--tp", std::to_string(moved.tpSize)});
+            parse = parseSceneOptions(args, extraOptions());
+        }
+    }
     line.help = parse.options.help;
     line.config = parse.options.config;
     line.source = parse.options.source;

@@ -35,7 +35,10 @@ struct AppCommandLine {
     std::optional<int> step;
     CentreView view = CentreView::Layer;       ///< --view layer|devices
     std::optional<std::pair<int, int>> trace;  ///< --trace ROW,COL: the output cell traced
-    std::vector<std::string> errors;           ///< every problem; empty when usable
+    /// --mode without --tp moved tp_size to a divisor of the split dimension: the note saying so
+    /// (moveTpToDivisor), shown under tp_size; else "".
+    std::string tpNote;
+    std::vector<std::string> errors;  ///< every problem; empty when usable
 };
 
 /// Parses the arguments (without the program name) through tp::parseSceneOptions with the extras

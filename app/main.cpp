@@ -5,6 +5,7 @@
 #include "devices/devices_view.h"
 #include "files/scene_file_actions.h"
 #include "main_window.h"
+#include "panels/parameter_panel.h"
 #include "screenshot.h"
 
 #include <QApplication>
@@ -52,6 +53,7 @@ int main(int argc, char* argv[]) {
         window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
     if (line.view == tp::CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
+    window.parameterPanel()->showTpNote(QString::fromStdString(line.tpNote));
     window.show();
     return app.exec();
 }

@@ -13,6 +13,7 @@
 #include "picture/height_share.h"
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
+#include "picture/verification_view.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
 #include "steps/step_keys.h"
@@ -228,6 +229,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
+    connect(m_output->verificationView(), &VerificationView::biasChosen, m_parameters,
+            &ParameterPanel::chooseBias);
 
     LayerConfig config;
     SceneSource source = SceneSource::Nnx;
@@ -281,6 +284,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* reset = edit->addAction(tr("&Reset to defaults"), this, &MainWindow::resetToDefaults);
@@ -446,7 +450,10 @@ StepController* MainWindow::stepController() const {
 void MainWindow::resetToDefaults() {
     m_timelines->loopSteps()->reset();
     m_timelines->programSteps()->reset();
-    showConfig(LayerConfig{}, SceneSource::Nnx);
+    LayerConfig defaults;
+    // The memory budget is the machine's, not the scene's (as opening a scene file keeps it).
+    defaults.memoryBudgetBytes = m_parameters->config().memoryBudgetBytes;
+    showConfig(defaults, SceneSource::Nnx);
     statusBar()->showMessage(tr("Back to the default scene"), 4000);
 }
 

@@ -3,6 +3,7 @@
 #include "devices/devices_view.h"
 #include "files/picture_export.h"
 #include "main_window.h"
+#include "panels/parameter_panel.h"
 #include "picture/layer_panel.h"
 #include "steps/step_controller.h"
 
@@ -41,6 +42,7 @@ int runScreenshot(const AppCommandLine& line) {
     if (line.view == CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
     window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
+    window.parameterPanel()->showTpNote(QString::fromStdString(line.tpNote));
     window.show();
     if (!window.scene())
         loop.exec();

@@ -42,6 +42,10 @@ QString durationText(double seconds) {
     return {};
 }
 
+QString countText(std::int64_t n, const QString& noun) {
+    return QStringLiteral("%1 %2%3").arg(n).arg(noun, n == 1 ? QString() : QStringLiteral("s"));
+}
+
 CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("costsPanel"));
     auto* layout = new QVBoxLayout(this);
@@ -100,9 +104,9 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
     if (c.kind == CollectiveKind::None)
         m_wire->setText(tr("nothing: no collective, the output stays where it was computed"));
     else
-        m_wire->setText(tr("%1 sent by each device in %2 ring steps (%3 over 'model')")
+        m_wire->setText(tr("%1 sent by each device in %2 (%3 over 'model')")
                             .arg(bytes(c.bytesSentPerDevice))
-                            .arg(c.ringSteps)
+                            .arg(countText(c.ringSteps, tr("ring step")))
                             .arg(text(toString(c.kind))));
     const LayerConfig& config = scene.scene->config;
     m_plot->setSweep(tpSweep(config), config.tpSize);

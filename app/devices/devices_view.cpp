@@ -129,12 +129,12 @@ void DevicesView::rebuild() {
         m_arrows->raise();
     }
     const PartitionSpecs specs = partitionSpecs(c);
-    QString header = tr("<b>Mesh ('data', 'model') = (%1, %2): %3 devices</b>, %4 batch rows each. "
+    QString header = tr("<b>Mesh ('data', 'model') = (%1, %2): %3 devices</b>, %4 each. "
                         "kernel %5 · bias %6 · x %7 · output %8")
                          .arg(mesh.data)
                          .arg(mesh.model)
                          .arg(mesh.devices)
-                         .arg(mesh.rowsPerDevice)
+                         .arg(countText(mesh.rowsPerDevice, tr("batch row")))
                          .arg(q(specs.kernel).toHtmlEscaped(), q(specs.bias).toHtmlEscaped(),
                               q(specs.x).toHtmlEscaped(), q(specs.output).toHtmlEscaped());
     if (!specs.partial.empty())

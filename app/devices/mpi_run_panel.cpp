@@ -142,7 +142,10 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
                                     .join(QLatin1Char(' '))
                                     .toHtmlEscaped()));
     const MeshCosts& mesh = scene.costs->mesh;
-    const TimeEstimate& estimate = scene.costs->estimate;
+    // The estimate on the hardware the run is given (--hardware), which the Devices tab may have
+    // changed since the scene's costs were computed.
+    m_estimate = estimateTime(mesh, hardware);
+    const TimeEstimate& estimate = m_estimate;
     m_model->setText(tr("Cost model, every device: kernel %1, bias · x · output %2; compute %3, "
                         "communication %4 (%5) on %6.")
                          .arg(bytesText(mesh.perDevice.kernelBytes),
@@ -191,7 +194,7 @@ void MpiRunPanel::showResult() {
                           .arg(result.ranks.size())
                           .arg(result.wallSeconds, 0, 'f', 2));
     const DeviceHoldings& model = m_scene.costs->mesh.perDevice;
-    const TimeEstimate& estimate = m_scene.costs->estimate;
+    const TimeEstimate& estimate = m_estimate;
     m_table->setRowCount(int(result.ranks.size()));
     for (int row = 0; row < int(result.ranks.size()); ++row) {
         const MpiRankFigures& r = result.ranks[std::size_t(row)];

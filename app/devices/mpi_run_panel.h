@@ -40,8 +40,9 @@ public:
 
     explicit MpiRunPanel(QWidget* parent = nullptr);
 
-    /// Runs `scene` (its costs as the Devices tab computed them, the estimate on `hardware`), or
-    /// says why it cannot. Does nothing while a run is under way.
+    /// Runs `scene` (its costs as the Devices tab computed them) with `hardware` as the ranks'
+    /// --hardware, beside the cost model's estimate on that hardware, or says why it cannot. Does
+    /// nothing while a run is under way.
     void run(const DeviceScene& scene, const HardwarePreset& hardware);
 
     MpiLauncher* launcher() const { return m_launcher; }
@@ -61,6 +62,7 @@ private:
     MpiLauncher* m_launcher;
     DeviceScene m_scene;
     const HardwarePreset* m_hardware = nullptr;
+    TimeEstimate m_estimate;  ///< the cost model's estimate on m_hardware
     QLabel* m_command;
     QLabel* m_status;
     QLabel* m_model;

@@ -9,10 +9,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
-
-#include <cstdlib>
 
 namespace tp {
 namespace {
@@ -38,16 +39,6 @@ QSpinBox* sizeBox(const QString& name, const QString& tip) {
 }
 
 }  // namespace
-
-std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted) {
-    std::int64_t best = 1;
-    for (const std::int64_t d : divisors(n)) {
-        // Ties go to the smaller divisor.
-        if (std::llabs(d - wanted) < std::llabs(best - wanted))
-            best = d;
-    }
-    return best;
-}
 
 ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     buildForm();
@@ -256,6 +247,20 @@ QString ParameterPanel::tpNoteText() const {
     return m_tpNote->text();
 }
 
+void ParameterPanel::showTpNote(const QString& note) {
+    m_tpNote->setText(note);
+    m_tpForm->setRowVisible(m_tpNote, !note.isEmpty());
+}
+
+void ParameterPanel::chooseBias(const BiasInit& bias) {
+    m_filling = true;
+    m_biasKind->setCurrentIndex(bias.kind == BiasInit::Kind::Normal ? 1 : 0);
+    if (bias.kind == BiasInit::Kind::Normal)
+        m_biasStddev->setText(QString::number(double(bias.stddev)));
+    m_filling = false;
+    readInputs();
+}
+
 void ParameterPanel::readInputs() {
     if (m_filling)
         return;
@@ -281,16 +286,14 @@ void ParameterPanel::readInputs() {
     if (config.mode != oldMode) {
         // A mode switch keeps a valid scene: tp_size moves to the nearest divisor of the new
         // split dimension, and says so.
-        const auto typed = parseInt64(m_tp->currentText().trimmed().toStdString());
-        if (typed && *typed > 0 && config.splitDim() > 0 && config.splitDim() % *typed != 0) {
-            const std::int64_t nearest = nearestDivisor(config.splitDim(), *typed);
-            tpNote = tr("tp_size %1 does not divide %2 (%3): using %4, the nearest divisor")
-                         .arg(*typed)
-                         .arg(mode ? QStringLiteral("in_dim") : QStringLiteral("features"))
-                         .arg(config.splitDim())
-                         .arg(nearest);
-            const QSignalBlocker block(m_tp);
-            m_tp->setEditText(QString::number(nearest));
+        if (const auto typed = parseInt64(m_tp->currentText().trimmed().toStdString())) {
+            LayerConfig moved = config;
+            moved.tpSize = *typed;
+            tpNote = QString::fromStdString(moveTpToDivisor(moved));
+            if (!tpNote.isEmpty()) {
+                const QSignalBlocker block(m_tp);
+                m_tp->setEditText(QString::number(moved.tpSize));
+            }
         }
     }
     if (!tpNote.isEmpty() || config.mode != oldMode || config.splitDim() != oldSplit) {
@@ -359,14 +362,34 @@ void ParameterPanel::readInputs() {
 }
 
 void ParameterPanel::showProblems() {
+    QLabel* appeared = nullptr;  // the first refusal that appeared or changed
     for (auto& [field, place] : m_problemLabels) {
         QStringList messages;
         for (const ConfigProblem& problem : m_problems)
             if (problem.field == field)
                 messages << QString::fromStdString(problem.message);
-        place.second->setText(messages.join(QLatin1Char('\n')));
-        place.first->setRowVisible(place.second, !messages.isEmpty());
+        const QString text = messages.join(QLatin1Char('\n'));
+        QLabel* label = place.second;
+        if (!appeared && !text.isEmpty() && (text != label->text() || label->isHidden()))
+            appeared = label;
+        label->setText(text);
+        place.first->setRowVisible(label, !messages.isEmpty());
     }
+    if (appeared)
+        scrollIntoView(appeared);
+}
+
+void ParameterPanel::scrollIntoView(QWidget* widget) {
+    QScrollArea* scroll = nullptr;
+    for (QWidget* up = parentWidget(); up && !scroll; up = up->parentWidget())
+        scroll = qobject_cast<QScrollArea*>(up);
+    if (!scroll)
+        return;
+    // Once the row just shown has its place in the laid-out panel.
+    QTimer::singleShot(0, scroll, [scroll, widget = QPointer<QWidget>(widget)] {
+        if (widget && widget->isVisible())
+            scroll->ensureWidgetVisible(widget);
+    });
 }
 
 void ParameterPanel::updateEnabled() {

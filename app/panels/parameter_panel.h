@@ -24,10 +24,6 @@ namespace tp {
 
 class ArrayFileInputs;
 
-/// The divisor of n (> 0) closest to `wanted`, the smaller one on a tie: the tp_size a mode
-/// switch falls back to.
-std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted);
-
 /// Edits a LayerConfig and its SceneSource, and how the scene runs (SceneRun: a mistake made on
 /// purpose and the check's rule). Every edit revalidates through LayerConfig::validate and
 /// mistakeProblems; each problem is shown next to the input it belongs to (field by field), and
@@ -76,6 +72,12 @@ public:
     QString problemText(ConfigField field) const;
     /// The note under tp_size after a mode switch moved it ("" when none).
     QString tpNoteText() const;
+    /// Shows `note` under tp_size, as a mode switch does when it moves tp_size (moveTpToDivisor):
+    /// the command line's --mode moves it too.
+    void showTpNote(const QString& note);
+
+    /// Puts `bias` in the Bias inputs and announces the inputs as any edit does.
+    void chooseBias(const BiasInit& bias);
 
 signals:
     /// The inputs changed and form a valid config, to be run as `run` says.
@@ -88,6 +90,9 @@ private:
     void buildForm();
     void readInputs();
     void showProblems();
+    /// Scrolls the scroll area the panel sits in (if any) to show `widget`, a refusal that just
+    /// appeared, which may be below the visible part of the panel (the seed, the bias stddev).
+    void scrollIntoView(QWidget* widget);
     void fillTpChoices();
     void updateEnabled();
     QLabel* addProblemRow(QFormLayout* form, ConfigField field);

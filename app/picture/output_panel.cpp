@@ -159,6 +159,7 @@ void OutputPanel::setScene(ScenePtr scene) {
 
     const QString mistakeWarning = tp::mistakeWarning(*m_scene);
     m_verification->setNote(qs(m_scene->mistakeWithoutEffect));
+    m_verification->setBiasOffer(m_scene->biasShowingMistake);
     if (c.mode == ParallelMode::Column) {
         m_final->hide();
         m_resultName = QStringLiteral("y");

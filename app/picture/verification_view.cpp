@@ -3,6 +3,7 @@
 #include "float_format.h"
 
 #include <QLabel>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -38,9 +39,17 @@ VerificationView::VerificationView(QWidget* parent) : QFrame(parent) {
     m_note->setWordWrap(true);
     m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_note->hide();
+    m_biasOffer = new QPushButton;
+    m_biasOffer->setObjectName(QStringLiteral("biasOfferButton"));
+    m_biasOffer->hide();
+    connect(m_biasOffer, &QPushButton::clicked, this, [this] {
+        if (m_offeredBias)
+            emit biasChosen(*m_offeredBias);
+    });
     layout->addWidget(m_verdict);
     layout->addWidget(m_numbers);
     layout->addWidget(m_note);
+    layout->addWidget(m_biasOffer, 0, Qt::AlignLeft);
     layout->addStretch(1);
 }
 
@@ -60,6 +69,16 @@ void VerificationView::setNote(const QString& note) {
     m_note->setText(note.isEmpty() ? QString()
                                    : QStringLiteral("<i>%1</i>").arg(note.toHtmlEscaped()));
     m_note->setVisible(!note.isEmpty());
+}
+
+void VerificationView::setBiasOffer(std::optional<BiasInit> bias) {
+    m_offeredBias = bias;
+    if (bias)
+        m_biasOffer->setText(tr("Use bias normal, stddev %1")
+                                 .arg(QString::fromStdString(formatFloatShort(bias->stddev, 3))));
+    m_biasOffer->setToolTip(
+        tr("Sets the Bias input: NNX's default bias is zeros, which hides this mistake"));
+    m_biasOffer->setVisible(bias.has_value());
 }
 
 QString VerificationView::noteText() const {

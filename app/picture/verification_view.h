@@ -2,11 +2,15 @@
 
 // The check of the split result against the reference, in plain sight.
 
+#include "layer_config.h"
 #include "verification.h"
 
 #include <QFrame>
 
+#include <optional>
+
 class QLabel;
+class QPushButton;
 
 namespace tp {
 
@@ -30,12 +34,22 @@ public:
     /// The sentence under the figures (Scene::mistakeWithoutEffect); empty hides it.
     void setNote(const QString& note);
     QString noteText() const;
+    /// Offers, under the note, a button that asks for `bias` (Scene::biasShowingMistake: a bias
+    /// that shows the mistake a zero bias hides); nullopt hides it.
+    void setBiasOffer(std::optional<BiasInit> bias);
+    QPushButton* biasOfferButton() const { return m_biasOffer; }
 
     /// Whether the sentence saying what will be compared shows while the check waits (a short
     /// window folds it away). The verdict and, once complete, the figures always show.
     void setExplanationShown(bool shown);
 
     enum class State { Waiting, Passed, Failed, Inconclusive };
+
+signals:
+    /// The bias offer was clicked: the scene should be drawn with `bias`.
+    void biasChosen(const tp::BiasInit& bias);
+
+public:
     State state() const { return m_state; }
     QString verdictText() const;
     /// The figures under the verdict (rich text), headed by the reason when inconclusive.
@@ -51,6 +65,8 @@ private:
     QLabel* m_verdict;
     QLabel* m_numbers;
     QLabel* m_note;
+    QPushButton* m_biasOffer;
+    std::optional<BiasInit> m_offeredBias;
 };
 
 }  // namespace tp

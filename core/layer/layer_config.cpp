@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -130,6 +131,28 @@ std::int64_t bytesNeeded(const LayerConfig& c) {
         c.mode == ParallelMode::Column ? output : mulSat(mulSat(output, c.tpSize), 2);
     floats = addSat(floats, intermediates);
     return mulSat(floats, std::int64_t(sizeof(float)));
+}
+
+std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted) {
+    std::int64_t best = 1;
+    for (const std::int64_t d : divisors(n)) {
+        // Ties go to the smaller divisor.
+        if (std::llabs(d - wanted) < std::llabs(best - wanted))
+            best = d;
+    }
+    return best;
+}
+
+std::string moveTpToDivisor(LayerConfig& config) {
+    const std::int64_t split = config.splitDim();
+    if (config.tpSize <= 0 || split <= 0 || split % config.tpSize == 0)
+        return {};
+    const std::int64_t wanted = config.tpSize;
+    config.tpSize = nearestDivisor(split, wanted);
+    return "tp_size " + std::to_string(wanted) + " does not divide " +
+           (config.mode == ParallelMode::Row ? "in_dim" : "features") + " (" +
+           std::to_string(split) + "): using " + std::to_string(config.tpSize) +
+           ", the nearest divisor";
 }
 
 std::vector<std::int64_t> divisors(std::int64_t n) {

@@ -97,6 +97,15 @@ std::int64_t bytesNeeded(const LayerConfig& config);
 /// The divisors of n in increasing order: the tp sizes that split n evenly. Empty for n <= 0.
 std::vector<std::int64_t> divisors(std::int64_t n);
 
+/// The divisor of n (> 0) closest to `wanted`, the smaller one on a tie: the tp_size a mode
+/// switch falls back to.
+std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted);
+
+/// A mode switch keeps a valid scene: when `config.tpSize` (> 0) does not divide the split
+/// dimension of `config.mode`, it moves to the nearest divisor, and the returned note says so
+/// ("tp_size 3 does not divide in_dim (8): using 4, the nearest divisor"); else "" and no change.
+std::string moveTpToDivisor(LayerConfig& config);
+
 /// "column" / "row", and "partitionable" / "legacy", as the CLI and JSON spell them.
 std::string_view toString(ParallelMode mode);
 std::string_view toString(PrngLayout layout);

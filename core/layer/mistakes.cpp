@@ -193,8 +193,7 @@ std::string mistakeWithoutEffect(const LayerConfig& config, Mistake mistake, boo
                        "so the bias is added once anyway";
             if (biasIsZero)
                 return "bias-per-partial has no effect here: the bias is zero (NNX's default "
-                       "bias init), so adding it to every partial sum adds nothing; try --bias "
-                       "normal:0.5";
+                       "bias init), so adding it to every partial sum adds nothing";
             break;
         case Mistake::InitPerGroup:
             if (oneGroup)
@@ -208,6 +207,13 @@ std::string mistakeWithoutEffect(const LayerConfig& config, Mistake mistake, boo
             break;
     }
     return {};
+}
+
+std::optional<BiasInit> biasShowingMistake(const LayerConfig& config, Mistake mistake,
+                                           bool biasIsZero) {
+    if (mistake != Mistake::BiasPerPartial || config.tpSize == 1 || !biasIsZero)
+        return std::nullopt;
+    return BiasInit{BiasInit::Kind::Normal, 0.5f};
 }
 
 GroupLayer groupLayer(const LayerConfig& config) {

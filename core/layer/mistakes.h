@@ -55,6 +55,13 @@ IndexRange sliceXInputBlock(const ShardingPlan& plan, Index group);
 /// zero (NNX's default init).
 std::string mistakeWithoutEffect(const LayerConfig& config, Mistake mistake, bool biasIsZero);
 
+/// The bias init that shows a mistake a zero bias hides, else nullopt: bias-per-partial adds the
+/// bias tp_size times, which changes nothing while the bias is zero (NNX's default init). A normal
+/// bias of stddev 0.5 makes the error plain to see (stddev 0.02 gives errors of about 0.05).
+/// `biasIsZero` as for mistakeWithoutEffect.
+std::optional<BiasInit> biasShowingMistake(const LayerConfig& config, Mistake mistake,
+                                           bool biasIsZero);
+
 /// The one nnx.Linear each group builds for itself in init-per-group:
 ///   column: nnx.Linear(in_dim, chunk, rngs=nnx.Rngs(seed)), kernel (in_dim, chunk), bias (chunk,)
 ///   row:    nnx.Linear(chunk, features, rngs=nnx.Rngs(seed)), kernel (chunk, features), bias

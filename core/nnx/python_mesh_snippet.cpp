@@ -24,13 +24,16 @@ std::string pythonSpec(const std::string& spec) {
 }  // namespace
 
 bool pythonMeshWanted(const LayerConfig& config) {
-    return config.dataSize > 1 || config.output.has_value();
+    // Row mode always has its collective (an all-reduce by default), even on one data row.
+    return config.dataSize > 1 || config.output.has_value() ||
+           meshCosts(config).collective.kind != CollectiveKind::None;
 }
 
 std::string pythonMeshPreamble(const LayerConfig& config) {
     const std::int64_t devices = config.dataSize * config.tpSize;
     return "# The mesh part below needs " + std::to_string(devices) +
-           " devices; on one CPU, XLA shows that many when told before JAX starts:\n"
+           " devices; XLA shows that many CPU devices when told before JAX starts\n"
+           "# (the flag counts CPU devices only: the mesh asks for jax.devices(\"cpu\")):\n"
            "import os\n"
            "os.environ[\"XLA_FLAGS\"] = os.environ.get(\"XLA_FLAGS\", \"\") + "
            "\" --xla_force_host_platform_device_count=" +
@@ -62,6 +65,7 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
        << "# the collective (" << collective << ") sends " << costs.collective.bytesSentPerDevice
        << " B per device in " << costs.collective.ringSteps << " ring steps.\n"
        << "from functools import partial\n"
+       << "import inspect\n"
        << "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
        << "try:\n"
        << "    from jax import shard_map\n"
@@ -69,9 +73,13 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
        << "    from jax.experimental.shard_map import shard_map\n"
        << "\n"
        << "data_size = " << d << "\n"
-       << "assert len(jax.devices()) >= data_size * tp_size, \"set XLA_FLAGS as at the top\"\n"
-       << "mesh = Mesh(np.array(jax.devices()[:data_size * tp_size]).reshape(data_size, tp_size),\n"
-       << "            (\"data\", \"model\"))\n"
+       << "# CPU devices: on a machine with a GPU, jax.devices() lists the GPU alone.\n"
+       << "cpus = jax.devices(\"cpu\")[:data_size * tp_size]\n"
+       << "assert len(cpus) == data_size * tp_size, \"set XLA_FLAGS as at the top\"\n"
+       << "try:\n"
+       << "    mesh = jax.make_mesh((data_size, tp_size), (\"data\", \"model\"), devices=cpus)\n"
+       << "except (AttributeError, TypeError):  # JAX before make_mesh or its devices argument\n"
+       << "    mesh = Mesh(np.array(cpus).reshape(data_size, tp_size), (\"data\", \"model\"))\n"
        << "kernel_spec, bias_spec, x_spec = " << pythonSpec(specs.kernel) << ", "
        << pythonSpec(specs.bias) << ", " << pythonSpec(specs.x) << "\n"
        << "out_spec = " << pythonSpec(specs.output) << "  # the output "
@@ -88,7 +96,24 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
        << "    assert shard.shape == shape and shard.nbytes == nbytes, (shard.shape, "
           "shard.nbytes)\n"
        << "\n"
-       << "\n"
+       << "\n";
+    if (column && !sharded)
+        py << "\n"
+           << "def gather_columns(y_block):\n"
+           << "    # Varying to invariant: out_spec holds one copy over \"model\", which "
+              "shard_map's\n"
+           << "    # check (check_vma) accepts only from an invariant gather; plain all_gather is\n"
+           << "    # varying to varying.\n"
+           << "    if \"to\" in inspect.signature(jax.lax.all_gather).parameters:\n"
+           << "        return jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True, "
+              "to=\"invarying\")\n"
+           << "    if hasattr(jax.lax, \"all_gather_invariant\"):\n"
+           << "        return jax.lax.all_gather_invariant(y_block, \"model\", axis=1, "
+              "tiled=True)\n"
+           << "    return jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True)  # JAX before "
+              "check_vma\n"
+           << "\n";
+    py << "\n"
        << "@partial(shard_map, mesh=mesh, in_specs=(x_spec, kernel_spec, bias_spec),\n"
        << "         out_specs=out_spec)\n"
        << "def layer_on_mesh(x_block, kernel_block, bias_block):\n";
@@ -102,8 +127,7 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
         else
             py << "    # Ring all-gather over \"model\": every device ends with all " << p
                << " column blocks.\n"
-               << "    return jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True)  # "
-               << shape(nd, config.features) << "\n";
+               << "    return gather_columns(y_block)  # " << shape(nd, config.features) << "\n";
     } else {
         py << "    # x_block " << shape(nd, xCols) << ", kernel_block "
            << shape(kernelRows, kernelCols) << ": a partial sum of every output.\n"

@@ -412,6 +412,8 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
             << '\n';
         if (!scene.mistakeWithoutEffect.empty())
             out << "  " << scene.mistakeWithoutEffect << '\n';
+        if (scene.biasShowingMistake)
+            out << "  to see it, try --bias " << toString(*scene.biasShowingMistake) << '\n';
     }
 
     if (!summary) {

@@ -53,6 +53,8 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
     if (run.mistake == Mistake::InitPerGroup)
         scene.groupLayer = groupLayer(config);
     scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
+    if (scene.source == SceneSource::Nnx)  // the other sources' bias is fixed
+        scene.biasShowingMistake = tp::biasShowingMistake(config, run.mistake, p.bias.isZero());
     const ShardingPlan plan = ShardingPlan::make(config);
     // The forward pass counts one unit per group: each weighs its share of the products.
     const std::int64_t productUnits = productWorkUnits(config);

@@ -38,6 +38,8 @@ struct Scene {
     Mistake mistake = Mistake::None;
     /// When the mistake changes nothing here, why (mistakeWithoutEffect); else empty.
     std::string mistakeWithoutEffect;
+    /// A seeded layer's bias init that would show the mistake (biasShowingMistake); else empty.
+    std::optional<BiasInit> biasShowingMistake;
     LayerParams params;
     /// The kernel was drawn from the seed (nnx.Linear's), not the worked example's nor a file's:
     /// each element then has the threefry counter it was drawn from (kernelBitsOrigin).

@@ -233,6 +233,24 @@ private slots:
                  qPrintable(costs->estimateLabel()->text()));
     }
 
+    // One of a thing is said in the singular: "1 ring step", "1 batch row each".
+    void countsOfOneAreSingular() {
+        LayerConfig c = meshConfig(test::kFourGroups, 4, OutputLayout::Replicated);
+        c.tpSize = 2;  // an all-gather over 2 devices: 1 ring step; 4 rows over D 4: 1 row each
+        QCOMPARE(meshCosts(c).collective.ringSteps, std::int64_t(1));
+        DevicesView view;
+        view.show();
+        view.setScene(sceneOf(c));
+        const QString wire = view.costsPanel()->wireLabel()->text();
+        QVERIFY2(wire.contains(" in 1 ring step (") && !wire.contains("1 ring steps"),
+                 qPrintable(wire));
+        const QString header = view.headerLabel()->text();
+        QVERIFY2(header.contains(", 1 batch row each.") && !header.contains("1 batch rows"),
+                 qPrintable(header));
+        QCOMPARE(countText(3, QStringLiteral("ring step")), QStringLiteral("3 ring steps"));
+        QCOMPARE(countText(0, QStringLiteral("batch row")), QStringLiteral("0 batch rows"));
+    }
+
     void windowStepsIntoTheCollectiveOnTheDevicesTab() {
         MainWindow window(MainWindow::Options{.useSettings = false});
         const LayerConfig c = meshConfig(test::kFourGroups, 2, OutputLayout::Replicated);

@@ -19,6 +19,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -266,6 +267,31 @@ private slots:
         // Bit for bit the output of the right split.
         const std::optional<Scene> right = computeScene(config, SceneSource::Nnx);
         QVERIFY(scene->result.output == right->result.output);
+    }
+
+    // NNX's default bias is zeros, which hides bias-per-partial: the note offers, in the app rather
+    // than as a command-line flag, the bias that shows it, and one click makes the check fail.
+    void zeroBiasOffersABiasThatShowsBiasPerPartial() {
+        LayerConfig config;
+        config.mode = ParallelMode::Row;
+        config.tpSize = 4;
+        Window w(config);
+        QTRY_VERIFY(w.window.scene());
+        QVERIFY(w.choose(Mistake::BiasPerPartial));
+        w.window.stepController()->goToEnd();
+        QCOMPARE(w.check()->state(), VerificationView::State::Passed);
+        QVERIFY2(!w.check()->noteText().contains("--"), qPrintable(w.check()->noteText()));
+        QPushButton* offer = w.check()->biasOfferButton();
+        QVERIFY(offer->isVisible());
+        QTest::mouseClick(offer, Qt::LeftButton);
+        QTRY_VERIFY(w.window.scene()->config.bias == *parseBiasInit("normal:0.5") &&
+                    !w.window.computer()->hasPendingRequest() && !w.window.computer()->isBusy());
+        QVERIFY(w.window.scene()->mistake == Mistake::BiasPerPartial);
+        QVERIFY(w.window.parameterPanel()->config().bias == *parseBiasInit("normal:0.5"));
+        w.window.stepController()->goToEnd();
+        QCOMPARE(w.check()->state(), VerificationView::State::Failed);
+        QVERIFY(!offer->isVisible());
+        QVERIFY(w.window.scene()->mistakeWithoutEffect.empty());
     }
 
     // A mistake of the other mode is refused with the reason beside the combo, and the picture

@@ -1,14 +1,10 @@
-// This file is over 600 lines because each kind of random action is a small function of its own and
-// they are read together with the consistency checks that follow every action. A random user on the
-// real main window. From a fixed seed (TPVIZ_MONKEY_SEED overrides it), it performs
-// TPVIZ_MONKEY_ACTIONS random actions: valid and invalid values in every input of the parameter
-// panel, every combo choice, mode and source switches, stepping (actions, slider, keys, the Groups
-// table), play and pause, zoom, pan, hover and resize on the matrix views, every menu item (dialogs
-// included, closed again), and big computations cancelled mid-way. After every action it checks
-// that no Qt warning was printed and that the window is consistent: the step is in range and drawn,
-// and once nothing is pending the picture shows the last valid parameters and no worker is left
-// running. The deterministic tests after it replay the bugs it found (and tst_matrix_view's
-// scrollBarsSettle the scroll bar that was shown and hidden without end).
+// A random user on the real main window. From a fixed seed (TPVIZ_MONKEY_SEED overrides it), it
+// performs TPVIZ_MONKEY_ACTIONS random actions: every control the window offers at the moment,
+// found at run time (window_controls.h, dialogs included), sizes and tp_size typed, the step keys,
+// the Groups table, zoom, pan, hover and resize on the views, and big computations cancelled. After
+// every action: no Qt warning, the step in range and drawn, and once nothing is pending the picture
+// shows the last valid parameters; every control offered at a settled check is used. The tests
+// after it replay the bugs it found (tst_matrix_view's scrollBarsSettle one more).
 
 #include "devices/devices_view.h"
 #include "layer_panel.h"
@@ -22,22 +18,20 @@
 #include "step_controller.h"
 #include "steps/tab_timelines.h"
 #include "timeline.h"
+#include "window_controls.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDeadlineTimer>
 #include <QDialog>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMutex>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSignalSpy>
+#include <QSet>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTableView>
@@ -161,14 +155,19 @@ public:
         QObject::connect(panel, &ParameterPanel::configEdited, &window,
                          [this](const LayerConfig& c, SceneSource s, const SceneRun& run) {
                              m_wanted = Wanted{c, s, run.mistake};
+                             ++m_edits;
                          });
         // A refused input or a cancel drops what was pending: no new scene may arrive after it.
         const auto freeze = [this] {
+            ++m_edits;
             m_wanted.reset();
             m_frozen = window.scene();
         };
         QObject::connect(panel, &ParameterPanel::configRefused, &window, freeze);
         QObject::connect(window.computer(), &SceneComputer::cancelled, &window, freeze);
+        // So do array files that cannot be read and a scene too big to allocate.
+        QObject::connect(window.computer(), &SceneComputer::arraysRefused, &window, freeze);
+        QObject::connect(window.computer(), &SceneComputer::failed, &window, freeze);
     }
 
     MainWindow window{MainWindow::Options{.useSettings = false}};
@@ -248,20 +247,12 @@ public:
     /// One random action; returns its name.
     QString act() {
         const int kind = pick(100);
-        if (kind < 30)
+        if (kind < 22)
             return editSize();
-        if (kind < 36)
+        if (kind < 27)
             return editTp();
-        if (kind < 41)
-            return editSeed();
-        if (kind < 45)
-            return editBias();
-        if (kind < 52)
-            return chooseCombo();
-        if (kind < 54) {
-            QTest::mouseClick(window.findChild<QCheckBox*>("x64Box"), Qt::LeftButton);
-            return QStringLiteral("toggle x64");
-        }
+        if (kind < 62)
+            return useSomeControl();
         if (kind < 68)
             return step();
         if (kind < 80)
@@ -270,14 +261,22 @@ public:
             window.resize(400 + pick(1400), 300 + pick(900));
             return QStringLiteral("resize");
         }
-        if (kind < 88)
-            return menuItem();
-        if (kind < 91)
+        if (kind < 86)
             return pythonDialog();
         if (kind < 98)
             return editSize();
         return cancelBigComputation();
     }
+
+    /// Notes the controls the window offers now (reachableControls), which the run must use.
+    void noteReachable() {
+        for (const test::Control& control : test::reachableControls(&window))
+            m_reachable.insert(control.key);
+    }
+
+    /// The controls noted by noteReachable that no action used; useNotedControl uses one.
+    QStringList neverUsed() const { return QSet<QString>(m_reachable).subtract(m_used).values(); }
+    QString useNotedControl() { return useSomeControl(true); }
 
     void closeDialogs() {
         for (const QPointer<PythonDialog>& dialog : m_dialogs)
@@ -292,6 +291,7 @@ private:
         auto* box = window.findChild<QSpinBox*>(names[pick(3)]);
         if (!box->isEnabled())
             return QStringLiteral("size input disabled");
+        m_used.insert(test::controlKey(box));
         const int band = pick(20);
         QString text;
         if (band < 14)
@@ -317,96 +317,61 @@ private:
         auto* tp = window.findChild<QComboBox*>("tpBox");
         if (chance(0.6) && tp->count() > 0) {
             tp->setCurrentIndex(pick(tp->count()));
+            m_used.insert(test::controlKey(tp, 0).section(' ', 0, -2));  // its items: one key
             return QStringLiteral("choose tp %1").arg(tp->currentText());
         }
         const QString text =
             QStringList{"0", "-2", "7", "5", "x", "99999999999999999999", "", " 2 "}[pick(8)];
+        m_used.insert(test::controlKey(tp->lineEdit()));
         tp->lineEdit()->selectAll();
         QTest::keyClicks(tp->lineEdit(), text);
         return QStringLiteral("type tp \"%1\"").arg(text);
     }
 
-    QString editSeed() {
-        auto* seed = window.findChild<QLineEdit*>("seedEdit");
-        if (!seed->isEnabled())
-            return QStringLiteral("seed disabled");
-        const QString text = chance(0.5) ? QString::number(qint64(m_rng()))
-                                         : QStringList{"0",
-                                                       "-1",
-                                                       "4294967296",
-                                                       "9223372036854775807",
-                                                       "-9223372036854775808",
-                                                       "9223372036854775808",
-                                                       "abc",
-                                                       "1.5",
-                                                       "",
-                                                       " 42"}[pick(10)];
-        seed->selectAll();
-        QTest::keyClicks(seed, text);
-        return QStringLiteral("type seed \"%1\"").arg(text);
-    }
-
-    QString editBias() {
-        auto* stddev = window.findChild<QLineEdit*>("biasStddevEdit");
-        if (!stddev->isEnabled())
-            return QStringLiteral("bias stddev disabled");
-        const QString text =
-            QStringList{"0.5", "1e-3", "2", "0.02", "-1", "0", "nan", "inf", "abc", ""}[pick(10)];
-        stddev->selectAll();
-        QTest::keyClicks(stddev, text);
-        return QStringLiteral("type bias stddev \"%1\"").arg(text);
-    }
-
-    QString chooseCombo() {
-        static const char* names[] = {"modeBox",   "prngBox",    "biasBox", "modeBox",
-                                      "sourceBox", "mistakeBox", "ruleBox"};
-        auto* box = window.findChild<QComboBox*>(names[pick(int(std::size(names)))]);
-        if (!box->isEnabled())
-            return QStringLiteral("combo disabled");
-        box->setCurrentIndex(pick(box->count()));
-        return QStringLiteral("choose %1 %2").arg(box->objectName()).arg(box->currentIndex());
-    }
-
+    // The step keys and the Groups table (the step actions, the slider and the speed are found
+    // with the window's other controls).
     QString step() {
-        StepActions* actions = window.stepActions();
-        switch (pick(8)) {
-            case 0:
-                actions->nextAction()->trigger();
-                return QStringLiteral("next");
-            case 1:
-                actions->previousAction()->trigger();
-                return QStringLiteral("previous");
-            case 2:
-                (chance(0.5) ? actions->resetAction() : actions->endAction())->trigger();
-                return QStringLiteral("home or end");
-            case 3:
-                actions->playAction()->trigger();
-                return QStringLiteral("play or pause");
-            case 4:
-                actions->speedBox()->setValue(50 + pick(500));
-                return QStringLiteral("speed");
-            case 5: {
-                QSlider* slider = actions->slider();
-                slider->setValue(slider->minimum() - 1 +
-                                 pick(slider->maximum() - slider->minimum() + 3));
-                return QStringLiteral("slider");
-            }
-            case 6: {
-                auto* table = window.findChild<QTableView*>("groupTable");
-                if (!table->isVisible() || table->model()->rowCount() == 0)
-                    return QStringLiteral("groups table hidden");
-                const QModelIndex index =
-                    table->model()->index(pick(table->model()->rowCount()), 0);
-                table->scrollTo(index);
-                QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
-                                  table->visualRect(index).center());
-                return QStringLiteral("click group %1").arg(index.row());
-            }
-            default:
-                QTest::keyClick(&window, QList<Qt::Key>{Qt::Key_Left, Qt::Key_Right, Qt::Key_Home,
-                                                        Qt::Key_End, Qt::Key_Space}[pick(5)]);
-                return QStringLiteral("step key");
+        auto* table = window.findChild<QTableView*>("groupTable");
+        if (chance(0.5)) {
+            QTest::keyClick(&window, QList<Qt::Key>{Qt::Key_Left, Qt::Key_Right, Qt::Key_Home,
+                                                    Qt::Key_End, Qt::Key_Space}[pick(5)]);
+            return QStringLiteral("step key");
         }
+        if (!table->isVisible() || table->model()->rowCount() == 0)
+            return QStringLiteral("groups table hidden");
+        const QModelIndex index = table->model()->index(pick(table->model()->rowCount()), 0);
+        table->scrollTo(index);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(index).center());
+        return QStringLiteral("click group %1").arg(index.row());
+    }
+
+    // One of the controls the window offers now, found at run time: one not used yet first, so that
+    // every control is used early; with `notedOnly`, only one noted and not used ("" when none).
+    QString useSomeControl(bool notedOnly = false) {
+        const QList<test::Control> controls = test::reachableControls(&window);
+        QList<test::Control> fresh;
+        for (const test::Control& control : controls)
+            if (!m_used.contains(control.key) && (!notedOnly || m_reachable.contains(control.key)))
+                fresh << control;
+        const QList<test::Control>& from = fresh.isEmpty() && !notedOnly ? controls : fresh;
+        if (from.isEmpty())
+            return notedOnly ? QString() : QStringLiteral("no control");
+        const test::Control control = from[pick(int(from.size()))];
+        m_used.insert(control.key);
+        const ModalCloser closer;
+        const int edits = m_edits;
+        const QString what = test::useControl(control, m_rng);
+        // Reset to defaults (and Open scene) show a config without an edit: the picture must show
+        // the inputs they set. (From files, the files' sizes are known once they are read.)
+        ParameterPanel* panel = window.parameterPanel();
+        if (control.kind == test::ControlKind::Action && m_edits == edits &&
+            panel->source() != SceneSource::Files && panel->problems().empty() &&
+            (!m_wanted || m_wanted->config != panel->config() ||
+             m_wanted->source != panel->source() || m_wanted->mistake != panel->run().mistake))
+            m_wanted = Wanted{panel->config(), panel->source(), panel->run().mistake};
+        if (auto* dialog = window.findChild<PythonDialog*>(); dialog && dialog->isVisible())
+            m_dialogs << dialog;
+        return what;
     }
 
     QString onView() {
@@ -451,20 +416,6 @@ private:
         }
     }
 
-    QString menuItem() {
-        QList<QAction*> items;
-        for (QAction* menu : window.menuBar()->actions())
-            for (QAction* item : menu->menu()->actions())
-                if (!item->isSeparator() && item->shortcut() != QKeySequence::Quit)
-                    items << item;
-        QAction* item = pickOf(items);
-        const ModalCloser closer;
-        item->trigger();
-        if (auto* dialog = window.findChild<PythonDialog*>(); dialog && dialog->isVisible())
-            m_dialogs << dialog;
-        return QStringLiteral("menu %1").arg(item->text());
-    }
-
     QString pythonDialog() {
         if (!m_dialogs.isEmpty() && chance(0.6)) {
             QPointer<PythonDialog> dialog = m_dialogs.takeAt(pick(int(m_dialogs.size())));
@@ -504,6 +455,7 @@ private:
                 what = QStringLiteral("big computation cancelled with Esc");
             } else {
                 QTest::mouseClick(window.cancelButton(), Qt::LeftButton);
+                m_used.insert(test::controlKey(window.cancelButton()));
                 what = QStringLiteral("big computation cancelled with the button");
             }
             if (!window.computer()->isBusy() && window.scene() != before &&
@@ -523,8 +475,11 @@ private:
         Mistake mistake;
     };
     std::optional<Wanted> m_wanted;
+    int m_edits = 0;  ///< edits, refusals and cancels seen (each sets m_wanted)
     ScenePtr m_frozen;
     QList<QPointer<PythonDialog>> m_dialogs;
+    QSet<QString> m_reachable;  ///< every control reachable at a settled check (noteReachable)
+    QSet<QString> m_used;       ///< every control an action used (by its test::controlKey)
 };
 
 }  // namespace
@@ -559,10 +514,17 @@ private slots:
             if (monkey.chance(1.0 / 12) || i == actions - 1) {
                 QVERIFY2(monkey.settle(), qPrintable(where + "still computing after the timeout"));
                 ++settles;
+                if (i < actions - 1)
+                    monkey.noteReachable();
             }
             const QString problem = monkey.inconsistency();
             QVERIFY2(problem.isEmpty(), qPrintable(where + problem));
             ++counts[action.section(' ', 0, 1)];
+        }
+        // Every control offered at a settled check is used (one noted last, now), added ones too.
+        for (QString action; !(action = monkey.useNotedControl()).isEmpty();) {
+            QVERIFY2(monkey.settle() && takeMessages().isEmpty(), qPrintable(action));
+            QVERIFY2(monkey.inconsistency().isEmpty(), qPrintable(action));
         }
         monkey.closeDialogs();
         QString summary;
@@ -570,6 +532,11 @@ private slots:
             summary += QStringLiteral("%1 %2; ").arg(name).arg(count);
         qInfo("monkey: %d actions from seed %llu, %d settled checks: %s", actions,
               static_cast<unsigned long long>(seed), settles, qPrintable(summary));
+        const QStringList never = monkey.neverUsed();
+        QVERIFY2(never.isEmpty(),
+                 qPrintable(QStringLiteral("%1 controls were shown but never used: %2")
+                                .arg(never.size())
+                                .arg(never.join(QStringLiteral("; ")))));
     }
 
     // Found by the monkey: switching to the brief's arrays and back reset the memory budget the
@@ -583,6 +550,19 @@ private slots:
         source->setCurrentIndex(1);
         QCOMPARE(window.parameterPanel()->config().memoryBudgetBytes, kBudget);
         source->setCurrentIndex(0);
+        QCOMPARE(window.parameterPanel()->config().memoryBudgetBytes, kBudget);
+        window.findChild<QSpinBox*>("featuresBox")->setValue(1 << 24);
+        QVERIFY(!window.parameterPanel()->problemText(ConfigField::Memory).isEmpty());
+    }
+
+    // Found by the monkey once it used every menu item: Reset to defaults dropped the memory
+    // budget the window was given, as switching to the brief's arrays once did.
+    void resetKeepsTheMemoryBudget() {
+        MainWindow window(MainWindow::Options{.useSettings = false});
+        LayerConfig config;
+        config.memoryBudgetBytes = kBudget;
+        window.showConfig(config, SceneSource::Nnx);
+        window.findChild<QAction*>("resetToDefaultsAction")->trigger();
         QCOMPARE(window.parameterPanel()->config().memoryBudgetBytes, kBudget);
         window.findChild<QSpinBox*>("featuresBox")->setValue(1 << 24);
         QVERIFY(!window.parameterPanel()->problemText(ConfigField::Memory).isEmpty());

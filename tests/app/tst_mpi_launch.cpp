@@ -111,6 +111,33 @@ private slots:
                  qPrintable(panel.verdictLabel()->text()));
     }
 
+    // The Devices tab computes a scene's costs on the hardware chosen then; a run on other hardware
+    // (the box changed since, --hardware tpu-v5e) prints the model's figures of that hardware.
+    void modelFiguresAreThoseOfTheRunsHardware() {
+        MpiRunPanel panel;
+        const DeviceScene scene = deviceSceneOf(smallConfig());  // on h100-nvlink
+        if (const QString refusal = panel.launcher()->refusal(*scene.scene); !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        const HardwarePreset& tpu = *findHardware("tpu-v5e");
+        const TimeEstimate onTpu = estimateTime(scene.costs->mesh, tpu);
+        QVERIFY(durationText(onTpu.computeSeconds) !=
+                durationText(scene.costs->estimate.computeSeconds));
+        panel.show();
+        panel.run(scene, tpu);
+        QVERIFY2(panel.commandLabel()->text().contains("--hardware tpu-v5e"),
+                 qPrintable(panel.commandLabel()->text()));
+        const QString model = panel.modelLabel()->text();
+        QVERIFY2(model.contains("on tpu-v5e.") && !model.contains("h100"), qPrintable(model));
+        QVERIFY2(model.contains("compute " + durationText(onTpu.computeSeconds)),
+                 qPrintable(model));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+        QVERIFY2(panel.launcher()->result().ok, qPrintable(panel.launcher()->result().error));
+        QCOMPARE(panel.table()->item(0, MpiRunPanel::ComputeModelColumn)->text(),
+                 durationText(onTpu.computeSeconds));
+        QCOMPARE(panel.table()->item(0, MpiRunPanel::CommunicationModelColumn)->text(),
+                 durationText(onTpu.communicationSeconds));
+    }
+
     void cancelEndsMpirunAndItsRanks_data() {
         QTest::addColumn<bool>("closeWindow");
         QTest::addRow("Cancel") << false;

@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -157,6 +158,37 @@ private slots:
         QCOMPARE(panel.findChild<QSpinBox*>("batchBox")->value(), 0);  // not silently reverted
         panel.findChild<QSpinBox*>("featuresBox")->setValue(0);
         QVERIFY(!panel.problemText(ConfigField::Features).isEmpty());
+    }
+
+    // A refusal under an input at the bottom of the panel (the seed, the bias stddev) is out of
+    // sight in a short window until the panel scrolls to it.
+    void refusalScrollsIntoView_data() {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<int>("field");
+        QTest::newRow("seed") << "seedEdit" << int(ConfigField::Seed);
+        QTest::newRow("bias stddev") << "biasStddevEdit" << int(ConfigField::Bias);
+    }
+    void refusalScrollsIntoView() {
+        QFETCH(QString, input);
+        QFETCH(int, field);
+        QScrollArea scroll;
+        auto* panel = new ParameterPanel;
+        scroll.setWidget(panel);
+        scroll.setWidgetResizable(true);
+        scroll.resize(320, 240);
+        scroll.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&scroll));
+        panel->findChild<QComboBox*>("biasBox")->setCurrentIndex(1);
+        auto* edit = panel->findChild<QLineEdit*>(input);
+        const auto inView = [&](const QWidget* widget) {
+            const QRect rect(widget->mapTo(scroll.viewport(), QPoint(0, 0)), widget->size());
+            return scroll.viewport()->rect().contains(rect);
+        };
+        QVERIFY(!inView(edit));  // the panel is taller than the window: the input is below
+        edit->setText(QStringLiteral("abc"));
+        auto* refusal = panel->findChild<QLabel*>(QStringLiteral("problem%1").arg(field));
+        QVERIFY(!refusal->text().isEmpty());
+        QTRY_VERIFY(inView(refusal));
     }
 
     void nearestDivisorPrefersTheSmallerOnATie() {

@@ -37,13 +37,48 @@ private slots:
                     .contains("NamedSharding"));
     }
 
+    // Row mode sums partial sums over "model" even on one data row (the Devices tab's all-reduce),
+    // so its snippet has the mesh part with that psum; column mode without a mesh needs none.
+    void rowModeAlwaysHasItsAllReduce() {
+        LayerConfig row = test::kFourGroupsRow;
+        QVERIFY(row.dataSize == 1 && !row.output);
+        const QString py = snippet(row);
+        QVERIFY2(py.contains("jax.lax.psum(partial_sum, \"model\")"), qPrintable(py));
+        QVERIFY(py.contains("--xla_force_host_platform_device_count=4"));
+    }
+
+    // Current JAX: all_gather is varying to varying under shard_map's check_vma, so the replicated
+    // output's gather asks for an invariant result (to="invarying", the value JAX's all_gather
+    // takes, or all_gather_invariant), with plain all_gather left for JAX before check_vma; the
+    // forced host devices are CPU devices, asked for by platform; jax.make_mesh, with Mesh for
+    // older JAX.
+    void meshCodeRunsOnCurrentJax() {
+        const QString py = snippet(meshConfig(ParallelMode::Column, 2, OutputLayout::Replicated));
+        QVERIFY2(py.contains("jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True, "
+                             "to=\"invarying\")"),
+                 qPrintable(py));
+        QVERIFY(py.contains("\"to\" in inspect.signature(jax.lax.all_gather).parameters"));
+        QVERIFY(
+            py.contains("jax.lax.all_gather_invariant(y_block, \"model\", axis=1, tiled=True)"));
+        QVERIFY(py.contains("import inspect\n"));
+        QVERIFY(py.contains("cpus = jax.devices(\"cpu\")[:data_size * tp_size]"));
+        QVERIFY(!py.contains("jax.devices()["));
+        QVERIFY(
+            py.contains("mesh = jax.make_mesh((data_size, tp_size), (\"data\", \"model\"), "
+                        "devices=cpus)"));
+        QVERIFY(py.contains("    mesh = Mesh(np.array(cpus).reshape(data_size, tp_size)"));
+        // Only the replicated column output gathers.
+        QVERIFY(!snippet(meshConfig(ParallelMode::Column, 2, OutputLayout::Sharded))
+                     .contains("gather_columns"));
+    }
+
     void numbersMatchTheScene_data() {
         QTest::addColumn<int>("mode");
         QTest::addColumn<int>("data");
         QTest::addColumn<int>("layout");
         QTest::addColumn<QString>("collective");
         QTest::newRow("column sharded D2") << 0 << 2 << 0 << "return y_block  # no communication";
-        QTest::newRow("column replicated D2") << 0 << 2 << 1 << "jax.lax.all_gather(y_block";
+        QTest::newRow("column replicated D2") << 0 << 2 << 1 << "return gather_columns(y_block)";
         QTest::newRow("row replicated D1") << 1 << 1 << 1 << "jax.lax.psum(partial_sum";
         QTest::newRow("row sharded D4") << 1 << 4 << 0 << "jax.lax.psum_scatter(partial_sum";
     }

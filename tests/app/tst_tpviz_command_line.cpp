@@ -189,6 +189,25 @@ private slots:
         QCOMPARE(errors.join('\n'), error);
     }
 
+    // --mode row with the default tp_size 3, which does not divide in_dim 8: the app moves it to
+    // the nearest divisor and says so, as its Mode box does; tp_size given explicitly is still
+    // refused.
+    void modeMovesTpToTheNearestDivisor() {
+        const AppCommandLine line = parseAppCommandLine({"--mode", "row"});
+        QVERIFY2(line.errors.empty(), line.errors.empty() ? "" : line.errors.front().c_str());
+        QVERIFY(line.config.mode == ParallelMode::Row);
+        QCOMPARE(line.config.tpSize, std::int64_t(2));  // 2 and 4 are as near to 3: the smaller
+        QCOMPARE(line.tpNote,
+                 std::string("tp_size 3 does not divide in_dim (8): using 2, the nearest divisor"));
+        QCOMPARE(parseAppCommandLine({"--mode=row", "--in-dim", "9"}).config.tpSize,
+                 std::int64_t(3));
+        QVERIFY(parseAppCommandLine({"--mode", "row", "--in-dim", "9"}).tpNote.empty());
+        QVERIFY(!parseAppCommandLine({"--mode", "row", "--tp", "3"}).errors.empty());
+        QTemporaryDir dir;
+        const Run shot = runTpviz({"--screenshot", dir.filePath("row.png"), "--mode", "row"});
+        QCOMPARE(shot.exitCode, 0);
+    }
+
     void sceneOptionsOverrideSettingsOnlyWhenGiven() {
         QVERIFY(!parseAppCommandLine({}).sceneGiven);
         QVERIFY(!parseAppCommandLine({"--screenshot", "a.png"}).sceneGiven);

@@ -189,6 +189,11 @@ private slots:
             << QStringList{"--tp", "5"}
             << "features (12) is not divisible by tp_size (5): each group needs the "
                "same number of kernel columns. Valid tp sizes: 1, 2, 3, 4, 6, 12.";
+        // tpviz's --mode moves tp_size to a divisor; tpviz-cli keeps refusing.
+        QTest::newRow("row mode, default tp 3")
+            << QStringList{"--mode", "row"}
+            << "in_dim (8) is not divisible by tp_size (3): each group needs the same number of "
+               "kernel rows. Valid tp sizes: 1, 2, 4, 8.";
         QTest::newRow("seed not a number")
             << QStringList{"--seed", "abc"}
             << "--seed: 'abc' is not a whole number in the int64 range";

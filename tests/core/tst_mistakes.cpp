@@ -170,6 +170,18 @@ private slots:
         QVERIFY2(said.contains("no effect") && said.contains(why), qPrintable(said));
         // Not merely within rounding: the very bits of the correct split.
         QVERIFY(scene.result.output == computeScene(config, SceneSource::Nnx)->result.output);
+        // Only a zero bias is offered a bias that would show the mistake, and no option's name.
+        QCOMPARE(scene.biasShowingMistake.has_value(),
+                 QString(QTest::currentDataTag()) == QLatin1String("bias-per-partial, zero bias"));
+        QVERIFY2(!said.contains("--"), qPrintable(said));
+        if (scene.biasShowingMistake) {
+            LayerConfig shown = config;
+            shown.bias = *scene.biasShowingMistake;
+            const Scene wrong = run(shown, Mistake(mistake));
+            QVERIFY(!wrong.verification.passed());
+            QVERIFY(wrong.mistakeWithoutEffect.empty());
+            QVERIFY(wrong.verification.maxAbsError > 0.1);
+        }
     }
 
     void mistakesOfTheOtherModeAreRefused() {

@@ -5,6 +5,7 @@
 #include "report.h"
 #include "scene.h"
 #include "scene_arrays.h"
+#include "scene_backward.h"
 #include "scene_options.h"
 #include "standard_output.h"
 #include "verification.h"
@@ -96,12 +97,24 @@ int main(int argc, char** argv) {
         costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
     const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
-    const int status = scene->verification.passed() && collectiveOk ? 0 : 1;
+    std::optional<tp::SceneBackward> backward;
+    if (options.backward) {
+        try {
+            backward = tp::computeBackward(*scene, tp::sceneRun(options).check);
+        } catch (const std::bad_alloc&) {
+            std::cerr << "tpviz-cli: not enough memory for the backward pass of this scene: an "
+                         "allocation failed; choose smaller sizes\n";
+            return 2;
+        }
+    }
+    const tp::SceneBackward* shownBackward = backward ? &*backward : nullptr;
+    const bool backwardOk = !backward || backward->verification.passed();
+    const int status = scene->verification.passed() && collectiveOk && backwardOk ? 0 : 1;
     if (options.json)
         return print(
             [&](std::ostream& out) {
-                tp::writeJsonReport(out, *scene, options.summary, shownCosts);
+                tp::writeJsonReport(out, *scene, options.summary, shownCosts, {}, shownBackward);
             },
             status);
-    return print(tp::textReport(*scene, options.summary, shownCosts), status);
+    return print(tp::textReport(*scene, options.summary, shownCosts, shownBackward), status);
 }

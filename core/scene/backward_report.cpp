@@ -52,7 +52,8 @@ std::string verdictLine(const std::string& what, const Verification& v) {
 std::string collectiveLine(const BackwardCollective& c) {
     return std::string("  ") + std::string(toString(c.cost.kind)) + " of " + c.of + " over \"" +
            std::string(toString(c.axis)) + "\": " + std::to_string(c.cost.bytesSentPerDevice) +
-           " bytes sent per device in " + std::to_string(c.cost.ringSteps) + " ring steps\n";
+           " bytes sent per device in " + std::to_string(c.cost.ringSteps) +
+           (c.cost.ringSteps == 1 ? " ring step\n" : " ring steps\n");
 }
 
 }  // namespace
@@ -91,8 +92,9 @@ void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneB
         out << "  then dbias = dy.sum(0), once (every device holds all of dy); dx is the groups' "
                "blocks side by side, nothing summed\n";
     if (c.dataSize > 1)
-        out << "  dkernel and dbias: each data row's sum over its " << c.batch / c.dataSize
-            << " batch rows, added over the " << c.dataSize << " data rows\n";
+        out << "  dkernel and dbias: each data row of the mesh sums its own batch rows ("
+            << c.batch / c.dataSize << " of " << c.batch << "), then the " << c.dataSize
+            << " data rows add theirs (an all-reduce over \"data\")\n";
     if (!summary) {
         out << "  dx " << shapeTuple(c.batch, c.inDim) << ":\n";
         writeMatrix(out, r.gradients.dx, "    ");

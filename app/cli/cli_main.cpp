@@ -63,6 +63,14 @@ int main(int argc, char** argv) {
     if (!options.saveNpyDir.empty())
         if (std::string problem = tp::sceneArrayFolderProblem(options.saveNpyDir); !problem.empty())
             parse.errors.push_back("--save-npy: " + problem);
+    if (options.backward && parse.errors.empty()) {
+        const tp::LayerConfig& c = options.config;
+        const std::int64_t need = tp::bytesNeeded(c) + tp::backwardBytesNeeded(c);
+        if (need > c.memoryBudgetBytes)
+            parse.errors.push_back("--backward: the scene with its backward pass needs " +
+                                   tp::formatBytes(need) + ", more than the memory budget of " +
+                                   tp::formatBytes(c.memoryBudgetBytes) + "; choose smaller sizes");
+    }
     if (!parse.errors.empty()) {
         for (const std::string& error : parse.errors)
             std::cerr << "tpviz-cli: " << error << '\n';

@@ -1,8 +1,18 @@
 #include "backward.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace tp {
+
+std::int64_t backwardBytesNeeded(const LayerConfig& c) {
+    const std::int64_t input = c.batch * c.inDim;
+    const std::int64_t kernel = c.inDim * c.features;
+    const std::int64_t partials = c.mode == ParallelMode::Column ? c.tpSize * input : 0;
+    const std::int64_t floats = c.batch * c.features + 2 * input + partials + 2 * kernel +
+                                2 * c.features + std::max(kernel, input);
+    return floats * std::int64_t(sizeof(float));
+}
 
 Gradients backwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy) {
     assert(x.rows() == dy.rows() && x.cols() == kernel.rows() && kernel.cols() == dy.cols());

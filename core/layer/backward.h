@@ -4,6 +4,7 @@
 // jax.vjp of the full layer gives them) and split across the tensor-parallel groups.
 
 #include "eigen_types.h"
+#include "layer_config.h"
 #include "sharding_plan.h"
 #include "verification.h"
 
@@ -49,6 +50,13 @@ struct BackwardResult {
         return gradients.dx.middleCols(g.kernelRows.start, g.kernelRows.size());
     }
 };
+
+/// Bytes the backward pass needs beyond the scene's own (bytesNeeded): dy (batch, features); dx
+/// and its reference (batch, inDim) each; column mode's tpSize dx partials of (batch, inDim);
+/// dkernel and its reference (inDim, features) each; dbias twice; and the check's transposed
+/// factor, the larger of kernel^T (for dx) and x^T (for dkernel), one at a time. For a valid
+/// config.
+std::int64_t backwardBytesNeeded(const LayerConfig& config);
 
 /// The reference: jax.vjp of the full layer, each gradient from one full product.
 /// x (batch, inDim), kernel (inDim, features), dy (batch, features).

@@ -173,6 +173,11 @@ private slots:
         QTest::newRow("python") << QStringList{"--backward", "--python"}
                                 << "--backward adds to a report; it cannot be combined with "
                                    "--python";
+        // x, dx and its reference of 256 MiB each, and 8 dx partials as large: over 2 GiB.
+        QTest::newRow("memory") << QStringList{"--backward", "--batch",    "4096", "--in-dim",
+                                               "16384",      "--features", "16",   "--tp",
+                                               "8",          "--summary"}
+                                << "--backward: the scene with its backward pass needs 3.";
     }
 
     void refusals() {

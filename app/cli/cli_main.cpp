@@ -5,6 +5,7 @@
 #include "report.h"
 #include "scene.h"
 #include "scene_arrays.h"
+#include "scene_backward.h"
 #include "scene_options.h"
 #include "standard_output.h"
 #include "verification.h"
@@ -52,14 +53,26 @@ int computeAndReport(tp::SceneOptions& options) {
         costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
     const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
-    const int status = scene->verification.passed() && collectiveOk ? 0 : 1;
+    std::optional<tp::SceneBackward> backward;
+    if (options.backward) {
+        try {
+            backward = tp::computeBackward(*scene, tp::sceneRun(options).check);
+        } catch (const std::bad_alloc&) {
+            std::cerr << "tpviz-cli: not enough memory for the backward pass of this scene: an "
+                         "allocation failed; choose smaller sizes\n";
+            return 2;
+        }
+    }
+    const tp::SceneBackward* shownBackward = backward ? &*backward : nullptr;
+    const bool backwardOk = !backward || backward->verification.passed();
+    const int status = scene->verification.passed() && collectiveOk && backwardOk ? 0 : 1;
     if (options.json)
         return print(
             [&](std::ostream& out) {
-                tp::writeJsonReport(out, *scene, options.summary, shownCosts);
+                tp::writeJsonReport(out, *scene, options.summary, shownCosts, {}, shownBackward);
             },
             status);
-    return print(tp::textReport(*scene, options.summary, shownCosts), status);
+    return print(tp::textReport(*scene, options.summary, shownCosts, shownBackward), status);
 }
 
 }  // namespace
@@ -92,6 +105,14 @@ int main(int argc, char** argv) {
     if (!options.saveNpyDir.empty())
         if (std::string problem = tp::sceneArrayFolderProblem(options.saveNpyDir); !problem.empty())
             parse.errors.push_back("--save-npy: " + problem);
+    if (options.backward && parse.errors.empty()) {
+        const tp::LayerConfig& c = options.config;
+        const std::int64_t need = tp::bytesNeeded(c) + tp::backwardBytesNeeded(c);
+        if (need > c.memoryBudgetBytes)
+            parse.errors.push_back("--backward: the scene with its backward pass needs " +
+                                   tp::formatBytes(need) + ", more than the memory budget of " +
+                                   tp::formatBytes(c.memoryBudgetBytes) + "; choose smaller sizes");
+    }
     if (!parse.errors.empty()) {
         for (const std::string& error : parse.errors)
             std::cerr << "tpviz-cli: " << error << '\n';

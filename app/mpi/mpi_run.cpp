@@ -46,6 +46,10 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
         problems.push_back(
             "--mistake: tpviz-mpi runs the correct split on real ranks; tpviz-cli "
             "and the app make the mistakes");
+    if (options.backward)
+        problems.push_back(
+            "--backward: tpviz-mpi runs the forward pass on real ranks; tpviz-cli computes the "
+            "backward pass");
     if (!problems.empty() || !configValid)
         return problems;
     LayerConfig c = options.config;

@@ -27,6 +27,27 @@ CollectiveKind collectiveFor(ParallelMode mode, OutputLayout layout, std::int64_
                                            : CollectiveKind::AllReduce;
 }
 
+CollectiveCost ringCost(CollectiveKind kind, std::int64_t devices, std::int64_t bytes) {
+    CollectiveCost cost;
+    if (devices <= 1)
+        return cost;
+    cost.kind = kind;
+    switch (kind) {
+        case CollectiveKind::None:
+            break;
+        case CollectiveKind::AllGather:
+        case CollectiveKind::ReduceScatter:
+            cost.bytesSentPerDevice = (devices - 1) * bytes / devices;
+            cost.ringSteps = devices - 1;
+            break;
+        case CollectiveKind::AllReduce:
+            cost.bytesSentPerDevice = 2 * (devices - 1) * bytes / devices;
+            cost.ringSteps = 2 * (devices - 1);
+            break;
+    }
+    return cost;
+}
+
 MeshCosts meshCosts(const LayerConfig& c) {
     assert(c.validate().empty());
     constexpr std::int64_t f32 = sizeof(float);
@@ -62,25 +83,9 @@ MeshCosts meshCosts(const LayerConfig& c) {
         h.flops = 2 * nd * (c.inDim / p) * c.features;
     }
 
-    CollectiveCost& k = costs.collective;
-    k.kind = collectiveFor(c.mode, layout, p);
-    // (P-1)/P*V and 2(P-1)/P*V, rounded down to whole bytes. They are exact when features % P == 0;
-    // otherwise the ring's chunks differ by one column and this is the mean over devices.
-    const std::int64_t oneRing = (p - 1) * whole / p;
-    const std::int64_t twoRings = 2 * (p - 1) * whole / p;
-    switch (k.kind) {
-        case CollectiveKind::None:
-            break;
-        case CollectiveKind::AllGather:
-        case CollectiveKind::ReduceScatter:
-            k.bytesSentPerDevice = oneRing;
-            k.ringSteps = p - 1;
-            break;
-        case CollectiveKind::AllReduce:
-            k.bytesSentPerDevice = twoRings;
-            k.ringSteps = 2 * (p - 1);
-            break;
-    }
+    // Exact when features % P == 0; otherwise the ring's chunks differ by one column and this is
+    // the mean over devices.
+    costs.collective = ringCost(collectiveFor(c.mode, layout, p), p, whole);
     return costs;
 }
 

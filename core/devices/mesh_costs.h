@@ -50,6 +50,13 @@ struct CollectiveCost {
     std::int64_t ringSteps = 0;           ///< P-1, or 2(P-1) for the all-reduce
 };
 
+/// A ring collective of `kind` over `devices` devices on an array of `bytes` (V, the whole array
+/// after an all-gather, or the array each device sums in a reduction): all-gather and
+/// reduce-scatter send (devices-1)/devices*V per device in devices-1 steps, all-reduce twice that
+/// in 2(devices-1) steps, rounded down to whole bytes (exact when V splits evenly). One device,
+/// or kind None: nothing sent, no steps (the kind becomes None).
+CollectiveCost ringCost(CollectiveKind kind, std::int64_t devices, std::int64_t bytes);
+
 /// The costs of a scene's mesh, identical for every device.
 struct MeshCosts {
     std::int64_t data = 1;           ///< D

@@ -71,13 +71,16 @@ RangeDraw biasDraw(const LayerConfig& config) {
     };
 }
 
-RangeDraw inputDraw(const LayerConfig& config) {
-    const Key key = sceneKeys(config).x;
-    const auto n = std::uint64_t(config.batch * config.inDim);
-    const PrngLayout layout = config.prng;
+// A standard normal array of `elements` values from `key`: x, and the backward pass's dy.
+RangeDraw standardNormalDraw(Key key, std::uint64_t elements, PrngLayout layout) {
     return [=](std::uint64_t start, std::uint64_t count, float* out) {
-        normal(key, layout, n, start, count, out);
+        normal(key, layout, elements, start, count, out);
     };
+}
+
+RangeDraw inputDraw(const LayerConfig& config) {
+    return standardNormalDraw(sceneKeys(config).x, std::uint64_t(config.batch * config.inDim),
+                              config.prng);
 }
 
 }  // namespace
@@ -97,7 +100,7 @@ Matrix uninitializedMatrix(Index rows, Index cols) {
 
 SceneKeys sceneKeys(const LayerConfig& config) {
     const Key key = seedToKey(config.seed, config.x64);
-    return {foldIn(key, 0), foldIn(key, 1), foldIn(key, 2)};
+    return {foldIn(key, 0), foldIn(key, 1), foldIn(key, 2), foldIn(key, 3)};
 }
 
 float lecunNormalStddev(std::int64_t fanIn) {
@@ -152,6 +155,14 @@ Matrix inputBlock(const LayerConfig& config, IndexRange rows, IndexRange cols) {
     Matrix block(rows.size(), cols.size());
     drawBlock(inputDraw(config), config.inDim, rows, cols, block.data(), nullptr);
     return block;
+}
+
+Matrix cotangent(const LayerConfig& config) {
+    Matrix dy(config.batch, config.features);
+    drawBlock(standardNormalDraw(sceneKeys(config).dy,
+                                 std::uint64_t(config.batch * config.features), config.prng),
+              config.features, {0, config.batch}, {0, config.features}, dy.data(), nullptr);
+    return dy;
 }
 
 }  // namespace tp

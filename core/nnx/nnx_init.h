@@ -20,12 +20,14 @@ struct LayerParams {
     Matrix x;        ///< (batch, inDim), standard normal
 };
 
-/// The keys of the scene's three draws from nnx.Rngs(seed): fold_in(key, 0) for the kernel,
-/// fold_in(key, 1) for the bias, fold_in(key, 2) for x, key = jax.random.key(seed) (spec §3).
+/// The keys of the scene's draws from nnx.Rngs(seed): fold_in(key, 0) for the kernel,
+/// fold_in(key, 1) for the bias, fold_in(key, 2) for x, key = jax.random.key(seed) (spec §3), and
+/// fold_in(key, 3) for the backward pass's cotangent dy, the stream's next call after x.
 struct SceneKeys {
     Key kernel;
     Key bias;
     Key x;
+    Key dy;
 };
 SceneKeys sceneKeys(const LayerConfig& config);
 
@@ -61,5 +63,9 @@ RowVector biasSlice(const LayerConfig& config, IndexRange cols);
 
 /// x[rows, cols] generated directly; bit-identical to slicing the full x.
 Matrix inputBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
+
+/// The cotangent of the layer's output for the backward pass, (batch, features), drawn as x is:
+///   dy = jax.random.normal(rngs.params(), (batch, features))   # count 3, after x's count 2
+Matrix cotangent(const LayerConfig& config);
 
 }  // namespace tp

@@ -1,7 +1,9 @@
 #include "report.h"
 
+#include "backward_report.h"
 #include "float_format.h"
 #include "range_text.h"
+#include "report_format.h"
 #include "timeline.h"
 
 #include <algorithm>
@@ -24,6 +26,8 @@ std::string layerText(const LayerConfig& c, SceneSource source) {
     return "nnx.Linear(" + std::to_string(c.inDim) + ", " + std::to_string(c.features) +
            ", rngs=nnx.Rngs(" + std::to_string(c.seed) + "))";
 }
+
+}  // namespace
 
 // numpy-style summarised printing: past 1000 values, the first and last 3 of each axis.
 void writeMatrix(std::ostringstream& out, const MatrixCRef& m, const std::string& indent) {
@@ -56,6 +60,8 @@ void writeMatrix(std::ostringstream& out, const MatrixCRef& m, const std::string
     }
 }
 
+namespace {
+
 // A float32 in JSON: its shortest form, or null for NaN and infinities, which JSON cannot spell.
 void writeJsonFloat(std::ostream& out, float value) {
     if (std::isfinite(value))
@@ -63,6 +69,8 @@ void writeJsonFloat(std::ostream& out, float value) {
     else
         out << "null";
 }
+
+}  // namespace
 
 void writeJsonMatrix(std::ostream& out, const MatrixCRef& m) {
     out << '[';
@@ -97,6 +105,8 @@ std::string threeDigits(double value) {
 std::string ratioText(double ratio) {
     return std::isnan(ratio) ? std::string("nan") : threeDigits(ratio);
 }
+
+namespace {
 
 std::string atText(Index row, Index col) {
     return "row " + std::to_string(row) + ", column " + std::to_string(col);
@@ -177,6 +187,8 @@ Json jsonText(const std::string& text) {
     return text.empty() ? Json(nullptr) : Json(text);
 }
 
+}  // namespace
+
 Json verificationJson(const Verification& v) {
     const bool compared = v.shapeMismatch.empty();
     return {{"verdict", std::string(toString(v.verdict))},
@@ -202,6 +214,8 @@ Json verificationJson(const Verification& v) {
             {"resolution", jsonNumber(v.resolution)},
             {"value_scale", jsonNumber(v.valueScale)}};
 }
+
+namespace {
 
 // The step after the groups, when there is one: row mode's bias, and each mistake's combination.
 std::string closingText(const Scene& scene) {
@@ -395,7 +409,8 @@ private:
 
 }  // namespace
 
-std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs) {
+std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs,
+                       const SceneBackward* backward) {
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
     const bool column = c.mode == ParallelMode::Column;
@@ -449,13 +464,15 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
         writeMatrix(out, scene.reference, "  ");
     }
     out << '\n' << verificationText(scene.verification);
+    if (backward)
+        writeBackwardText(out, scene, *backward, summary);
     if (costs)
         writeCostsText(out, c, *costs);
     return out.str();
 }
 
 void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const SceneCosts* costs,
-                     const Json& more) {
+                     const Json& more, const SceneBackward* backward) {
     assert(more.is_null() || more.is_object());
     const bool column = scene.config.mode == ParallelMode::Column;
     JsonMembers doc(out);
@@ -487,6 +504,8 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
         writeJsonMatrix(doc.open("reference"), scene.reference);
     }
     doc.add("verification", verificationJson(scene.verification));
+    if (backward)
+        writeBackwardJson(doc.open("backward"), scene, *backward, summary);
     if (costs)
         doc.add("costs", costsJson(*costs));
     if (more.is_object())

@@ -11,6 +11,8 @@
 
 namespace tp {
 
+struct SceneBackward;
+
 /// A JSON value whose objects keep their keys in the order they were added.
 using Json = nlohmann::ordered_json;
 
@@ -18,9 +20,11 @@ using Json = nlohmann::ordered_json;
 /// summed) output, the reference and the verification (the verdict in words, the rounding bound's
 /// formula, bit-identical elements, max ULP difference, max abs/rel error and allclose). Arrays
 /// with more than 1000 values show their first and last 3 rows and columns, as numpy prints them.
-/// With summary: no arrays. With costs: a table of what each device holds, the collective (and its
-/// run on the devices) and the time estimate, after the verification.
-std::string textReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
+/// With summary: no arrays. With backward: the backward pass after the verification (see
+/// writeBackwardText). With costs: a table of what each device holds, the collective (and its run
+/// on the devices) and the time estimate, after the verification.
+std::string textReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr,
+                       const SceneBackward* backward = nullptr);
 
 /// One JSON document with the keys config (sizes, mode, prng, x64, bias_init, source, mistake and
 /// mistake_without_effect, null or a sentence), kernel, bias, x, groups (index, columns or rows as
@@ -31,8 +35,8 @@ std::string textReport(const Scene& scene, bool summary = false, const SceneCost
 /// in_dim, over_bound, over_worst_case, max_error_over_bound, worst_over_bound,
 /// max_error_over_worst_case, resolution, value_scale; figures that are NaN or infinite print as
 /// null). Arrays are nested lists, row-major; float32 values in the shortest form that reads back
-/// to the same bits. With summary: config, groups without arrays, and verification. With costs, a
-/// last key:
+/// to the same bits. With summary: config, groups without arrays, and verification. With backward,
+/// a "backward" member after verification (see writeBackwardJson). With costs, a last key:
 ///   "costs": {"mesh": {"data": D, "model": P}, "devices": D*P, "output_layout": "sharded",
 ///             "per_device": {"kernel_bytes", "bias_bytes", "x_bytes", "partial_bytes",
 ///                            "output_bytes", "flops"},
@@ -44,7 +48,8 @@ std::string textReport(const Scene& scene, bool summary = false, const SceneCost
 /// its members at the end, after costs (tpviz-mpi's "mpi" and "ranks"). Strings are escaped as
 /// JSON requires.
 void writeJsonReport(std::ostream& out, const Scene& scene, bool summary = false,
-                     const SceneCosts* costs = nullptr, const Json& more = {});
+                     const SceneCosts* costs = nullptr, const Json& more = {},
+                     const SceneBackward* backward = nullptr);
 
 /// writeJsonReport's document as one string, for small scenes and tests.
 std::string jsonReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);

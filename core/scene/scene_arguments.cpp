@@ -69,6 +69,7 @@ std::vector<std::string> sceneArguments(const SceneOptions& options,
         add("--rtol", formatDouble(options.tolerance.rtol));
         add("--atol", formatDouble(options.tolerance.atol));
     }
+    flag("--backward", options.backward);
     flag("--json", options.json);
     flag("--summary", options.summary);
     flag("--python", options.python);

@@ -114,6 +114,10 @@ const SharedOption kSharedOptions[] = {
      .help = "allclose atol; giving it makes allclose the verdict",
      .defaultText = [] { return formatDouble(Tolerance{}.atol); },
      .cliOnly = true},
+    {.name = "--backward",
+     .help = "add the backward pass: dy drawn after x, each group's gradients, the collectives "
+             "and their check",
+     .cliOnly = true},
     {.name = "--json", .help = "print one JSON document", .cliOnly = true},
     {.name = "--summary",
      .help = "print only the config, the groups and the verification",
@@ -334,6 +338,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                 errors.push_back("--mistake: " + quoted(value) + " is not " + mistakeNames());
         } else if (name == "--json")
             options.json = true;
+        else if (name == "--backward")
+            options.backward = true;
         else if (name == "--rtol" || name == "--atol") {
             double& field = name == "--rtol" ? options.tolerance.rtol : options.tolerance.atol;
             options.toleranceGiven = true;
@@ -377,6 +383,11 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)
         errors.push_back("--costs adds to a report; it cannot be combined with --python");
+    if (options.backward && (options.python || options.mistake != Mistake::None))
+        errors.push_back(options.python ? "--backward adds to a report; it cannot be combined with "
+                                          "--python"
+                                        : "--backward differentiates a correct split; the mistakes "
+                                          "are the forward pass's and cannot be combined with it");
     if (options.costs && options.mistake != Mistake::None)
         errors.push_back(
             "--costs shows the devices of a correct split; it cannot be combined "

@@ -35,6 +35,7 @@ struct SceneOptions {
     Mistake mistake = Mistake::None;        ///< --mistake NAME
     bool help = false;                      ///< --help or -h
     bool costs = false;                     ///< --costs: the devices' costs and the estimate
+    bool backward = false;                  ///< --backward: the gradients for a cotangent dy
     const HardwarePreset* hardware = &defaultHardware();  ///< --hardware NAME
     bool listHardware = false;                            ///< --hardware list
     std::map<std::string, std::string>

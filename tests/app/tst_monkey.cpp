@@ -25,6 +25,7 @@
 #include <QComboBox>
 #include <QDeadlineTimer>
 #include <QDialog>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMutex>
@@ -277,6 +278,13 @@ public:
     /// The controls noted by noteReachable that no action used; useNotedControl uses one.
     QStringList neverUsed() const { return QSet<QString>(m_reachable).subtract(m_used).values(); }
     QString useNotedControl() { return useSomeControl(true); }
+    /// Docks the user closed or floated come back, so that their own buttons can be reached.
+    void restoreDocks() {
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+            dock->setFloating(false);
+            dock->show();
+        }
+    }
 
     void closeDialogs() {
         for (const QPointer<PythonDialog>& dialog : m_dialogs)
@@ -521,7 +529,9 @@ private slots:
             QVERIFY2(problem.isEmpty(), qPrintable(where + problem));
             ++counts[action.section(' ', 0, 1)];
         }
-        // Every control offered at a settled check is used (one noted last, now), added ones too.
+        // Every control offered at a settled check is used (one noted last, now), added ones too;
+        // a closed dock's buttons are reachable again once the dock is back.
+        monkey.restoreDocks();
         for (QString action; !(action = monkey.useNotedControl()).isEmpty();) {
             QVERIFY2(monkey.settle() && takeMessages().isEmpty(), qPrintable(action));
             QVERIFY2(monkey.inconsistency().isEmpty(), qPrintable(action));

@@ -59,6 +59,7 @@ class TestSceneArguments : public QObject {
             {"mistake", {"--mistake", "sum-groups", "--tp", "4"}},
             {"costs", {"--costs", "--hardware", "tpu-v4", "--json"}},
             {"tolerance", {"--rtol", "1e-300", "--summary"}},
+            {"backward", {"--backward", "--mode", "row", "--tp", "4", "--json"}},
             {"python", {"--python", "--seed", "4294967296", "--x64"}},
             {"extras", {"--screenshot", "a b.png", "--quiet"}},
             {"help", {"--tp", "0", "-h"}},
@@ -108,6 +109,7 @@ private slots:
             QVERIFY(a.hardware == b.hardware && a.costs == b.costs);
             QVERIFY(a.listHardware == b.listHardware && a.help == b.help);
             QVERIFY(a.json == b.json && a.summary == b.summary && a.python == b.python);
+            QVERIFY(a.backward == b.backward);
             QCOMPARE(b.toleranceGiven, a.toleranceGiven);
             QCOMPARE(b.tolerance.rtol, a.tolerance.rtol);
             QCOMPARE(b.tolerance.atol, a.tolerance.atol);

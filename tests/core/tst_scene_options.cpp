@@ -139,7 +139,8 @@ private slots:
     void cliOnlyOptionsAreMarked() {
         const std::vector<std::string> cliOnly = cliOnlyOptions();
         QCOMPARE(cliOnly, (std::vector<std::string>{"--costs", "--hardware", "--save-npy", "--rtol",
-                                                    "--atol", "--json", "--summary", "--python"}));
+                                                    "--atol", "--backward", "--json", "--summary",
+                                                    "--python"}));
         const QString cli = QString::fromStdString(sceneOptionsHelp());
         const QString app = QString::fromStdString(sceneOptionsHelp({}, OptionsFor::App));
         for (const std::string& name : cliOnly) {

@@ -250,8 +250,8 @@ private slots:
         QVERIFY(run.out.isEmpty());
     }
 
-    // A mistake or array files cannot run on ranks that draw their shares from the seed: refused
-    // in words, not silently ignored.
+    // A mistake or array files cannot run on ranks that draw their shares from the seed, nor the
+    // backward pass yet: refused in words, not silently ignored.
     void mistakesAndFilesAreRefused() {
         const ProcessRun mistake = runMpi(2, {"--tp", "2", "--mistake", "sum-groups"}, 60000);
         QVERIFY2(mistake.finished, qPrintable(mistake.errText()));
@@ -259,6 +259,11 @@ private slots:
         QVERIFY2(mistake.errText().contains("--mistake: tpviz-mpi runs the correct split"),
                  qPrintable(mistake.errText()));
         QVERIFY(mistake.out.isEmpty());
+        const ProcessRun backward = runMpi(2, {"--tp", "2", "--backward"}, 60000);
+        QCOMPARE(backward.exitCode, 2);
+        QVERIFY2(backward.errText().contains("--backward: tpviz-mpi runs the forward pass"),
+                 qPrintable(backward.errText()));
+        QVERIFY(backward.out.isEmpty());
     }
 
     void ranksThatDisagreeEndTheJob_data() {

@@ -1,0 +1,121 @@
+#include "backward.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace tp {
+
+std::int64_t backwardBytesNeeded(const LayerConfig& c) {
+    const std::int64_t input = c.batch * c.inDim;
+    const std::int64_t kernel = c.inDim * c.features;
+    const std::int64_t partials = c.mode == ParallelMode::Column ? c.tpSize * input : 0;
+    const std::int64_t floats = c.batch * c.features + 2 * input + partials + 2 * kernel +
+                                2 * c.features + std::max(kernel, input);
+    return floats * std::int64_t(sizeof(float));
+}
+
+Gradients backwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy) {
+    assert(x.rows() == dy.rows() && x.cols() == kernel.rows() && kernel.cols() == dy.cols());
+    Gradients g;
+    g.dx.noalias() = dy * kernel.transpose();
+    g.dkernel.noalias() = x.transpose() * dy;
+    g.dbias = dy.colwise().sum();
+    return g;
+}
+
+namespace {
+
+// a^T @ b summed over the data axis's batch blocks in order: what each data row of the mesh
+// computes from its own rows, then their all-reduce over "data". a (batch, m), b (batch, n).
+template <typename A, typename B>
+Matrix dataSummedProduct(const A& a, const B& b, Index dataSize) {
+    const Index rows = a.rows() / dataSize;
+    Matrix sum = a.topRows(rows).transpose() * b.topRows(rows);
+    for (Index d = 1; d < dataSize; ++d)
+        sum.noalias() += a.middleRows(d * rows, rows).transpose() * b.middleRows(d * rows, rows);
+    return sum;
+}
+
+// dy[:, cols].sum(0) over the data axis's batch blocks in order.
+template <typename B>
+RowVector dataSummedColumns(const B& b, Index dataSize) {
+    const Index rows = b.rows() / dataSize;
+    RowVector sum = b.topRows(rows).colwise().sum();
+    for (Index d = 1; d < dataSize; ++d)
+        sum += b.middleRows(d * rows, rows).colwise().sum();
+    return sum;
+}
+
+}  // namespace
+
+BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy,
+                                const ShardingPlan& plan, Index dataSize) {
+    assert(x.rows() == dy.rows() && x.cols() == plan.inDim && kernel.rows() == plan.inDim &&
+           kernel.cols() == plan.features && dy.cols() == plan.features);
+    assert(dataSize >= 1 && x.rows() % dataSize == 0);
+    const bool column = plan.mode == ParallelMode::Column;
+    BackwardResult result;
+    result.plan = plan;
+    Gradients& grads = result.gradients;
+    grads.dkernel.resize(plan.inDim, plan.features);
+    grads.dbias.resize(plan.features);
+    grads.dx.resize(x.rows(), plan.inDim);
+    if (!column)
+        grads.dbias = dataSummedColumns(dy, dataSize);  // once: every device holds all of dy
+
+    if (column)
+        result.dxPartials.resize(std::size_t(plan.tpSize));
+    // The groups side by side, one thread each, as the forward pass runs them: Eigen's own threads
+    // inside products of few rows cost more than they give on two shared cores. Each group writes
+    // only its own blocks.
+    const Index groups = plan.tpSize;
+#pragma omp parallel for schedule(dynamic, 1) if (groups > 1 && omp_get_max_threads() > 1)
+    for (Index i = 0; i < groups; ++i) {
+        const ShardGroup& g = plan.groups[std::size_t(i)];
+        // The group's own x columns (all of x in column mode) and dy columns (all in row mode).
+        const auto xs = x.middleCols(g.inputCols.start, g.inputCols.size());
+        const auto dys = dy.middleCols(g.outputCols.start, g.outputCols.size());
+        grads.dkernel.block(g.kernelRows.start, g.kernelCols.start, g.kernelRows.size(),
+                            g.kernelCols.size()) = dataSummedProduct(xs, dys, dataSize);
+        if (column) {
+            grads.dbias.segment(g.kernelCols.start, g.kernelCols.size()) =
+                dataSummedColumns(dys, dataSize);
+            const auto ks = kernel.middleCols(g.kernelCols.start, g.kernelCols.size());
+            result.dxPartials[std::size_t(i)].noalias() = dys * ks.transpose();
+        } else {
+            const auto ks = kernel.middleRows(g.kernelRows.start, g.kernelRows.size());
+            grads.dx.middleCols(g.kernelRows.start, g.kernelRows.size()).noalias() =
+                dy * ks.transpose();
+        }
+    }
+    if (column) {
+        // The all-reduce over "model" (Megatron's f in the backward): the partials summed.
+        grads.dx = result.dxPartials.front();
+        for (std::size_t g = 1; g < result.dxPartials.size(); ++g)
+            grads.dx += result.dxPartials[g];
+    }
+    return result;
+}
+
+BackwardVerification verifyBackward(const Gradients& actual, const Gradients& reference,
+                                    const MatrixCRef& x, const MatrixCRef& kernel,
+                                    const MatrixCRef& dy, const CheckSettings& check) {
+    const Index batch = dy.rows();
+    BackwardVerification v;
+    {
+        const Matrix kernelT = kernel.transpose();  // (features, inDim): dx's second factor
+        v.dx = verify(actual.dx, reference.dx, dy, kernelT, RowVector::Zero(kernel.rows()), check);
+    }
+    {
+        const Matrix xT = x.transpose();  // (inDim, batch): dkernel's first factor
+        v.dkernel =
+            verify(actual.dkernel, reference.dkernel, xT, dy, RowVector::Zero(dy.cols()), check);
+    }
+    v.dbias = verify(actual.dbias, reference.dbias, Matrix::Ones(1, batch), dy,
+                     RowVector::Zero(dy.cols()), check);
+    return v;
+}
+
+}  // namespace tp

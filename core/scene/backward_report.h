@@ -1,0 +1,31 @@
+#pragma once
+
+// The backward pass in tpviz-cli's reports (--backward).
+
+#include "report.h"
+#include "scene_backward.h"
+
+#include <iosfwd>
+#include <sstream>
+
+namespace tp {
+
+/// The "backward" member's value, streamed to `out` (the arrays are never held as text):
+///   {"dy", "dx", "dkernel", "dbias",
+///    "groups": [{"index", "columns" or "rows": [start, stop], "dkernel": its block, "dbias": its
+///                block (row mode: all of dbias, which every device holds), and "dx_partial"
+///                (column mode, (batch, in_dim)) or "dx_block" (row mode, dx[:, rows])}],
+///    "collectives": [{"name", "axis": "model"|"data", "of": "dy"|"dx"|"dkernel"|"dbias",
+///                     "bytes_sent_per_device", "ring_steps"}] in the order they run,
+///    "reference": {"dx", "dkernel", "dbias"},
+///    "verification": {"dx", "dkernel", "dbias"}, each as the forward's verification object}
+/// With summary: no arrays (groups keep index and range, collectives and verification stay).
+void writeBackwardJson(std::ostream& out, const Scene& scene, const SceneBackward& backward,
+                       bool summary);
+
+/// The backward section of the text report: dy and the formulas, each group's gradients (without
+/// arrays with summary), the collectives and each gradient's verdict with its K.
+void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneBackward& backward,
+                       bool summary);
+
+}  // namespace tp

@@ -1,0 +1,32 @@
+#pragma once
+
+// The pieces of tpviz-cli's reports that more than one part of a report writes: arrays as text
+// and as JSON, figures, and a check's verdict as a JSON object.
+
+#include "eigen_types.h"
+#include "verification.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+
+namespace tp {
+
+/// numpy-style summarised printing of a matrix, one row a line after `indent`: past 1000 values,
+/// the first and last 3 rows and columns.
+void writeMatrix(std::ostringstream& out, const MatrixCRef& m, const std::string& indent);
+
+/// A matrix as nested JSON lists, row-major, each float32 in its shortest form (null when not
+/// finite); a vector as one list.
+void writeJsonMatrix(std::ostream& out, const MatrixCRef& m);
+void writeJsonVector(std::ostream& out, const RowVectorCRef& v);
+
+/// A figure with 3 significant digits ("%.3g"); a ratio the same, or "nan".
+std::string threeDigits(double value);
+std::string ratioText(double ratio);
+
+/// A check as the JSON report's "verification" object: verdict, passed, rule and every figure.
+nlohmann::ordered_json verificationJson(const Verification& v);
+
+}  // namespace tp

@@ -1,0 +1,21 @@
+#include "scene_backward.h"
+
+#include <cassert>
+
+namespace tp {
+
+SceneBackward computeBackward(const Scene& scene, const CheckSettings& check) {
+    assert(scene.mistake == Mistake::None);
+    const LayerParams& p = scene.params;
+    SceneBackward backward;
+    backward.dy = cotangent(scene.config);
+    backward.result =
+        backwardParallel(p.x, p.kernel, backward.dy, scene.result.plan, scene.config.dataSize);
+    backward.reference = backwardReference(p.x, p.kernel, backward.dy);
+    backward.verification = verifyBackward(backward.result.gradients, backward.reference, p.x,
+                                           p.kernel, backward.dy, check);
+    backward.collectives = backwardCollectives(scene.config);
+    return backward;
+}
+
+}  // namespace tp

@@ -1,0 +1,27 @@
+#pragma once
+
+// A computed scene's backward pass: the cotangent, each group's gradients, the reference, the check
+// and the collectives the devices would run.
+
+#include "backward.h"
+#include "backward_collectives.h"
+#include "scene.h"
+
+#include <vector>
+
+namespace tp {
+
+struct SceneBackward {
+    /// (batch, features): jax.random.normal(rngs.params(), (batch, features)), count 3 (cotangent)
+    Matrix dy;
+    BackwardResult result;              ///< the split backward pass (groups, and D's block sums)
+    Gradients reference;                ///< jax.vjp of the full layer at (x, kernel, bias) with dy
+    BackwardVerification verification;  ///< result against reference, with each product's K
+    std::vector<BackwardCollective> collectives;  ///< in the order they run
+};
+
+/// The backward pass of a correct scene (no mistake: the mistakes are the forward's) on its own
+/// parameters, checked with `check` as the forward pass is.
+SceneBackward computeBackward(const Scene& scene, const CheckSettings& check = {});
+
+}  // namespace tp

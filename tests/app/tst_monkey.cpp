@@ -5,6 +5,8 @@
 // every action: no Qt warning, the step in range and drawn, and once nothing is pending the picture
 // shows the last valid parameters; every control offered at a settled check is used. The tests
 // after it replay the bugs it found (tst_matrix_view's scrollBarsSettle one more).
+// This file is over 600 lines because the random user and the model of the window it checks
+// after every action read best side by side, in one place.
 
 #include "devices/devices_view.h"
 #include "layer_panel.h"

@@ -43,7 +43,7 @@ public:
 
     /// Shows or folds away the explanations: the notes under x, the legend's caption line and
     /// the trace panel while it holds only its hint (a trace always shows), so that a short
-    /// window gives x and the kernel the room. Their text stays in the README.
+    /// window gives x and the kernel the room. Their text stays in docs/app.md.
     void setExplanationsShown(bool shown);
     bool explanationsShown() const { return m_explanations; }
 

@@ -29,7 +29,7 @@ struct Shape {
 // column mode, holds x, dx, its reference and two dx partials of 256 MiB each, and x^T for the
 // check of dkernel.
 constexpr Shape kShapes[] = {
-    {8, 4096, 16384, 8},    // the layer of the README's costs: a wide kernel, few rows
+    {8, 4096, 16384, 8},    // the layer of docs/cli.md's backward costs: a wide kernel, few rows
     {64, 16384, 1024, 4},   // in_dim at its largest
     {1024, 4096, 512, 4},   //
     {4096, 1024, 1024, 8},  // batch at its largest: dkernel and dbias sum 4096 terms

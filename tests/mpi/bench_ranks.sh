@@ -1,7 +1,7 @@
 #!/bin/sh
 # Per-rank figures of tpviz-mpi at tp 1, 2 and 4 for a (batch 64, in_dim 4096, features 16384)
 # layer in each mode and output layout, beside the cost model's bytes per device. Not a test: it
-# prints a table for the README.
+# prints the table of docs/mpi.md.
 #   sh tests/mpi/bench_ranks.sh BUILD_DIR
 # Each rank runs one OpenMP thread. The memory budget is set so that rank 0 does not also hold the
 # whole layer for the single-process check (each rank checks its own block instead): every rank's

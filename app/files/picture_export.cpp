@@ -1,8 +1,11 @@
 #include "picture_export.h"
 
+#include "binary_file.h"
 #include "matrix_view.h"
+#include "staged_file.h"
 
 #include <QAbstractItemView>
+#include <QBuffer>
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -11,7 +14,6 @@
 #include <QMenuBar>
 #include <QPainter>
 #include <QPixmap>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTabBar>
 #include <QWidget>
@@ -100,6 +102,13 @@ void writeSvg(QWidget* widget, QIODevice* file) {
     }
 }
 
+// The reason of a StagedFile's sentence, which starts with the path the caller names itself.
+QString reasonOf(const std::string& sentence, const std::string& path) {
+    const std::string named = path + ": ";
+    return QString::fromStdString(sentence.rfind(named, 0) == 0 ? sentence.substr(named.size())
+                                                                : sentence);
+}
+
 }  // namespace
 
 QString pictureFileProblem(const QString& path) {
@@ -117,10 +126,13 @@ QString pictureFileProblem(const QString& path) {
                  formats.join(QStringLiteral(", ")));
     if (!info.absoluteDir().exists())
         return QStringLiteral("its folder %1 does not exist").arg(info.absolutePath());
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return QStringLiteral("cannot be written: %1").arg(file.errorString());
-    file.cancelWriting();
+    if (info.isDir())
+        return QStringLiteral("cannot be written: it is a folder");
+    const std::string file = path.toStdString();
+    StagedFile probe(file);
+    if (const std::string problem = probe.write({}); !problem.empty())
+        return reasonOf(problem, file);
+    probe.discard();
     return {};
 }
 
@@ -133,20 +145,21 @@ bool writePicture(QWidget* widget, const QString& path, QString* error) {
     if (const QString problem = pictureFileProblem(path); !problem.isEmpty())
         return fail(problem);
     const QPixmap shot = settledGrab(widget);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(file.errorString());
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     if (isSvg(path)) {
-        writeSvg(widget, &file);
+        writeSvg(widget, &buffer);
     } else {
-        QImageWriter writer(&file, QFileInfo(path).suffix().toLower().toLatin1());
-        if (!writer.write(shot.toImage())) {
-            file.cancelWriting();
+        QImageWriter writer(&buffer, QFileInfo(path).suffix().toLower().toLatin1());
+        if (!writer.write(shot.toImage()))
             return fail(writer.errorString());
-        }
     }
-    if (!file.commit())
-        return fail(file.errorString());
+    const std::string file = path.toStdString();
+    if (const std::string problem =
+            writeWholeFile(file, {std::string_view(bytes.constData(), bytes.size())});
+        !problem.empty())
+        return fail(reasonOf(problem, file));
     return true;
 }
 

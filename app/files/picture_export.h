@@ -16,15 +16,16 @@ QPixmap settledGrab(QWidget* widget);
 
 /// Why `path` cannot take a picture, in words (the path left to the caller), or "": its suffix is
 /// neither .svg nor a format QImageWriter writes, or a file cannot be made there (a missing folder,
-/// a folder of that name, /proc), found by opening and cancelling a QSaveFile.
+/// a folder of that name, /proc), found by making and removing a temporary beside it.
 QString pictureFileProblem(const QString& path);
 
 /// Writes `widget` to `path` after settledGrab: as SVG through QSvgGenerator when the suffix is
 /// .svg (case-insensitive; size and view box the widget's logical size, text kept as text), else
-/// through QImageWriter in the suffix's format (PNG for .png). The picture goes through a QSaveFile
-/// (a temporary renamed over `path` once whole), so a failure never leaves half a file. Returns
-/// false on failure (pictureFileProblem's, or the write's), with the reason in `error` (if given),
-/// e.g. "No such file or directory".
+/// through QImageWriter in the suffix's format (PNG for .png). The picture goes through a
+/// StagedFile (a temporary renamed over `path` once whole), so a failure never leaves half a file
+/// and a link at `path` is replaced by the picture, never written through. Returns false on failure
+/// (pictureFileProblem's, or the write's), with the reason in `error` (if given), e.g. "No such
+/// file or directory".
 bool writePicture(QWidget* widget, const QString& path, QString* error = nullptr);
 
 }  // namespace tp

@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
@@ -36,7 +37,7 @@ private slots:
         QTest::newRow("proc") << "/proc/shot.png"
                               << "cannot be written: ";
         QTest::newRow("onto a folder") << "TMP/folder.png"
-                                       << "cannot be written: Filename refers to a directory";
+                                       << "cannot be written: it is a folder";
         QTest::newRow("unknown extension") << "TMP/shot.xyz"
                                            << ".xyz is not a picture format tpviz writes";
         QTest::newRow("no extension") << "TMP/shot"
@@ -78,6 +79,28 @@ private slots:
         QVERIFY(bytes.trimmed().endsWith("</svg>"));
         QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
                  QStringList{"shot.svg"});
+    }
+
+    // A link at the picture's path is replaced by the picture; the file it pointed to is untouched.
+    void screenshotReplacesALinkNotItsTarget() {
+        QTemporaryDir dir;
+        const QString target = dir.filePath("elsewhere.png");
+        {
+            QFile old(target);
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write("not a picture");
+        }
+        const QString file = dir.filePath("shot.png");
+        QVERIFY(QFile::link(target, file));
+        const Run run = runTpviz({"--screenshot", file, "--features", "4", "--tp", "2"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.errText()));
+        QVERIFY(!QFileInfo(file).isSymLink());
+        QCOMPARE(QImage(file).size(), kScreenshotSize);
+        QFile untouched(target);
+        QVERIFY(untouched.open(QIODevice::ReadOnly));
+        QCOMPARE(untouched.readAll(), QByteArray("not a picture"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 (QStringList{"elsewhere.png", "shot.png"}));
     }
 
     void screenshotWritesAPngOfTheWindowSize_data() {

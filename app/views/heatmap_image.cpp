@@ -59,20 +59,21 @@ QRgb rampColor(int group, int step, bool dimmed) {
     return color;
 }
 
-// A group's ramp, computed once: each of its 511 colours is an OKLab mix with a gamut search,
-// which made building the ramps cost more than drawing a small matrix. The palette is fixed, so
-// the ramps never go stale; the cache is emptied past a few hundred to stay small at any tp.
-Ramp makeRamp(int group, bool dimmed) {
+// A group's ramp, computed once per palette colour: each of its 511 colours is an OKLab mix with a
+// gamut search, which made building the ramps cost more than drawing a small matrix. A ramp
+// depends on the group's colour alone (groupColorIndex), so the cache holds at most
+// 2 * (kGroupPaletteSize + 1) ramps at any tp, and the palette is fixed, so they never go stale:
+// none is ever removed, and a reference to one stays valid.
+const Ramp& makeRamp(int group, bool dimmed) {
     static std::mutex mutex;
     static std::map<std::pair<int, bool>, Ramp> cache;
+    const int colour = groupColorIndex(group);
     const std::lock_guard lock(mutex);
-    if (const auto found = cache.find({group, dimmed}); found != cache.end())
+    if (const auto found = cache.find({colour, dimmed}); found != cache.end())
         return found->second;
-    if (cache.size() >= 512)
-        cache.clear();
-    Ramp& ramp = cache[{group, dimmed}];
+    Ramp& ramp = cache[{colour, dimmed}];
     for (int s = -kSteps; s <= kSteps; ++s)
-        ramp[std::size_t(s + kSteps)] = rampColor(group, s, dimmed);
+        ramp[std::size_t(s + kSteps)] = rampColor(colour, s, dimmed);
     return ramp;
 }
 
@@ -323,14 +324,14 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
         scale = 1.0f;
 
     // Colour ramps: one per listed group (dimmed unless highlighted) and the neutral one.
-    std::vector<Ramp> ramps;
+    std::vector<const Ramp*> ramps;
     ramps.reserve(style.groups.size() + 1);
     for (std::size_t k = 0; k < style.groups.size(); ++k) {
         const int id = groupIdOf(style, k);
         const bool dimmed = style.highlightedGroup >= 0 && id != style.highlightedGroup;
-        ramps.push_back(makeRamp(id, dimmed));
+        ramps.push_back(&makeRamp(id, dimmed));
     }
-    ramps.push_back(makeRamp(-1, false));
+    ramps.push_back(&makeRamp(-1, false));
     const int neutralRamp = int(style.groups.size());
 
     const bool byColumn = style.groupAxis == Qt::Horizontal;
@@ -366,12 +367,12 @@ QImage renderHeatmap(const MatrixData& m, const HeatmapStyle& style, QSize size,
                 continue;
             }
             const float s = std::clamp(v * stepsPerUnit, -float(kSteps), float(kSteps));
-            QRgb color = ramps[std::size_t(k)][std::size_t(std::lround(s) + kSteps)];
+            QRgb color = (*ramps[std::size_t(k)])[std::size_t(std::lround(s) + kSteps)];
             if (anyHatch && hatchOfRamp[std::size_t(k)] != 0 &&
                 onHatch(hatchOfRamp[std::size_t(k)], x, y, hatchSpacing, hatchWidth)) {
                 // Light lines on dark cells, tinted lines on light ones: visible at any value.
                 color = qGray(color) < 150 ? mix(color, qRgb(255, 255, 255), 0.5f)
-                                           : mix(color, ramps[std::size_t(k)].back(), 0.45f);
+                                           : mix(color, ramps[std::size_t(k)]->back(), 0.45f);
             }
             line[x] = color;
         }
@@ -481,7 +482,7 @@ QImage renderLegend(const LegendStyle& style, QSize size) {
     for (std::size_t i = 0; i < shown; ++i) {
         QImage ramp(rampWidth, 1, QImage::Format_RGB32);
         auto* line = reinterpret_cast<QRgb*>(ramp.scanLine(0));
-        const Ramp colours = makeRamp(groups[i], false);
+        const Ramp& colours = makeRamp(groups[i], false);
         for (int x = 0; x < rampWidth; ++x) {
             const float t = -1.0f + 2.0f * float(x) / float(rampWidth - 1);
             line[x] = colours[std::size_t(stepOf(t * scale / scale) + kSteps)];  // heatmapColor

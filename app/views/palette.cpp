@@ -32,10 +32,14 @@ constexpr std::array<QRgb, kGroupPaletteSize> kPalette = {
 
 }  // namespace
 
+int groupColorIndex(int group) {
+    return group < 0 ? -1 : group % kGroupPaletteSize;
+}
+
 QColor groupColor(int group) {
     if (group < 0)
         return neutralColor();
-    return QColor::fromRgb(kPalette[std::size_t(group % kGroupPaletteSize)]);
+    return QColor::fromRgb(kPalette[std::size_t(groupColorIndex(group))]);
 }
 
 bool groupHatched(int group) {

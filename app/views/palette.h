@@ -15,6 +15,10 @@ inline constexpr int kGroupPaletteSize = 16;
 /// room for magnitude. Past kGroupPaletteSize the colours repeat and groupHatched() is true.
 QColor groupColor(int group);
 
+/// Which colour of the palette group `group` is drawn in: -1 for no group (neutralColor), else
+/// group % kGroupPaletteSize. Everything drawn from a group's colour depends on this alone.
+int groupColorIndex(int group);
+
 /// Whether group `group` is drawn with a hatch because its colour is reused: true from group
 /// kGroupPaletteSize on. Labels are drawn for every group, so groups stay identifiable past the
 /// palette.

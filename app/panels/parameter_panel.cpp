@@ -15,10 +15,16 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <limits>
+
 namespace tp {
 namespace {
 
-constexpr int kMaxSize = 1 << 24;
+// The most a size box holds: every size the memory budget lets through (a 2 GiB budget holds
+// at most 2^29 floats in any one array) fits, so a scene given on the command line or in a file is
+// shown as it is, never clamped into another one.
+constexpr int kMaxSize = std::numeric_limits<int>::max();
 
 /// The fields whose check depends on the sizes, which files set.
 bool sizedByFiles(ConfigField field) {

@@ -102,6 +102,20 @@ private slots:
         QCOMPARE(panel.config().seed, std::numeric_limits<std::int64_t>::min());
     }
 
+    // A size the core takes is shown and used as it is: no box clamps it into another scene.
+    void aLargeSizeIsKeptAsGiven() {
+        ParameterPanel panel;
+        LayerConfig config;
+        config.batch = 1;
+        config.inDim = 268435454;
+        config.features = 1;
+        config.tpSize = 1;
+        QVERIFY(config.validate().empty());
+        panel.setConfig(config, SceneSource::Nnx);
+        QCOMPARE(panel.config().inDim, std::int64_t(268435454));
+        QCOMPARE(panel.findChild<QSpinBox*>("inDimBox")->value(), 268435454);
+    }
+
     void briefExampleFixesTheSizes() {
         ParameterPanel panel;
         QSignalSpy edited(&panel, &ParameterPanel::configEdited);

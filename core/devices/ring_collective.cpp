@@ -114,6 +114,13 @@ private:
 
 }  // namespace
 
+std::int64_t ringRunBytes(const LayerConfig& config) {
+    if (collectiveFor(config.mode, config.outputLayout(), config.tpSize) == CollectiveKind::None)
+        return 0;
+    const std::int64_t rows = config.batch * config.tpSize;  // D*P*Nd
+    return (3 * rows * config.features + rows * config.inDim) * std::int64_t(sizeof(float));
+}
+
 namespace {
 
 RingRun runRing(const LayerConfig& config, const ForwardResult& forward, const RowVectorCRef& bias,
@@ -134,22 +141,25 @@ RingRun runRing(const LayerConfig& config, const ForwardResult& forward, const R
     const std::int64_t p = run.model;
     const std::int64_t stackFloats = config.batch * p * config.features;  // D*P*Nd*F
     const std::int64_t stackBytes = stackFloats * std::int64_t(sizeof(float));
-    // The initial and final stacks and the stacked reference for the check.
-    if (stackBytes > config.memoryBudgetBytes / 3) {
-        run.note = "not simulated: the devices' buffers (" + formatBytes(stackBytes) +
-                   ") would take more than a third of the memory budget (" +
-                   formatBytes(config.memoryBudgetBytes) + ")";
+    const std::int64_t scene = bytesNeeded(config);
+    const std::int64_t runBytes = ringRunBytes(config);
+    if (runBytes > config.memoryBudgetBytes - scene) {
+        run.note = "not simulated: the devices' buffers (" + formatBytes(runBytes) +
+                   ") and the scene (" + formatBytes(scene) + ") would take more than the memory " +
+                   "budget (" + formatBytes(config.memoryBudgetBytes) + ")";
         return run;
     }
     run.simulated = true;
     const std::int64_t ringSteps = meshCosts(config).collective.ringSteps;
     const std::int64_t recordedSteps = ringSteps + (column ? 0 : 1);
     run.stepBufferBytes = recordedSteps * stackBytes;
-    run.stepBuffersKept = run.stepBufferBytes <= kStepBufferCapBytes;
+    const std::int64_t stepRoom =
+        std::min(kStepBufferCapBytes, config.memoryBudgetBytes - scene - runBytes);
+    run.stepBuffersKept = run.stepBufferBytes <= stepRoom;
     if (!run.stepBuffersKept)
         run.note = "step buffers not kept: all " + std::to_string(recordedSteps) + " would take " +
-                   formatBytes(run.stepBufferBytes) + ", more than " +
-                   formatBytes(kStepBufferCapBytes) + "; each step's chunks are kept";
+                   formatBytes(run.stepBufferBytes) + ", more than " + formatBytes(stepRoom) +
+                   "; each step's chunks are kept";
 
     const Index nd = run.rowsPerDevice;
     run.initial = Matrix::Constant(Index(stackFloats / config.features), config.features,

@@ -61,9 +61,16 @@ struct CollectiveCheck {
     bool passed() const { return verdict == Verdict::Passed; }
 };
 
-/// Step buffers are kept only while all of them together stay under this many bytes; past it a
-/// run keeps the steps' chunk indices and the first and last buffers only.
+/// Step buffers are kept only while all of them together stay under this many bytes and within
+/// what the memory budget leaves after the scene and the run (ringRunBytes); past it a run keeps
+/// the steps' chunk indices and the first and last buffers only.
 inline constexpr std::int64_t kStepBufferCapBytes = std::int64_t(64) << 20;
+
+/// What a run of the scene's collective allocates besides the scene itself (bytesNeeded): the
+/// devices' initial and final buffers and the expected stack the check compares them with (three
+/// (D*P*Nd, features) stacks) and, for the rounding bound of each device's rows, x stacked the
+/// same way (D*P*Nd, in_dim); the step buffers come on top when kept. 0 without a collective.
+std::int64_t ringRunBytes(const LayerConfig& config);
 
 struct RingRun {
     CollectiveKind kind = CollectiveKind::None;
@@ -71,8 +78,9 @@ struct RingRun {
     std::int64_t model = 1;          ///< P
     Index rowsPerDevice = 0;         ///< Nd
     std::vector<IndexRange> chunks;  ///< output columns of chunk c, c < P
-    /// False when there is nothing to move (no collective) or when the buffers would not fit the
-    /// memory budget (see `note`); the other fields are then empty.
+    /// False when there is nothing to move (no collective) or when the scene and the run's buffers
+    /// together (bytesNeeded + ringRunBytes) would not fit the memory budget (see `note`); the
+    /// other fields are then empty.
     bool simulated = false;
     /// Device (d, m)'s buffer is rows [(d*P + m)*Nd, (d*P + m + 1)*Nd) of a (D*P*Nd, features)
     /// stack. Before the first step: column mode has only chunk m filled (NaN elsewhere: not held

@@ -21,7 +21,7 @@ const std::vector<ExtraOption>& extraOptions() {
          "the view to show: the layer and its outputs, stepping one group at a time (default), or "
          "the devices of the mesh, computing at once and then stepping through the collective's "
          "ring steps"},
-        {"--version", "", "print the version and the SIMD path in use, then exit"},
+        versionOption(),
         {"--trace", "ROW,COL",
          "with --screenshot: trace y[ROW, COL] as hovering that output cell does"},
     };
@@ -66,7 +66,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     if (line.source == SceneSource::Files)
         line.loaded = std::make_shared<LoadedArrays>(std::move(parse.options.arrays));
     line.errors = parse.errors;
-    line.version = parse.options.extras.contains("--version");
+    line.version = parse.options.extras.contains(versionOption().name);
     if (line.help || line.version)
         return line;
     for (const std::string& name : parse.options.cliOnlyGiven)

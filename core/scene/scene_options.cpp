@@ -167,6 +167,12 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     return parse;
 }
 
+const ExtraOption& versionOption() {
+    static const ExtraOption version{"--version", "",
+                                     "print the version and the SIMD path in use, then exit"};
+    return version;
+}
+
 std::string hardwareListText() {
     std::string text;
     for (const HardwarePreset& p : hardwarePresets()) {

@@ -20,6 +20,10 @@ struct ExtraOption {
     std::string help;
 };
 
+/// --version, which every program answers before it reads any other option; each adds it to its
+/// extras so that its help lists it aligned with the rest.
+const ExtraOption& versionOption();
+
 /// Which program's options: tpviz-cli has them all; tpviz leaves out the report and tolerance
 /// options (--rtol, --atol, --json, --summary, --python), which only tpviz-cli takes.
 enum class OptionsFor { Cli, App };

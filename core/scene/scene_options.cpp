@@ -12,10 +12,6 @@
 namespace tp {
 namespace {
 
-std::string quoted(std::string_view text) {
-    return quotedText(text);
-}
-
 // --- The command line as options and their values ---------------------------------------------
 
 // One option as given: its name (an alias spelled as the row's name, "-h" as "--help"), its value
@@ -52,8 +48,8 @@ std::vector<GivenOption> splitOptions(const std::vector<std::string>& args,
         const auto extra = std::find_if(extras.begin(), extras.end(),
                                         [&](const ExtraOption& e) { return e.name == name; });
         if (!row && extra == extras.end()) {
-            refuse(name.starts_with('-') ? "unknown option " + quoted(args[i]) + " (see --help)"
-                                         : "unexpected argument " + quoted(args[i]));
+            refuse(name.starts_with('-') ? "unknown option " + quotedText(args[i]) + " (see --help)"
+                                         : "unexpected argument " + quotedText(args[i]));
             continue;
         }
         const bool takesValue = row ? row->takesValue() : !extra->valueName.empty();

@@ -2,6 +2,7 @@
 
 #include "file_text.h"
 #include "jax_random.h"
+#include "option_rows.h"
 #include "scene_file.h"
 #include "scene_options.h"
 #include "timeline.h"
@@ -21,7 +22,7 @@ const std::vector<ExtraOption>& extraOptions() {
          "the view to show: the layer and its outputs, stepping one group at a time (default), or "
          "the devices of the mesh, computing at once and then stepping through the collective's "
          "ring steps"},
-        {"--version", "", "print the version and the SIMD path in use, then exit"},
+        versionOption(),
         {"--trace", "ROW,COL",
          "with --screenshot: trace y[ROW, COL] as hovering that output cell does"},
     };
@@ -40,7 +41,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     // `tpviz FILE.tpviz [options]`: the file first, read as --scene FILE.
     std::vector<std::string> args = given;
     if (!args.empty() && !args.front().empty() && !args.front().starts_with('-'))
-        args.insert(args.begin(), "--scene");
+        args.insert(args.begin(), optionName(Option::Scene));
     SceneOptionsParse parse = parseSceneOptions(args, extraOptions());
     AppCommandLine line;
     // --mode without --tp switches the mode as the Mode box does: tp_size moves to the nearest
@@ -50,11 +51,11 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
             return arg == name || arg.starts_with(name + "=");
         });
     };
-    if (wasGiven("--mode") && !wasGiven("--tp")) {
+    if (wasGiven(optionName(Option::Mode)) && !wasGiven(optionName(Option::Tp))) {
         LayerConfig moved = parse.options.config;
         line.tpNote = moveTpToDivisor(moved);
         if (!line.tpNote.empty()) {
-            args.insert(args.end(), {"--tp", std::to_string(moved.tpSize)});
+            args.insert(args.end(), {optionName(Option::Tp), std::to_string(moved.tpSize)});
             parse = parseSceneOptions(args, extraOptions());
         }
     }
@@ -66,7 +67,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     if (line.source == SceneSource::Files)
         line.loaded = std::make_shared<LoadedArrays>(std::move(parse.options.arrays));
     line.errors = parse.errors;
-    line.version = parse.options.extras.contains("--version");
+    line.version = parse.options.extras.contains(versionOption().name);
     if (line.help || line.version)
         return line;
     for (const std::string& name : parse.options.cliOnlyGiven)
@@ -117,10 +118,10 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
     } else if (line.sceneFile && line.errors.empty()) {
         const int last = viewTimeline(line).lastStep();
         if (sceneStep > last)
-            line.errors.push_back("--scene: " + printablePath(*line.sceneFile) + ": 'step' " +
-                                  std::to_string(sceneStep) +
-                                  " is out of range: this scene has steps 0 to " +
-                                  std::to_string(last));
+            line.errors.push_back(
+                optionName(Option::Scene) + ": " + printablePath(*line.sceneFile) + ": 'step' " +
+                std::to_string(sceneStep) + " is out of range: this scene has steps 0 to " +
+                std::to_string(last));
         else
             line.step = int(sceneStep);
     }

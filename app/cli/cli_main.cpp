@@ -1,6 +1,7 @@
 // tpviz-cli: the command-line face of the core, for scripting and for checking the app's numbers.
 
 #include "jax_random.h"
+#include "option_rows.h"
 #include "python_snippet.h"
 #include "report.h"
 #include "scene.h"
@@ -83,11 +84,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::vector<std::string> args(argv + 1, argv + argc);
-    if (std::find(args.begin(), args.end(), "--version") != args.end())
+    const std::vector<tp::ExtraOption> extras = {tp::versionOption()};
+    if (std::find(args.begin(), args.end(), extras.front().name) != args.end())
         return print(
             std::string("tpviz-cli ") + TPVIZ_VERSION + "\nSIMD path: " + tp::simdPathName() + '\n',
             0);
-    tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
+    tp::SceneOptionsParse parse = tp::parseSceneOptions(args, extras);
     tp::SceneOptions& options = parse.options;
 
     if (options.help)
@@ -95,21 +97,19 @@ int main(int argc, char** argv) {
             "Usage: tpviz-cli [options]\n"
             "Splits nnx.Linear(in_dim, features) across tp_size groups, computes each "
             "group's part and checks the result against x @ kernel + bias.\n\n" +
-                tp::sceneOptionsHelp() +
-                "  --version                    print the version and the SIMD path in "
-                "use, then exit\n\n" +
-                tp::checkRuleHelp(),
+                tp::sceneOptionsHelp(extras) + "\n" + tp::checkRuleHelp(),
             0);
     if (options.listHardware)
         return print(tp::hardwareListText(), 0);
     if (!options.saveNpyDir.empty())
         if (std::string problem = tp::sceneArrayFolderProblem(options.saveNpyDir); !problem.empty())
-            parse.errors.push_back("--save-npy: " + problem);
+            parse.errors.push_back(tp::optionName(tp::Option::SaveNpy) + ": " + problem);
     if (options.backward && parse.errors.empty()) {
         const tp::LayerConfig& c = options.config;
         const std::int64_t need = tp::bytesNeeded(c) + tp::backwardBytesNeeded(c);
         if (need > c.memoryBudgetBytes)
-            parse.errors.push_back("--backward: the scene with its backward pass needs " +
+            parse.errors.push_back(tp::optionName(tp::Option::Backward) +
+                                   ": the scene with its backward pass needs " +
                                    tp::formatBytes(need) + ", more than the memory budget of " +
                                    tp::formatBytes(c.memoryBudgetBytes) + "; choose smaller sizes");
     }

@@ -3,6 +3,7 @@
 
 #include "jax_random.h"
 #include "mpi_run.h"
+#include "option_rows.h"
 #include "python_snippet.h"
 #include "rank_agreement.h"
 #include "rank_faults.h"
@@ -21,15 +22,19 @@
 
 namespace {
 
+// --version, answered before MPI starts, and listed in the help with the scene's options.
+const std::vector<tp::ExtraOption>& extraOptions() {
+    static const std::vector<tp::ExtraOption> extras = {tp::versionOption()};
+    return extras;
+}
+
 std::string helpText() {
     return "Usage: mpirun -n <data * tp_size> tpviz-mpi [options]\n"
            "Runs nnx.Linear(in_dim, features) split across data * tp_size MPI ranks: each "
            "rank draws only its share from the seed, computes its partial and takes part in "
            "the output layout's collective; rank 0 prints tpviz-cli's report, each rank's "
            "bytes held and times, and the check.\n\n" +
-           tp::sceneOptionsHelp() +
-           "  --version                    print the version and the SIMD path in use, "
-           "then exit\n";
+           tp::sceneOptionsHelp(extraOptions());
 }
 
 // Prints the finished output; a failure to write it is exit 2 with the reason, never success.
@@ -61,12 +66,12 @@ int main(int argc, char** argv) {
     const std::string outputProblem = tp::standardOutputProblem();
     std::vector<std::string> args(argv + 1, argv + argc);
     // --help and --version answer without MPI, so they work outside mpirun too.
-    if (std::find(args.begin(), args.end(), "--version") != args.end())
+    if (std::find(args.begin(), args.end(), tp::versionOption().name) != args.end())
         return print(
             std::string("tpviz-mpi ") + TPVIZ_VERSION + "\nSIMD path: " + tp::simdPathName() + '\n',
             0);
     const tp::mpi::TestOptions hidden = tp::mpi::takeTestOptions(args);
-    tp::SceneOptionsParse parse = tp::parseSceneOptions(args);
+    tp::SceneOptionsParse parse = tp::parseSceneOptions(args, extraOptions());
     if (parse.options.help)
         return print(helpText(), 0);
     if (parse.options.listHardware)
@@ -88,7 +93,7 @@ int main(int argc, char** argv) {
     if (rank == 0 && !parse.options.saveNpyDir.empty())
         if (std::string problem = tp::sceneArrayFolderProblem(parse.options.saveNpyDir);
             !problem.empty())
-            problems.push_back("--save-npy: " + problem);
+            problems.push_back(tp::optionName(tp::Option::SaveNpy) + ": " + problem);
     const tp::mpi::RunAgreement agreement =
         tp::mpi::agreeOnRun(problems, sceneWords(parse.options, hidden), MPI_COMM_WORLD);
     if (!agreement.agreed) {

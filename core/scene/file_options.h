@@ -1,7 +1,8 @@
 #pragma once
 
-// The scene options that read and write files: --scene FILE.tpviz, --kernel, --transpose, --x,
-// --bias FILE and --save-npy DIR (parseSceneOptions's part for them; see scene_options.h).
+// The scene options that read files: the scene file read before every other option, the array
+// files read after them all, and the words that say which file gave a refused value
+// (parseSceneOptions's part for them; see scene_options.h).
 
 #include "layer_config.h"
 #include "scene_options.h"
@@ -26,14 +27,9 @@ struct SceneOrigin {
 
 /// Reads the scene file `path` into `options` (config, source, arrays, mistake; the other options
 /// are applied after it, so that they override it). Each problem goes to `errors` as
-/// "--scene: ...". Nothing is read for an empty path (refused by parseFileOption).
+/// "--scene: ...". Nothing is read for an empty path (refused by the option's row).
 SceneOrigin applySceneFile(const std::string& path, SceneOptions& options,
                            std::vector<std::string>& errors);
-
-/// Takes one of the file options (an empty path is refused into `errors`); false for any other
-/// option. --scene is taken and left to applySceneFile.
-bool parseFileOption(const std::string& name, const std::string& value, SceneOptions& options,
-                     std::vector<std::string>& errors);
 
 /// Reads the array files once every option is known (`given`: the shared options given, by name);
 /// true when they could all be used. A problem with an array the scene file named is tagged

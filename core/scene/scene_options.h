@@ -20,8 +20,12 @@ struct ExtraOption {
     std::string help;
 };
 
-/// Which program's options: tpviz-cli has them all; tpviz leaves out the report and tolerance
-/// options (--rtol, --atol, --json, --summary, --python), which only tpviz-cli takes.
+/// --version, which every program answers before it reads any other option; each adds it to its
+/// extras so that its help lists it aligned with the rest.
+const ExtraOption& versionOption();
+
+/// Which program's options: tpviz-cli (and tpviz-mpi) have them all; tpviz leaves out the report,
+/// costs and tolerance options, which only tpviz-cli takes (the rows marked cliOnly).
 enum class OptionsFor { Cli, App };
 
 struct SceneOptions {
@@ -59,24 +63,21 @@ struct SceneOptionsParse {
     std::vector<std::string> errors;  ///< every problem, parsing and validation; empty when usable
 };
 
-/// Parses arguments (without the program name):
-///   --batch N --in-dim D --features F --tp T --seed S --mode column|row
-///   --prng partitionable|legacy --x64 --bias zeros|normal:STDDEV --example brief
-///   --rtol R --atol A --mistake NAME --json --summary --python --help, the mesh options --data D
-///   --output sharded|replicated --costs --hardware NAME|list, and the given extras. "--name=value"
-///   also works. Arrays from files: --kernel FILE.npy|FILE.safetensors:TENSOR [--transpose],
-///   --bias FILE, --x FILE (read here, their shapes set the sizes), --scene FILE.tpviz (applied
-///   before every other option), --save-npy DIR.
-/// Validates the resulting config (unless --help or --hardware list) and reports each problem in
-/// words.
+/// Parses arguments (without the program name): the options of the rows (option_rows.h; each
+/// row reads its own value, and a refused value is one problem named by its option) and the
+/// given extras, as "--name value" or "--name=value". --scene FILE.tpviz is applied before every
+/// other option; the array files (--kernel, --bias FILE, --x) are read once all are known, and
+/// their shapes set the sizes. Validates the resulting config (unless --help or --hardware list)
+/// and reports each problem in words.
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});
 
 /// --hardware list: one line per preset with its figures, the default marked.
 std::string hardwareListText();
 
-/// The options' help text, one line each, extras included; for OptionsFor::App without the options
-/// only tpviz-cli takes. Defaults are read from LayerConfig{} and Tolerance{}.
+/// The options' help text, one line for each row the program takes (in the rows' order, the
+/// mistakes under --mistake) and then one for each extra. Defaults are read from LayerConfig{} and
+/// Tolerance{}.
 std::string sceneOptionsHelp(const std::vector<ExtraOption>& extras = {},
                              OptionsFor program = OptionsFor::Cli);
 

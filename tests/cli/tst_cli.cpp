@@ -2,6 +2,7 @@
 
 #include "config_fixtures.h"
 #include "float_format.h"
+#include "help_columns.h"
 #include "process_run.h"
 #include "python_snippet.h"
 #include "sanitizer_build.h"
@@ -273,6 +274,16 @@ private slots:
         QVERIFY(rule.size() > 0 && rule.size() < run.out.size());
         for (const QByteArray& line : rule.split('\n'))
             QVERIFY2(line.size() < 100, line.constData());
+    }
+
+    // Every option's words start in one column, --version's too.
+    void helpAlignsEveryOption() {
+        const Run run = runCli({"--help"});
+        QCOMPARE(run.exitCode, 0);
+        const tp::test::HelpColumns help = tp::test::helpColumns(run.outText());
+        QVERIFY(run.outText().contains("\n  --version "));
+        QVERIFY(help.options > 20);
+        QCOMPARE(help.columns.size(), 1);
     }
 
     // The case: a correct split at an ordinary size passes the rounding bound (exit 0)

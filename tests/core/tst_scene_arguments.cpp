@@ -2,6 +2,7 @@
 // spellings, read back by parseSceneOptions to the same options.
 
 #include "npy.h"
+#include "option_rows.h"
 #include "safetensors.h"
 #include "scene_arguments.h"
 #include "scene_file.h"
@@ -71,6 +72,43 @@ class TestSceneArguments : public QObject {
         };
     }
 
+    // For each option, argument lists that give it a value other than its default (the fewest other
+    // options that value needs). Every row of the table must have one: a new option without one
+    // fails everyRowReadsBack.
+    std::vector<std::pair<std::string, std::vector<std::string>>> rowSamples() const {
+        return {
+            {"--batch", {"--batch", "6"}},
+            {"--in-dim", {"--in-dim", "32"}},
+            {"--features", {"--features", "6"}},
+            {"--tp", {"--tp", "4"}},
+            {"--seed", {"--seed", "-9223372036854775808"}},
+            {"--mode", {"--mode", "row", "--tp", "4"}},
+            {"--prng", {"--prng", "legacy"}},
+            {"--x64", {"--x64"}},
+            {"--bias", {"--bias", "normal:0.1"}},
+            {"--bias", {"--bias", path("b.npy"), "--features", "6"}},
+            {"--example", {"--example", "brief"}},
+            {"--data", {"--data", "2"}},
+            {"--output", {"--output", "replicated"}},
+            {"--costs", {"--costs"}},
+            {"--hardware", {"--costs", "--hardware", "tpu-v4"}},
+            {"--hardware", {"--hardware", "list"}},
+            {"--kernel", {"--kernel", path("k.npy")}},
+            {"--transpose", {"--kernel", path("w.safetensors") + ":fc.weight", "--transpose"}},
+            {"--x", {"--x", path("x.npy")}},
+            {"--scene", {"--scene", path("s.tpviz")}},
+            {"--save-npy", {"--save-npy", path("out")}},
+            {"--mistake", {"--mistake", "sum-groups"}},
+            {"--rtol", {"--rtol", "1e-300"}},
+            {"--atol", {"--atol", "0.5"}},
+            {"--backward", {"--backward"}},
+            {"--json", {"--json"}},
+            {"--summary", {"--summary"}},
+            {"--python", {"--python"}},
+            {"--help", {"--help"}},
+        };
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
@@ -79,7 +117,8 @@ private slots:
         const std::string written =
             writeSafetensors(path("w.safetensors"), {{"fc.weight", {6, 4}, Matrix::Ones(6, 4)}}) +
             writeNpy(path("b.npy"), Matrix::Zero(1, 6), true) +
-            writeNpy(path("x.npy"), Matrix::Ones(3, 4));
+            writeNpy(path("x.npy"), Matrix::Ones(3, 4)) +
+            writeNpy(path("k.npy"), Matrix::Ones(4, 6));
         QCOMPARE(QString::fromStdString(written), QString());
         SceneFile scene;
         scene.config.seed = 77;
@@ -121,12 +160,51 @@ private slots:
         }
     }
 
+    // Each row, given a value other than its default, spells it (its spelling differs from the
+    // default's) and reads back from its spelling to the same options.
+    void everyRowReadsBack_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<std::vector<std::string>>("args");
+        for (const OptionRow& row : optionRows()) {
+            const std::string name(row.name);
+            int count = 0;
+            for (const auto& [option, args] : rowSamples())
+                if (option == name)
+                    QTest::addRow("%s %d", name.c_str(), ++count)
+                        << QString::fromStdString(name) << args;
+            if (count == 0)
+                QTest::addRow("%s without a sample", name.c_str())
+                    << QString::fromStdString(name) << std::vector<std::string>{};
+        }
+    }
+
+    void everyRowReadsBack() {
+        QFETCH(QString, name);
+        QFETCH(std::vector<std::string>, args);
+        QVERIFY2(!args.empty(), "add a sample of the option to rowSamples()");
+        const OptionRow* row = findOptionRow(name.toStdString());
+        QVERIFY(row);
+        const SceneOptionsParse parse = parseSceneOptions(args);
+        QCOMPARE(errorsOf(parse), QString());
+        const std::vector<std::string> values = row->spell(parse.options);
+        QVERIFY(!values.empty());
+        QVERIFY(values != row->spell(SceneOptions{}));
+        for (const ValueSpelling spelling : {ValueSpelling::Separate, ValueSpelling::Inline}) {
+            const std::vector<std::string> rebuilt = sceneArguments(parse.options, {}, spelling);
+            const SceneOptionsParse again = parseSceneOptions(rebuilt);
+            QCOMPARE(errorsOf(again), QString());
+            QVERIFY2(again.options.config == parse.options.config, qPrintable(joined(rebuilt)));
+            QVERIFY(row->spell(again.options) == values);
+            QCOMPARE(joined(sceneArguments(again.options)), joined(sceneArguments(parse.options)));
+        }
+    }
+
     void inlineValuesJoinNameAndValue() {
         const SceneOptionsParse parse = parseSceneOptions({"--tp", "4", "--x64", "--mode", "row"});
         QCOMPARE(errorsOf(parse), QString());
         QCOMPARE(joined(sceneArguments(parse.options, {}, ValueSpelling::Inline)),
-                 QString("--batch=2 --in-dim=8 --features=12 --seed=0 --prng=partitionable --x64 "
-                         "--bias=zeros --tp=4 --mode=row --data=1"));
+                 QString("--batch=2 --in-dim=8 --features=12 --tp=4 --seed=0 --mode=row "
+                         "--prng=partitionable --x64 --bias=zeros --data=1"));
     }
 
     // The cases above spell every option of the table at least once, extras included.

@@ -1,11 +1,15 @@
 // The command-line options shared by tpviz-cli and tpviz --screenshot.
 
+#include "option_rows.h"
 #include "scene_file.h"
 #include "scene_options.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <set>
 
 using namespace tp;
 
@@ -211,6 +215,63 @@ private slots:
                      ": cannot be opened: No such file or directory");
         QCOMPARE(errorsOf(parse({"--scene", arrays, "--x", dir.filePath("y.npy")})),
                  "x: " + dir.filePath("y.npy") + ": cannot be opened: No such file or directory");
+    }
+
+    // Every row refuses a bad value with exactly one problem, which names the row's option: an
+    // empty value for an option that takes one (no number, name or path is empty), any value for
+    // a flag.
+    void everyRowRefusesABadValueOnce_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("args");
+        for (const OptionRow& row : optionRows()) {
+            const QString name = QString::fromUtf8(row.name.data(), qsizetype(row.name.size()));
+            if (row.takesValue()) {
+                QTest::addRow("%s ''", qPrintable(name)) << name << QStringList{name, ""};
+                QTest::addRow("%s=", qPrintable(name)) << name << QStringList{name + "="};
+            } else {
+                QTest::addRow("%s=x", qPrintable(name)) << name << QStringList{name + "=x"};
+            }
+        }
+    }
+    void everyRowRefusesABadValueOnce() {
+        QFETCH(QString, name);
+        QFETCH(QStringList, args);
+        const QString errors = errorsOf(parse(args));
+        QVERIFY2(!errors.isEmpty() && !errors.contains('\n'), qPrintable(errors));
+        QVERIFY2(errors.startsWith(name + ": ") || errors == name + " takes no value",
+                 qPrintable(errors));
+    }
+
+    // The help has one line for each row a program takes, with the row's words, and none for
+    // the others.
+    void helpListsEveryRowOnce() {
+        for (const OptionsFor program : {OptionsFor::Cli, OptionsFor::App}) {
+            const QStringList lines =
+                QString::fromStdString(sceneOptionsHelp({}, program)).split('\n');
+            for (const OptionRow& row : optionRows()) {
+                const QString name = QString::fromUtf8(row.name.data(), qsizetype(row.name.size()));
+                const QString help = QString::fromUtf8(row.help.data(), qsizetype(row.help.size()));
+                const QStringList own = lines.filter(
+                    QRegularExpression("^  " + QRegularExpression::escape(name) + "( |$)"));
+                QCOMPARE(own.size(), qsizetype(row.takenBy(program) ? 1 : 0));
+                if (!own.isEmpty())
+                    QVERIFY2(own.front().contains(help), qPrintable(own.front()));
+            }
+        }
+    }
+
+    // Each row is found by its own name and its option, and no two rows share a name.
+    void rowsAreFoundByNameAndOption() {
+        std::set<std::string_view> names;
+        for (const OptionRow& row : optionRows()) {
+            QVERIFY(row.name.starts_with("--"));
+            QVERIFY2(names.insert(row.name).second, row.name.data());
+            QCOMPARE(findOptionRow(row.name), &row);
+            QCOMPARE(&optionRow(row.option), &row);
+            QVERIFY(row.parse && row.spell);
+        }
+        QCOMPARE(findOptionRow("-h"), &optionRow(Option::Help));
+        QCOMPARE(findOptionRow("--nope"), nullptr);
     }
 
     void biasProblemWordedOnce() {

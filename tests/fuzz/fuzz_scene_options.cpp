@@ -7,13 +7,12 @@
 //   - when the arguments parse without errors and without --help or --hardware list (which skip
 //     validation), the config is valid (config.validate() is empty), and the options round-trip
 //     through their spellings: the arguments tp::sceneArguments rebuilds from the parsed options,
-//     every option of the table, once as separate words and once as --name=value, parse again
-//     without errors to the same options, bit for bit.
+//     every row of the option table, once as separate words and once as --name=value, parse again
+//     without errors to the same config and the same spelling, bit for bit.
 
 #include "scene_arguments.h"
 #include "scene_options.h"
 
-#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -60,18 +59,11 @@ void require(bool holds, const char* what, const std::vector<std::string>& args,
     std::abort();
 }
 
-bool sameBits(double a, double b) {
-    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-
+// The same options as the rows spell them (sceneArguments: every row's setting, numbers in their
+// shortest exact forms, and the extras) and the same config: what a new row parses, it spells,
+// so it is compared without an edit here.
 bool sameOptions(const tp::SceneOptions& a, const tp::SceneOptions& b) {
-    return a.config == b.config && a.source == b.source && a.json == b.json &&
-           a.summary == b.summary && a.python == b.python && a.help == b.help &&
-           a.toleranceGiven == b.toleranceGiven && sameBits(a.tolerance.rtol, b.tolerance.rtol) &&
-           sameBits(a.tolerance.atol, b.tolerance.atol) && a.mistake == b.mistake &&
-           a.costs == b.costs && a.hardware == b.hardware && a.listHardware == b.listHardware &&
-           a.files == b.files && a.sceneFile == b.sceneFile && a.saveNpyDir == b.saveNpyDir &&
-           a.extras == b.extras;
+    return a.config == b.config && tp::sceneArguments(a, kExtras) == tp::sceneArguments(b, kExtras);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // hang.
 
 #include "eigen_types.h"
+#include "help_columns.h"
 #include "process_run.h"
 #include "verification.h"
 
@@ -299,6 +300,17 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.errText().contains(message), qPrintable(run.errText()));
         QVERIFY(run.out.isEmpty());
+    }
+
+    // --help answers without mpirun, every option's words in one column, --version's too.
+    void helpAlignsEveryOption() {
+        const ProcessRun run = tp::test::runProcess(QStringLiteral(TPVIZ_MPI_PATH), {"--help"},
+                                                    {kMpiEnvironment, {}, 60000});
+        QCOMPARE(run.exitCode, 0);
+        const tp::test::HelpColumns help = tp::test::helpColumns(run.outText());
+        QVERIFY(run.outText().contains("\n  --version "));
+        QVERIFY(help.options > 20);
+        QCOMPARE(help.columns.size(), 1);
     }
 
     // A problem every rank has is printed once, without a rank.

@@ -8,6 +8,7 @@
 #include "devices/devices_view.h"
 #include "devices/tp_sweep_plot.h"
 #include "main_window.h"
+#include "palette.h"
 #include "parameter_panel.h"
 #include "process_run.h"
 #include "screenshot.h"
@@ -170,6 +171,33 @@ private slots:
                 for (Index col = 0; col < c.features; ++col)
                     QCOMPARE(out(1, col), s.result.output(2 * d + 1, col));
             }
+    }
+
+    // A ring step's arrow runs at the height of the buffer the chunk moves into, not at x's.
+    void ringArrowsRunAtTheBuffersRow() {
+        const LayerConfig c = meshConfig(test::kFourGroups, 1, OutputLayout::Replicated);
+        DevicesView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setScene(sceneOf(c));
+        view.setStep(2);  // the first ring step of the all-gather
+        QCOMPARE(int(view.arrows().size()), 4);
+        const DeviceCard* from = view.card(0, 0);
+        const DeviceCard* to = view.card(0, 1);
+        QWidget* grid = from->parentWidget();
+        QTRY_VERIFY(from->geometry().right() + 3 < to->x());  // the grid laid out
+        const int chunk = view.arrows().front().chunk;
+        const auto rowOf = [&](int array) {
+            return from->y() + from->arrayRect(array).center().y();
+        };
+        const int buffer = int(from->holdings().arrays.size()) - 1;
+        const int x = 2;  // kernel, bias, x, then the buffer
+        QVERIFY(std::abs(rowOf(buffer) - rowOf(x)) > 10);
+        // Just right of the sending card, clear of the chunk's badge in the middle of the gap.
+        const int column = from->geometry().right() + 3;
+        QTRY_VERIFY(grid->grab().toImage().pixelColor(column, rowOf(buffer)) == groupColor(chunk));
+        QVERIFY(grid->grab().toImage().pixelColor(column, rowOf(x)) != groupColor(chunk));
     }
 
     void rowAllReduceStepsAddTheBiasBetweenItsHalves() {

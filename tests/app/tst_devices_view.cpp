@@ -241,6 +241,43 @@ private slots:
         QVERIFY(plot->points()[0].wireBytes == 0);
     }
 
+    // Memory and bytes sent have an axis each, with units; a sweep that sends nothing says so
+    // rather than scale its axis to a made-up 1 byte.
+    void costsPlotLabelsBothAxesAndSaysWhenNothingIsSent() {
+        const LayerConfig sharded = meshConfig(test::kFourGroups, 1, OutputLayout::Sharded);
+        const std::vector<TpPoint> quiet = tpSweep(sharded);
+        QVERIFY(quiet.size() > 1);
+        std::int64_t maxMemory = 0;
+        for (const TpPoint& point : quiet) {
+            QCOMPARE(point.wireBytes, std::int64_t(0));
+            maxMemory = std::max(maxMemory, point.memoryBytes);
+        }
+        const TpAxisText memory = tpAxisText(quiet, false);
+        QCOMPARE(memory.title, QStringLiteral("memory per device (solid)"));
+        QCOMPARE(memory.top, QString::fromStdString(formatBytes(maxMemory)));
+        QVERIFY(memory.nothing.isEmpty());
+        const TpAxisText sent = tpAxisText(quiet, true);
+        QCOMPARE(sent.title, QStringLiteral("sent per device (dashed)"));
+        QVERIFY2(sent.top.isEmpty(), qPrintable(sent.top));
+        QCOMPARE(sent.nothing, QStringLiteral("nothing is sent at any tp"));
+
+        const LayerConfig gathered = meshConfig(test::kFourGroups, 1, OutputLayout::Replicated);
+        const std::vector<TpPoint> loud = tpSweep(gathered);
+        std::int64_t maxWire = 0;
+        for (const TpPoint& point : loud)
+            maxWire = std::max(maxWire, point.wireBytes);
+        QVERIFY(maxWire > 0);
+        QCOMPARE(tpAxisText(loud, true).top, QString::fromStdString(formatBytes(maxWire)));
+        QVERIFY(tpAxisText(loud, true).nothing.isEmpty());
+        QCOMPARE(formatBytes(1), std::string("1 byte"));
+
+        // The panel's plot shows the sweep it was given.
+        DevicesView view;
+        view.show();
+        view.setScene(sceneOf(sharded));
+        QCOMPARE(tpAxisText(view.costsPanel()->plot()->points(), true).nothing, sent.nothing);
+    }
+
     void hardwareChoiceChangesTheEstimate() {
         const LayerConfig c = meshConfig(test::kFourGroups, 2, OutputLayout::Replicated);
         DevicesView view;

@@ -132,8 +132,10 @@ void OutputPanel::changeEvent(QEvent* event) {
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
     connect(view, &MatrixView::cellHovered, this,
             [this, view, name](int row, int col, float value, int group) {
-                emit hoverText(
-                    tp::hoverText(view == m_result ? m_resultName : name, row, col, value, group));
+                emit hoverText(tp::hoverText(view == m_result    ? m_resultName
+                                             : view == m_partial ? m_partialName
+                                                                 : name,
+                                             row, col, value, group));
                 emit outputCellHovered(row,
                                        view == m_partial ? int(m_partialFirstColumn) + col : col);
             });
@@ -163,6 +165,7 @@ void OutputPanel::setScene(ScenePtr scene) {
     if (c.mode == ParallelMode::Column) {
         m_final->hide();
         m_resultName = QStringLiteral("y");
+        m_partialName = QStringLiteral("block");  // group i's block of output columns
         m_result->setMatrix(MatrixData::of(m_scene, r.output));
         if (m_scene->mistake == Mistake::SumGroups)
             m_result->setGroups({}, Qt::Horizontal);  // a sum of every group's columns
@@ -171,11 +174,13 @@ void OutputPanel::setScene(ScenePtr scene) {
         setWarning(
             tr("<p style='color:#b35900'><b>⚠ Do not sum the groups' outputs:</b> they are "
                "different output columns, not partial sums of the same columns.</p>"
-               "<p>Each partial is <b>placed</b> in its own columns: concatenate in group order "
+               "<p>Each group's block is <b>placed</b> in its own columns: concatenate in group "
+               "order "
                "along the last axis.</p>"));
     } else {
         m_final->show();
         m_resultName = QStringLiteral("sum");
+        m_partialName = QStringLiteral("partial");
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
         const QString title = mistakeOutputTitle(*m_scene);
@@ -270,7 +275,7 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
     const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
     m_partial->setTitle(!mistakeTitle.isEmpty()
                             ? mistakeTitle
-                            : tr("partial %1 = %2  %3")
+                            : tr("block of group %1 = %2  %3")
                                   .arg(group)
                                   .arg(qs(columnSlice("y", g.outputCols)),
                                        qs(shapeTuple(c.batch, g.outputCols.size()))));
@@ -279,15 +284,15 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
 
     markErrorMap(state.complete);
     m_verification->setVerification(m_scene->verification, state.complete,
-                                    tr("Check waits for the last step: %1 of %2 blocks placed")
+                                    tr("Check waits for the last step: %1 of %2 placed")
                                         .arg(state.groupsDone)
-                                        .arg(c.tpSize));
+                                        .arg(qs(countText(c.tpSize, "block"))));
     if (m_scene->mistake == Mistake::SumGroups) {
         // The wrong pass: the partials added into one (N, chunk) block, group after group.
         const int summed = state.groupsDone;
         m_result->setMatrix(
             MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
-        m_result->setTitle(tr("y = sum of the partials  %1: %2 of %3 added")
+        m_result->setTitle(tr("y = sum of the blocks  %1: %2 of %3 added")
                                .arg(qs(shapeTuple(c.batch, r.plan.chunk)))
                                .arg(summed)
                                .arg(c.tpSize));
@@ -298,10 +303,10 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
     const Index filled = state.groupsDone == 0
                              ? 0
                              : r.plan.groups[std::size_t(state.groupsDone - 1)].outputCols.stop;
-    m_result->setTitle(tr("y = concatenate(partials)  %1: %2 of %3 blocks")
+    m_result->setTitle(tr("y = concatenate(blocks)  %1: %2 of %3")
                            .arg(qs(shapeTuple(c.batch, c.features)))
                            .arg(state.groupsDone)
-                           .arg(c.tpSize));
+                           .arg(qs(countText(c.tpSize, "block"))));
     m_result->setHighlightedGroup(state.complete ? -1 : state.currentGroup);
     m_resultOverlay->setPending(
         state.complete ? -1 : filled,
@@ -335,9 +340,9 @@ void OutputPanel::showRowStep(const TimelineStep& state) {
         m_result->setMatrix(
             MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
         m_result->setGroups({}, Qt::Horizontal);
-        m_result->setTitle(tr("running sum of %1 partials  %2")
-                               .arg(summed)
-                               .arg(qs(shapeTuple(c.batch, c.features))));
+        m_result->setTitle(
+            tr("running sum of %1  %2")
+                .arg(qs(countText(summed, "partial sum")), qs(shapeTuple(c.batch, c.features))));
         m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
     }
     m_finalOverlay->setPending(state.biasIn ? -1 : 0,
@@ -347,9 +352,9 @@ void OutputPanel::showRowStep(const TimelineStep& state) {
     markErrorMap(state.complete);
     m_verification->setVerification(
         m_scene->verification, state.complete,
-        tr("Check waits for the last step: %1 of %2 partial sums added, bias not yet")
+        tr("Check waits for the last step: %1 of %2 added, bias not yet")
             .arg(summed)
-            .arg(c.tpSize));
+            .arg(qs(countText(c.tpSize, "partial sum"))));
 }
 
 void OutputPanel::showConcatenatedPartials(int summed) {
@@ -368,9 +373,9 @@ void OutputPanel::showConcatenatedPartials(int summed) {
                             ? MatrixData::of(m_scene, r.partials.front())
                             : MatrixData::of(m_scene, r.output.leftCols(shown * c.features)));
     m_result->setGroups(blocks, Qt::Horizontal, ids);
-    m_result->setTitle(tr("concatenate(partial sums) of %1 partials  %2")
-                           .arg(summed)
-                           .arg(qs(shapeTuple(c.batch, shown * c.features))));
+    m_result->setTitle(tr("concatenate(partial sums) of %1  %2")
+                           .arg(qs(countText(summed, "partial sum")),
+                                qs(shapeTuple(c.batch, shown * c.features))));
     m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("nothing concatenated yet"));
 }
 

@@ -17,12 +17,12 @@ class MatrixView;
 class PendingOverlay;
 class VerificationView;
 
-/// Column mode: the partial x @ kernel[:, cols] + bias[cols] (N, chunk) of the current group in its
+/// Column mode: the block x @ kernel[:, cols] + bias[cols] (N, chunk) of the current group in its
 /// colour, the concatenation filling block by block, the brief's warning not to sum the groups
 /// where the two meet, the reference and the verification.
 /// Row mode: the current group's full-width partial sum, the running sum, y = sum + bias (the bias
 /// added once, at the last step), the reference and the verification.
-/// A scene that makes a mistake shows the wrong computation as it runs: sum-groups the partials
+/// A scene that makes a mistake shows the wrong computation as it runs: sum-groups the blocks
 /// summed into one (N, chunk) block, concat-partials the partial sums side by side (N, tp *
 /// features), the others their own partials; the warning says what is wrong, and the error map
 /// |y - reference| (its own scale, the worst cell marked) sits beside the check, or the check says
@@ -103,6 +103,7 @@ private:
     QLabel* m_warning;
     VerificationView* m_verification;
     QString m_resultName;
+    QString m_partialName;  ///< in hover texts: "block" (column mode) or "partial" (row mode)
     bool m_explanations = true;
     Index m_partialFirstColumn = 0;  ///< column mode: the partial's column 0 is y[:, this]
 };

@@ -19,7 +19,7 @@ namespace {
 
 std::string layerText(const LayerConfig& c, SceneSource source) {
     if (source == SceneSource::Brief)
-        return "the brief's worked example";
+        return "the worked example";
     if (source == SceneSource::Files)
         return "a layer from files (in_dim " + std::to_string(c.inDim) + ", features " +
                std::to_string(c.features) + ")";

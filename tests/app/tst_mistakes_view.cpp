@@ -176,7 +176,7 @@ private slots:
             case Mistake::SumGroups:
                 QCOMPARE(result.cols(), plan.chunk);
                 QVERIFY(result.map() == scene->result.output);  // the sum of every partial
-                QVERIFY(w.output()->resultView()->title().contains("sum of the partials"));
+                QVERIFY(w.output()->resultView()->title().contains("sum of the blocks"));
                 break;
             case Mistake::ConcatPartials:
                 QCOMPARE(w.output()->finalView()->matrix().cols(), plan.tpSize * plan.features);

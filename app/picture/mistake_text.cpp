@@ -19,6 +19,12 @@ QString shape(Index rows, Index cols) {
     return qs(shapeTuple(rows, cols));
 }
 
+// "✘ Mistake NAME: " in red, opening the paragraph of a mistake's warning.
+QString mistakeHead(Mistake mistake) {
+    return QStringLiteral("<p style='color:#c62828'><b>✘ Mistake %1:</b> ")
+        .arg(mistakeName(mistake));
+}
+
 }  // namespace
 
 QString mistakeName(Mistake mistake) {
@@ -26,11 +32,18 @@ QString mistakeName(Mistake mistake) {
     return QString::fromUtf8(name.data(), qsizetype(name.size()));
 }
 
+QString mistakeHeadline(const Scene& scene) {
+    if (scene.mistake == Mistake::None)
+        return {};
+    // The description is "mode: the wrong computation"; the headline says the computation.
+    const QString what = qs(mistakeDescription(scene.mistake)).section(QStringLiteral(": "), 1);
+    return mistakeHead(scene.mistake) + what.toHtmlEscaped() + QStringLiteral(".</p>");
+}
+
 QString mistakeWarning(const Scene& scene) {
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
-    const QString head = QStringLiteral("<p style='color:#c62828'><b>✘ Mistake %1:</b> ")
-                             .arg(mistakeName(scene.mistake));
+    const QString head = mistakeHead(scene.mistake);
     switch (scene.mistake) {
         case Mistake::None:
             break;
@@ -74,7 +87,7 @@ QString mistakePartialTitle(const Scene& scene, int group) {
             return tr("partial of group %1 + bias  %2").arg(group).arg(shape(c.batch, c.features));
         case Mistake::InitPerGroup:
             if (c.mode == ParallelMode::Column)
-                return tr("block of group %1 = x @ own_kernel + own_bias  %2, not %3")
+                return tr("block %1 = x @ own_kernel + own_bias  %2, not %3")
                     .arg(group)
                     .arg(shape(c.batch, g.outputCols.size()), qs(columnSlice("y", g.outputCols)));
             return tr("partial sum of group %1 = x[:, %2] @ own_kernel  %3")
@@ -82,7 +95,7 @@ QString mistakePartialTitle(const Scene& scene, int group) {
                 .arg(qs(sliceText(g.inputCols)), shape(c.batch, c.features));
         case Mistake::SliceX: {
             const IndexRange block = sliceXInputBlock(scene.result.plan, group);
-            return tr("block of group %1 = x[:, %2] @ kernel[%2, %3] + bias[%3]  %4")
+            return tr("block %1 = x[:, %2] @ kernel[%2, %3] + bias[%3]  %4")
                 .arg(group)
                 .arg(qs(sliceText(block)), qs(sliceText(g.kernelCols)),
                      shape(c.batch, g.outputCols.size()));

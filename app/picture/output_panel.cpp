@@ -93,23 +93,39 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     connectHover(m_error, QStringLiteral("|y - reference|"));
 }
 
-void OutputPanel::setWarning(const QString& html) {
+void OutputPanel::setWarning(const QString& html, const QString& shortHtml) {
     m_warningHtml = html;
-    m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
+    m_shortWarningHtml = shortHtml;
+    showWarningText(html);
     foldWarning();
+}
+
+void OutputPanel::showWarningText(const QString& html) {
+    m_shownWarningHtml = html;
+    m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
 }
 
 void OutputPanel::foldWarning() {
     // The check's verdict and figures first: the warning shows when both fit the column.
     const int width = m_middle->width();
     const int spacing = std::max(0, m_middle->layout()->spacing());
-    const int need =
-        m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) + spacing +
+    const int check =
         m_verification->heightForWidth(std::min(width, m_verification->maximumWidth()));
-    // A short window folds the brief's warning with the other explanations; a mistake's warning
-    // says what is wrong, and stays while it fits.
+    const auto fits = [&] {
+        return width <= 0 || m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) +
+                                     spacing + check <=
+                                 m_middle->height();
+    };
+    // A short window folds the mode's warning with the other explanations; a mistake's warning
+    // says what is wrong, and stays while it fits, or its headline does.
     const bool wanted = m_explanations || (m_scene && m_scene->mistake != Mistake::None);
-    m_warning->setVisible(wanted && (width <= 0 || need <= m_middle->height()));
+    showWarningText(m_warningHtml);
+    bool fit = fits();
+    if (!fit && !m_shortWarningHtml.isEmpty()) {
+        showWarningText(m_shortWarningHtml);
+        fit = fits();
+    }
+    m_warning->setVisible(wanted && fit);
 }
 
 void OutputPanel::setExplanationsShown(bool shown) {
@@ -126,7 +142,7 @@ void OutputPanel::resizeEvent(QResizeEvent* event) {
 void OutputPanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
-        m_warning->setText(legibleOn(m_warningHtml, palette().color(QPalette::Window)));
+        m_warning->setText(legibleOn(m_shownWarningHtml, palette().color(QPalette::Window)));
 }
 
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
@@ -193,7 +209,7 @@ void OutputPanel::setScene(ScenePtr scene) {
                "<p>The bias is added <b>once</b>, to the total, not to each partial.</p>"));
     }
     if (!mistakeWarning.isEmpty())
-        setWarning(mistakeWarning);
+        setWarning(mistakeWarning, mistakeHeadline(*m_scene));
     showErrorMap();
     setStep(TimelineStep{});  // the start
 }
@@ -241,10 +257,14 @@ void OutputPanel::setStep(const TimelineStep& step) {
 }
 
 void OutputPanel::shareWidth() {
-    const bool fourth = m_errors && m_scene->config.mode == ParallelMode::Row;
+    const bool row = m_scene->config.mode == ParallelMode::Row;
+    const bool fourth = m_errors && row;
     if (!fourth) {
-        m_grid->setColumnStretch(0, 2);
-        m_grid->setColumnStretch(2, 3);
+        // Column mode: the (N, chunk) block beside the (N, features) output, which takes more.
+        // Row mode: every output is (N, features), and they share alike, so that the partial sum
+        // prints its numbers wherever the running sum does.
+        m_grid->setColumnStretch(0, row ? 1 : 2);
+        m_grid->setColumnStretch(2, row ? 1 : 3);
         m_grid->setColumnStretch(3, 0);
         return;
     }
@@ -275,7 +295,7 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
     const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
     m_partial->setTitle(!mistakeTitle.isEmpty()
                             ? mistakeTitle
-                            : tr("block of group %1 = %2  %3")
+                            : tr("block %1 = %2  %3")
                                   .arg(group)
                                   .arg(qs(columnSlice("y", g.outputCols)),
                                        qs(shapeTuple(c.batch, g.outputCols.size()))));

@@ -69,11 +69,15 @@ protected:
 
 private:
     void connectHover(MatrixView* view, const QString& name);
-    /// Shows `html` in the warning, its colours made legible on the window's (legibleOn).
-    void setWarning(const QString& html);
+    /// The warning beside the outputs, and the short one (a mistake's headline) that takes its
+    /// place where the whole does not fit.
+    void setWarning(const QString& html, const QString& shortHtml = {});
     /// Hides the warning when it and the check do not both fit the middle column's height, so
-    /// that the check's verdict and figures show whole; shows it again when they fit.
+    /// that the check's verdict and figures show whole (a mistake's headline stands in for its
+    /// whole warning first); shows it again when they fit.
     void foldWarning();
+    /// Shows `html` in the warning, its colours made legible on the window's (legibleOn).
+    void showWarningText(const QString& html);
     void showColumnStep(const TimelineStep& state);
     void showRowStep(const TimelineStep& state);
     void showErrorMap();
@@ -89,8 +93,10 @@ private:
     std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
     QString m_errorTitle;                    ///< the error map's title once the output is complete
     QGridLayout* m_grid;
-    QWidget* m_middle;      ///< the warning over the check
-    QString m_warningHtml;  ///< the warning as written, for a light window
+    QWidget* m_middle;           ///< the warning over the check
+    QString m_warningHtml;       ///< the warning as written, for a light window
+    QString m_shortWarningHtml;  ///< the headline that stands in for it when short of room
+    QString m_shownWarningHtml;  ///< which of the two the label shows
     MatrixView* m_partial;
     MatrixView* m_result;
     MatrixView* m_final;

@@ -137,7 +137,7 @@ private slots:
             }
         }
         steps->setStep(2);
-        QVERIFY2(w.output()->partialView()->title().startsWith("block of group 1"),
+        QVERIFY2(w.output()->partialView()->title().startsWith("block 1 = "),
                  qPrintable(w.output()->partialView()->title()));
     }
 

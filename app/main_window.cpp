@@ -14,6 +14,7 @@
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
 #include "picture/verification_view.h"
+#include "range_text.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
 #include "steps/step_keys.h"
@@ -411,10 +412,10 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     m_groups->setConfig(config);
     m_stepActions->setEnabled(true);
     m_timelines->setScenes(*m_scene, m_devices->scene().get());
-    m_sceneTiming = tr("%1 x %2 kernel, %3 groups: computed in %4 ms")
+    m_sceneTiming = tr("%1 x %2 kernel, %3: computed in %4 ms")
                         .arg(config.inDim)
                         .arg(config.features)
-                        .arg(config.tpSize)
+                        .arg(QString::fromStdString(countText(config.tpSize, "group")))
                         .arg(elapsedMs);
     m_timing->setText(m_sceneTiming);
     statusBar()->clearMessage();

@@ -1,5 +1,6 @@
 #include "costs_panel.h"
 
+#include "range_text.h"
 #include "tp_sweep_plot.h"
 
 #include <QComboBox>
@@ -43,7 +44,7 @@ QString durationText(double seconds) {
 }
 
 QString countText(std::int64_t n, const QString& noun) {
-    return QStringLiteral("%1 %2%3").arg(n).arg(noun, n == 1 ? QString() : QStringLiteral("s"));
+    return QString::fromStdString(tp::countText(n, noun.toStdString()));
 }
 
 CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {

@@ -52,7 +52,7 @@ private:
 /// number >= 1, with 3 significant digits.
 QString durationText(double seconds);
 
-/// "1 ring step", "3 ring steps": n and the noun, which takes an "s" unless n is 1.
+/// "1 ring step", "3 ring steps": range_text.h's countText for the app's translated nouns.
 QString countText(std::int64_t n, const QString& noun);
 
 }  // namespace tp

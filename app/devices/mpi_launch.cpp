@@ -174,7 +174,7 @@ QString MpiLauncher::refusal(const Scene& scene) const {
             .arg(m_tpvizMpi.isEmpty() ? QString() : tr(" (looked for %1)").arg(m_tpvizMpi));
     if (scene.source == SceneSource::Brief)
         return tr(
-            "The brief's example is not drawn from a seed, and each rank draws its share "
+            "The worked example is not drawn from a seed, and each rank draws its share "
             "from the seed: choose an NNX layer to run it on ranks.");
     if (scene.source == SceneSource::Files)
         return tr(

@@ -175,8 +175,8 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
 void MpiRunPanel::showElapsed() {
     if (!m_launcher->isRunning() || !m_scene.scene)
         return;
-    m_status->setText(tr("Running on %1 ranks… %2 s")
-                          .arg(m_scene.costs->mesh.devices)
+    m_status->setText(tr("Running on %1… %2 s")
+                          .arg(countText(m_scene.costs->mesh.devices, tr("rank")))
                           .arg(double(m_launcher->elapsedMs()) / 1000.0, 0, 'f', 1));
 }
 
@@ -190,8 +190,8 @@ void MpiRunPanel::showResult() {
         m_status->setText(result.error);
         return;
     }
-    m_status->setText(tr("%1 ranks finished in %2 s (mpirun's start-up included).")
-                          .arg(result.ranks.size())
+    m_status->setText(tr("%1 finished in %2 s (mpirun's start-up included).")
+                          .arg(countText(std::int64_t(result.ranks.size()), tr("rank")))
                           .arg(result.wallSeconds, 0, 'f', 2));
     const DeviceHoldings& model = m_scene.costs->mesh.perDevice;
     const TimeEstimate& estimate = m_estimate;

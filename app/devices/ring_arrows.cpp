@@ -57,8 +57,11 @@ void RingArrows::paintEvent(QPaintEvent*) {
         const QColor colour = groupColor(a.chunk);
         p.setPen(QPen(colour, 3));
         QPointF tip, before, label;
-        if (a.to == a.from + 1) {  // straight across the gap
-            const qreal y = from.center().y();
+        if (a.to == a.from + 1) {  // straight across the gap, at the row of the buffer it fills
+            const DeviceCard* sender = m_cards[std::size_t(a.d * m_columns + a.from)];
+            const int buffer = int(sender->holdings().arrays.size()) - 1;
+            const QRect held = sender->arrayRect(buffer);
+            const qreal y = held.isEmpty() ? from.center().y() : from.top() + held.center().y();
             const QPointF start(from.right() - 4, y);
             tip = QPointF(to.left() + 4, y);
             p.drawLine(start, tip);

@@ -13,8 +13,8 @@ class DeviceCard;
 struct DeviceArrow;
 
 /// A transparent overlay on the card grid (it takes no mouse events). Neighbours in a row are
-/// joined straight across the gap between them; the ring's wrap from the last column back to the
-/// first runs under the row.
+/// joined straight across the gap between them, at the height of the buffer the chunk moves
+/// into; the ring's wrap from the last column back to the first runs under the row.
 class RingArrows : public QWidget {
     Q_OBJECT
 

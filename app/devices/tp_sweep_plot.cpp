@@ -23,11 +23,39 @@ std::vector<TpPoint> tpSweep(const LayerConfig& config) {
     return points;
 }
 
+namespace {
+
+const QColor kMemoryColour(0x00, 0x72, 0xb2), kWireColour(0xd5, 0x5e, 0x00);
+
+std::int64_t largest(const std::vector<TpPoint>& points, bool sent) {
+    std::int64_t max = 0;
+    for (const TpPoint& point : points)
+        max = std::max(max, sent ? point.wireBytes : point.memoryBytes);
+    return max;
+}
+
+}  // namespace
+
+TpAxisText tpAxisText(const std::vector<TpPoint>& points, bool sent) {
+    TpAxisText axis;
+    axis.title =
+        sent ? QObject::tr("sent per device (dashed)") : QObject::tr("memory per device (solid)");
+    axis.foot = QStringLiteral("0");
+    const std::int64_t max = largest(points, sent);
+    if (max > 0)
+        axis.top = QString::fromStdString(formatBytes(max));
+    else if (!points.empty())
+        axis.nothing = sent ? QObject::tr("nothing is sent at any tp")
+                            : QObject::tr("nothing is held at any tp");
+    return axis;
+}
+
 TpSweepPlot::TpSweepPlot(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("tpSweepPlot"));
     setToolTip(
-        tr("Memory per device (solid) and bytes each device sends (dashed) for every valid "
-           "tp size, each scaled to its largest value; the current tp is marked"));
+        tr("Against every valid tp size: the memory each device holds (solid, left axis) and the "
+           "bytes each device sends in the collective (dashed, right axis); the current tp is "
+           "marked"));
 }
 
 void TpSweepPlot::setSweep(std::vector<TpPoint> points, std::int64_t currentTp) {
@@ -43,8 +71,16 @@ std::int64_t TpSweepPlot::markedTp() const {
 }
 
 QRectF TpSweepPlot::plotRect() const {
-    const int line = fontMetrics().height();
-    return QRectF(rect()).adjusted(8, line + 6, -8, -(line + 6));
+    // Room on each side for its axis' labels, a line above for the axis titles and one below
+    // for the tp ticks.
+    const QFontMetrics metrics = fontMetrics();
+    const auto side = [&](bool sent) {
+        const TpAxisText axis = tpAxisText(m_points, sent);
+        return std::max(metrics.horizontalAdvance(axis.top), metrics.horizontalAdvance(axis.foot)) +
+               8;
+    };
+    const int line = metrics.height();
+    return QRectF(rect()).adjusted(side(false), line + 8, -side(true), -(2 * line + 6));
 }
 
 qreal TpSweepPlot::xOf(std::size_t index) const {
@@ -61,20 +97,44 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
     const QRectF r = plotRect();
     p.setPen(QColor(0xcc, 0xcc, 0xcc));
     p.drawRect(r);
+    const TpAxisText memoryAxis = tpAxisText(m_points, false);
+    const TpAxisText wireAxis = tpAxisText(m_points, true);
+    const int line = fontMetrics().height();
+    const QRectF titles(4, 2, width() - 8, line);
+    p.setPen(kMemoryColour);
+    p.drawText(titles, Qt::AlignLeft | Qt::AlignVCenter, memoryAxis.title);
+    p.setPen(kWireColour);
+    p.drawText(titles, Qt::AlignRight | Qt::AlignVCenter, wireAxis.title);
     p.setPen(palette().text().color());
-    p.drawText(QRectF(0, 0, width(), r.top()), Qt::AlignCenter,
-               tr("per device vs tp: memory (solid), sent (dashed)"));
+    p.drawText(QRectF(0, height() - line - 2, width(), line), Qt::AlignCenter, tr("tp_size"));
     if (m_points.empty())
         return;
-    std::int64_t maxMemory = 1, maxWire = 1;
-    for (const TpPoint& point : m_points) {
-        maxMemory = std::max(maxMemory, point.memoryBytes);
-        maxWire = std::max(maxWire, point.wireBytes);
-    }
+    const std::int64_t maxMemory = largest(m_points, false), maxWire = largest(m_points, true);
+    // Each axis runs from 0 at the foot to its largest value at 85% of the height.
+    const qreal topY = r.bottom() - r.height() * 0.85;
     const auto yOf = [&](std::int64_t value, std::int64_t max) {
-        return r.bottom() - r.height() * 0.85 * double(value) / double(max);
+        return max > 0 ? r.bottom() - (r.bottom() - topY) * double(value) / double(max)
+                       : r.bottom();
     };
-    const QColor memoryColour(0x00, 0x72, 0xb2), wireColour(0xd5, 0x5e, 0x00);
+    const auto drawAxis = [&](const TpAxisText& axis, const QColor& colour, bool right) {
+        p.setPen(colour);
+        const qreal x = right ? r.right() + 4 : 0;
+        const qreal w = right ? width() - r.right() - 4 : r.left() - 4;
+        const Qt::Alignment side = right ? Qt::AlignLeft : Qt::AlignRight;
+        p.drawText(QRectF(x, r.bottom() - line / 2.0, w, line), side | Qt::AlignVCenter, axis.foot);
+        if (!axis.top.isEmpty()) {
+            p.drawText(QRectF(x, topY - line / 2.0, w, line), side | Qt::AlignVCenter, axis.top);
+            p.setPen(QPen(colour, 1, Qt::DotLine));
+            p.drawLine(QPointF(right ? r.right() - 4 : r.left(), topY),
+                       QPointF(right ? r.right() : r.left() + 4, topY));
+        }
+        if (!axis.nothing.isEmpty()) {
+            p.setPen(colour);
+            p.drawText(r.adjusted(4, 0, -4, -4), Qt::AlignHCenter | Qt::AlignBottom, axis.nothing);
+        }
+    };
+    drawAxis(memoryAxis, kMemoryColour, false);
+    drawAxis(wireAxis, kWireColour, true);
     QPainterPath memory, wire;
     for (std::size_t i = 0; i < m_points.size(); ++i) {
         const QPointF a(xOf(i), yOf(m_points[i].memoryBytes, maxMemory));
@@ -82,18 +142,10 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
         i == 0 ? memory.moveTo(a) : memory.lineTo(a);
         i == 0 ? wire.moveTo(b) : wire.lineTo(b);
     }
-    // Each curve's largest value, in its colour, names the scale of its own axis.
-    const QRectF inner = r.adjusted(4, 2, -4, 0);
-    p.setPen(memoryColour);
-    p.drawText(inner, Qt::AlignLeft | Qt::AlignTop,
-               tr("max %1").arg(QString::fromStdString(formatBytes(maxMemory))));
-    p.setPen(wireColour);
-    p.drawText(inner, Qt::AlignRight | Qt::AlignTop,
-               tr("max %1").arg(QString::fromStdString(formatBytes(maxWire))));
     p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(memoryColour, 2));
+    p.setPen(QPen(kMemoryColour, 2));
     p.drawPath(memory);
-    p.setPen(QPen(wireColour, 2, Qt::DashLine));
+    p.setPen(QPen(kWireColour, 2, Qt::DashLine));
     p.drawPath(wire);
     // Tick labels, thinned so they do not overlap, and the current tp marked.
     const int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("0000"));
@@ -105,9 +157,9 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
             p.setPen(QPen(QColor(0x33, 0x33, 0x33), 1, Qt::DotLine));
             p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
             p.setPen(Qt::NoPen);
-            p.setBrush(memoryColour);
+            p.setBrush(kMemoryColour);
             p.drawEllipse(QPointF(x, yOf(m_points[i].memoryBytes, maxMemory)), 4, 4);
-            p.setBrush(wireColour);
+            p.setBrush(kWireColour);
             p.drawEllipse(QPointF(x, yOf(m_points[i].wireBytes, maxWire)), 4, 4);
             p.setBrush(Qt::NoBrush);
         }
@@ -116,7 +168,7 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
             f.setBold(current);
             p.setFont(f);
             p.setPen(palette().text().color());
-            p.drawText(QRectF(x - labelWidth, r.bottom() + 2, 2 * labelWidth, r.top()),
+            p.drawText(QRectF(x - labelWidth, r.bottom() + 2, 2 * labelWidth, line),
                        Qt::AlignHCenter | Qt::AlignTop, QString::number(m_points[i].tp));
             lastLabel = x;
         }

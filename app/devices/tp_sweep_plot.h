@@ -5,6 +5,7 @@
 
 #include "layer_config.h"
 
+#include <QString>
 #include <QWidget>
 
 #include <cstdint>
@@ -23,9 +24,21 @@ struct TpPoint {
 /// output layout refuses), in increasing order, with its costs. Other fields stay as in `config`.
 std::vector<TpPoint> tpSweep(const LayerConfig& config);
 
-/// Plots a sweep: memory per device (solid) and bytes on the wire (dashed) against tp, each
-/// scaled to its own largest value (printed at the top in the curve's colour), with the current
-/// tp marked by a vertical line and dots.
+/// What one of the plot's two vertical axes says, in its curve's colour.
+struct TpAxisText {
+    QString title;    ///< "memory per device (solid)", "sent per device (dashed)"
+    QString top;      ///< the sweep's largest value with its unit, "1.5 KiB"; empty when nothing
+    QString foot;     ///< the value at the foot of the axis, "0"
+    QString nothing;  ///< "nothing is sent at any tp" when every value is 0, else empty
+};
+
+/// The left axis (memory per device, `sent` false) or the right one (bytes each device sends)
+/// of a sweep.
+TpAxisText tpAxisText(const std::vector<TpPoint>& points, bool sent);
+
+/// Plots a sweep against tp: memory per device (solid, its axis on the left) and bytes each
+/// device sends (dashed, its axis on the right), each axis from 0 to its own largest value with
+/// its unit, in the curve's colour; the current tp marked by a vertical line and dots.
 class TpSweepPlot : public QWidget {
     Q_OBJECT
 
@@ -39,8 +52,8 @@ public:
     /// The x position (widget coordinates) of point `index`.
     qreal xOf(std::size_t index) const;
 
-    QSize sizeHint() const override { return {300, 150}; }
-    QSize minimumSizeHint() const override { return {200, 110}; }
+    QSize sizeHint() const override { return {320, 160}; }
+    QSize minimumSizeHint() const override { return {220, 120}; }
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -25,7 +25,7 @@ PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, const 
     layout->addWidget(intro);
     if (source == SceneSource::Brief) {
         auto* note =
-            new QLabel(tr("The brief's example is itself Python (the brief shows it); "
+            new QLabel(tr("The worked example's arrays are fixed numbers, not drawn from a seed; "
                           "this script builds an nnx.Linear of the same sizes instead."));
         note->setWordWrap(true);
         layout->addWidget(note);

@@ -51,8 +51,7 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
     m_mistake = new QComboBox;
     m_mistake->setObjectName(QStringLiteral("mistakeBox"));
     m_mistake->addItem(tr("none"), nameOf(Mistake::None));
-    m_mistake->setItemData(0, tr("No mistake: the split as the brief describes it"),
-                           Qt::ToolTipRole);
+    m_mistake->setItemData(0, tr("No mistake: the correct split"), Qt::ToolTipRole);
     for (const Mistake mistake : allMistakes()) {
         m_mistake->addItem(nameOf(mistake), nameOf(mistake));
         m_mistake->setItemData(m_mistake->count() - 1,
@@ -60,7 +59,7 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
                                Qt::ToolTipRole);
     }
     m_mistake->setToolTip(
-        tr("Make a mistake the brief warns about, for real: the picture draws the wrong "
+        tr("Make a common mistake, for real: the picture draws the wrong "
            "computation and the check shows how far it is from x @ kernel + bias"));
     form->addRow(tr("Mistake"), m_mistake);
     addProblemRow(form, ConfigField::Mistake);

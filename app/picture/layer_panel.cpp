@@ -9,6 +9,7 @@
 #include "readable_height.h"
 #include "trace.h"
 #include "trace_panel.h"
+#include "unused_cells_overlay.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -155,6 +156,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_x->setObjectName(QStringLiteral("inputView"));
     m_kernel = new MatrixView;
     m_kernel->setObjectName(QStringLiteral("kernelView"));
+    m_unusedKernel = new UnusedCellsOverlay(m_kernel);
     m_bias = new MatrixView;
     m_bias->setObjectName(QStringLiteral("biasView"));
     m_own = new MatrixView;

@@ -17,6 +17,7 @@ class HeatmapLegend;
 class KernelWithBias;
 class MatrixView;
 class TracePanel;
+class UnusedCellsOverlay;
 
 class LayerPanel : public QWidget {
     Q_OBJECT
@@ -87,6 +88,7 @@ private:
     MatrixView* m_kernel;
     MatrixView* m_bias;
     MatrixView* m_own;
+    UnusedCellsOverlay* m_unusedKernel;  ///< slice-x: the kernel cells no group reads
     QLabel* m_xNote;
     QLabel* m_biasNote;
     HeatmapLegend* m_legend;

@@ -7,6 +7,7 @@
 #include "matrix_view.h"
 #include "mistake_text.h"
 #include "range_text.h"
+#include "unused_cells_overlay.h"
 
 #include <QGridLayout>
 #include <QLabel>
@@ -39,13 +40,18 @@ void LayerPanel::showMistake() {
         m_own->setMatrix({});
         m_grid->setColumnStretch(2, 0);
     }
+    std::vector<CellBlock> used;
     if (s.mistake == Mistake::SliceX) {
-        // The blocks of x's columns the groups take, coloured as their groups.
+        // The blocks of x's columns the groups take, coloured as their groups, and the only
+        // kernel cells each group reads: the matching rows of its own columns.
         std::vector<IndexRange> blocks;
-        for (Index g = 0; g < c.tpSize; ++g)
+        for (Index g = 0; g < c.tpSize; ++g) {
             blocks.push_back(sliceXInputBlock(s.result.plan, g));
+            used.push_back({blocks.back(), s.result.plan.groups[std::size_t(g)].kernelCols});
+        }
         m_x->setGroups(blocks, Qt::Horizontal);
     }
+    m_unusedKernel->setUsedBlocks(std::move(used));
     const QString note = mistakeLayerNote(s);
     if (!note.isEmpty())
         m_xNote->setText(m_xNote->text() + QStringLiteral("<br>") + note);

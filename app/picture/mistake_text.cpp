@@ -19,6 +19,12 @@ QString shape(Index rows, Index cols) {
     return qs(shapeTuple(rows, cols));
 }
 
+// "✘ Mistake NAME: " in red, opening the paragraph of a mistake's warning.
+QString mistakeHead(Mistake mistake) {
+    return QStringLiteral("<p style='color:#c62828'><b>✘ Mistake %1:</b> ")
+        .arg(mistakeName(mistake));
+}
+
 }  // namespace
 
 QString mistakeName(Mistake mistake) {
@@ -26,11 +32,18 @@ QString mistakeName(Mistake mistake) {
     return QString::fromUtf8(name.data(), qsizetype(name.size()));
 }
 
+QString mistakeHeadline(const Scene& scene) {
+    if (scene.mistake == Mistake::None)
+        return {};
+    // The description is "mode: the wrong computation"; the headline says the computation.
+    const QString what = qs(mistakeDescription(scene.mistake)).section(QStringLiteral(": "), 1);
+    return mistakeHead(scene.mistake) + what.toHtmlEscaped() + QStringLiteral(".</p>");
+}
+
 QString mistakeWarning(const Scene& scene) {
     const LayerConfig& c = scene.config;
     const ShardingPlan& plan = scene.result.plan;
-    const QString head = QStringLiteral("<p style='color:#c62828'><b>✘ Mistake %1:</b> ")
-                             .arg(mistakeName(scene.mistake));
+    const QString head = mistakeHead(scene.mistake);
     switch (scene.mistake) {
         case Mistake::None:
             break;
@@ -46,9 +59,9 @@ QString mistakeWarning(const Scene& scene) {
                       "%1, with the bias added once.</p>")
                        .arg(shape(c.batch, c.features), shape(c.batch, c.tpSize * c.features));
         case Mistake::BiasPerPartial:
-            return head + tr("every partial sum adds the bias, so y has it %1 times: y = correct "
+            return head + tr("every partial sum adds the bias, so y has it %1: y = correct "
                              "+ %2 &middot; bias.</p><p>Add the bias once, to the total.</p>")
-                              .arg(c.tpSize)
+                              .arg(qs(countText(c.tpSize, "time")))
                               .arg(c.tpSize - 1);
         case Mistake::InitPerGroup:
             return head + tr("each group builds its own nnx.Linear of its shard's shape with "
@@ -74,7 +87,7 @@ QString mistakePartialTitle(const Scene& scene, int group) {
             return tr("partial of group %1 + bias  %2").arg(group).arg(shape(c.batch, c.features));
         case Mistake::InitPerGroup:
             if (c.mode == ParallelMode::Column)
-                return tr("partial of group %1 = x @ own_kernel + own_bias  %2, not %3")
+                return tr("block %1 = x @ own_kernel + own_bias  %2, not %3")
                     .arg(group)
                     .arg(shape(c.batch, g.outputCols.size()), qs(columnSlice("y", g.outputCols)));
             return tr("partial sum of group %1 = x[:, %2] @ own_kernel  %3")
@@ -82,7 +95,7 @@ QString mistakePartialTitle(const Scene& scene, int group) {
                 .arg(qs(sliceText(g.inputCols)), shape(c.batch, c.features));
         case Mistake::SliceX: {
             const IndexRange block = sliceXInputBlock(scene.result.plan, group);
-            return tr("partial of group %1 = x[:, %2] @ kernel[%2, %3] + bias[%3]  %4")
+            return tr("block %1 = x[:, %2] @ kernel[%2, %3] + bias[%3]  %4")
                 .arg(group)
                 .arg(qs(sliceText(block)), qs(sliceText(g.kernelCols)),
                      shape(c.batch, g.outputCols.size()));
@@ -99,7 +112,8 @@ QString mistakeOutputTitle(const Scene& scene) {
     const LayerConfig& c = scene.config;
     switch (scene.mistake) {
         case Mistake::BiasPerPartial:
-            return tr("y = sum  %1, bias %2 times").arg(shape(c.batch, c.features)).arg(c.tpSize);
+            return tr("y = sum  %1, bias %2")
+                .arg(shape(c.batch, c.features), qs(countText(c.tpSize, "time")));
         case Mistake::ConcatPartials:
             if (c.tpSize == 1)
                 break;
@@ -120,12 +134,12 @@ QString mistakeLayerNote(const Scene& scene) {
         case Mistake::BiasPerPartial:
             return tr("<b style='color:#c62828'>bias-per-partial:</b> every group adds the whole "
                       "bias to its partial sum (the strip takes the colour of the group adding "
-                      "it), %1 times in all instead of once.")
-                .arg(c.tpSize);
+                      "it), %1 in all instead of once.")
+                .arg(qs(countText(c.tpSize, "time")));
         case Mistake::SliceX:
             return tr("<b style='color:#c62828'>slice-x:</b> group i reads only x[:, "
-                      "i*%1:(i+1)*%1] (coloured in x) and the matching kernel rows, instead of "
-                      "all of x.")
+                      "i*%1:(i+1)*%1] (coloured in x) and the matching rows of its kernel "
+                      "columns (the rest of the kernel is washed out), instead of all of x.")
                 .arg(c.inDim / c.tpSize);
         case Mistake::InitPerGroup:
             return tr(

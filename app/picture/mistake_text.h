@@ -17,10 +17,14 @@ QString mistakeName(Mistake mistake);
 /// ... y is their concatenation, (2, 12)"; empty without a mistake.
 QString mistakeWarning(const Scene& scene);
 
-/// The title of group `group`'s partial when the mistake computes it differently from the split
-/// (bias-per-partial, init-per-group, slice-x), e.g. "partial of group 1 = x[:, 2:4] @
-/// kernel[2:4, 4:8] + bias[4:8]  (2, 4)", "partial of group 1 + bias  (2, 12)"; empty when the
-/// partial is the right one.
+/// The warning's headline alone (HTML), in its red: "✘ Mistake init-per-group: each group builds
+/// its own nnx.Linear ...", with the words the Mistake combo's tooltip uses; empty without one.
+QString mistakeHeadline(const Scene& scene);
+
+/// The title of group `group`'s block (column mode) or partial sum (row mode) when the mistake
+/// computes it differently from the split (bias-per-partial, init-per-group, slice-x), e.g.
+/// "block 1 = x[:, 2:4] @ kernel[2:4, 4:8] + bias[4:8]  (2, 4)", "partial of group 1 +
+/// bias  (2, 12)"; empty when it is the right one.
 QString mistakePartialTitle(const Scene& scene, int group);
 
 /// Row mode: the title of the output y when the mistake ends the pass differently, e.g.

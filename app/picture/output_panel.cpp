@@ -93,23 +93,39 @@ OutputPanel::OutputPanel(QWidget* parent) : QWidget(parent) {
     connectHover(m_error, QStringLiteral("|y - reference|"));
 }
 
-void OutputPanel::setWarning(const QString& html) {
+void OutputPanel::setWarning(const QString& html, const QString& shortHtml) {
     m_warningHtml = html;
-    m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
+    m_shortWarningHtml = shortHtml;
+    showWarningText(html);
     foldWarning();
+}
+
+void OutputPanel::showWarningText(const QString& html) {
+    m_shownWarningHtml = html;
+    m_warning->setText(legibleOn(html, palette().color(QPalette::Window)));
 }
 
 void OutputPanel::foldWarning() {
     // The check's verdict and figures first: the warning shows when both fit the column.
     const int width = m_middle->width();
     const int spacing = std::max(0, m_middle->layout()->spacing());
-    const int need =
-        m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) + spacing +
+    const int check =
         m_verification->heightForWidth(std::min(width, m_verification->maximumWidth()));
-    // A short window folds the brief's warning with the other explanations; a mistake's warning
-    // says what is wrong, and stays while it fits.
+    const auto fits = [&] {
+        return width <= 0 || m_warning->heightForWidth(std::min(width, m_warning->maximumWidth())) +
+                                     spacing + check <=
+                                 m_middle->height();
+    };
+    // A short window folds the mode's warning with the other explanations; a mistake's warning
+    // says what is wrong, and stays while it fits, or its headline does.
     const bool wanted = m_explanations || (m_scene && m_scene->mistake != Mistake::None);
-    m_warning->setVisible(wanted && (width <= 0 || need <= m_middle->height()));
+    showWarningText(m_warningHtml);
+    bool fit = fits();
+    if (!fit && !m_shortWarningHtml.isEmpty()) {
+        showWarningText(m_shortWarningHtml);
+        fit = fits();
+    }
+    m_warning->setVisible(wanted && fit);
 }
 
 void OutputPanel::setExplanationsShown(bool shown) {
@@ -126,14 +142,16 @@ void OutputPanel::resizeEvent(QResizeEvent* event) {
 void OutputPanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
-        m_warning->setText(legibleOn(m_warningHtml, palette().color(QPalette::Window)));
+        m_warning->setText(legibleOn(m_shownWarningHtml, palette().color(QPalette::Window)));
 }
 
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
     connect(view, &MatrixView::cellHovered, this,
             [this, view, name](int row, int col, float value, int group) {
-                emit hoverText(
-                    tp::hoverText(view == m_result ? m_resultName : name, row, col, value, group));
+                emit hoverText(tp::hoverText(view == m_result    ? m_resultName
+                                             : view == m_partial ? m_partialName
+                                                                 : name,
+                                             row, col, value, group));
                 emit outputCellHovered(row,
                                        view == m_partial ? int(m_partialFirstColumn) + col : col);
             });
@@ -163,6 +181,7 @@ void OutputPanel::setScene(ScenePtr scene) {
     if (c.mode == ParallelMode::Column) {
         m_final->hide();
         m_resultName = QStringLiteral("y");
+        m_partialName = QStringLiteral("block");  // group i's block of output columns
         m_result->setMatrix(MatrixData::of(m_scene, r.output));
         if (m_scene->mistake == Mistake::SumGroups)
             m_result->setGroups({}, Qt::Horizontal);  // a sum of every group's columns
@@ -171,11 +190,13 @@ void OutputPanel::setScene(ScenePtr scene) {
         setWarning(
             tr("<p style='color:#b35900'><b>⚠ Do not sum the groups' outputs:</b> they are "
                "different output columns, not partial sums of the same columns.</p>"
-               "<p>Each partial is <b>placed</b> in its own columns: concatenate in group order "
+               "<p>Each group's block is <b>placed</b> in its own columns: concatenate in group "
+               "order "
                "along the last axis.</p>"));
     } else {
         m_final->show();
         m_resultName = QStringLiteral("sum");
+        m_partialName = QStringLiteral("partial");
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
         const QString title = mistakeOutputTitle(*m_scene);
@@ -188,7 +209,7 @@ void OutputPanel::setScene(ScenePtr scene) {
                "<p>The bias is added <b>once</b>, to the total, not to each partial.</p>"));
     }
     if (!mistakeWarning.isEmpty())
-        setWarning(mistakeWarning);
+        setWarning(mistakeWarning, mistakeHeadline(*m_scene));
     showErrorMap();
     setStep(TimelineStep{});  // the start
 }
@@ -236,10 +257,14 @@ void OutputPanel::setStep(const TimelineStep& step) {
 }
 
 void OutputPanel::shareWidth() {
-    const bool fourth = m_errors && m_scene->config.mode == ParallelMode::Row;
+    const bool row = m_scene->config.mode == ParallelMode::Row;
+    const bool fourth = m_errors && row;
     if (!fourth) {
-        m_grid->setColumnStretch(0, 2);
-        m_grid->setColumnStretch(2, 3);
+        // Column mode: the (N, chunk) block beside the (N, features) output, which takes more.
+        // Row mode: every output is (N, features), and they share alike, so that the partial sum
+        // prints its numbers wherever the running sum does.
+        m_grid->setColumnStretch(0, row ? 1 : 2);
+        m_grid->setColumnStretch(2, row ? 1 : 3);
         m_grid->setColumnStretch(3, 0);
         return;
     }
@@ -270,7 +295,7 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
     const QString mistakeTitle = mistakePartialTitle(*m_scene, group);
     m_partial->setTitle(!mistakeTitle.isEmpty()
                             ? mistakeTitle
-                            : tr("partial %1 = %2  %3")
+                            : tr("block %1 = %2  %3")
                                   .arg(group)
                                   .arg(qs(columnSlice("y", g.outputCols)),
                                        qs(shapeTuple(c.batch, g.outputCols.size()))));
@@ -279,15 +304,15 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
 
     markErrorMap(state.complete);
     m_verification->setVerification(m_scene->verification, state.complete,
-                                    tr("Check waits for the last step: %1 of %2 blocks placed")
+                                    tr("Check waits for the last step: %1 of %2 placed")
                                         .arg(state.groupsDone)
-                                        .arg(c.tpSize));
+                                        .arg(qs(countText(c.tpSize, "block"))));
     if (m_scene->mistake == Mistake::SumGroups) {
         // The wrong pass: the partials added into one (N, chunk) block, group after group.
         const int summed = state.groupsDone;
         m_result->setMatrix(
             MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
-        m_result->setTitle(tr("y = sum of the partials  %1: %2 of %3 added")
+        m_result->setTitle(tr("y = sum of the blocks  %1: %2 of %3 added")
                                .arg(qs(shapeTuple(c.batch, r.plan.chunk)))
                                .arg(summed)
                                .arg(c.tpSize));
@@ -298,10 +323,10 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
     const Index filled = state.groupsDone == 0
                              ? 0
                              : r.plan.groups[std::size_t(state.groupsDone - 1)].outputCols.stop;
-    m_result->setTitle(tr("y = concatenate(partials)  %1: %2 of %3 blocks")
+    m_result->setTitle(tr("y = concatenate(blocks)  %1: %2 of %3")
                            .arg(qs(shapeTuple(c.batch, c.features)))
                            .arg(state.groupsDone)
-                           .arg(c.tpSize));
+                           .arg(qs(countText(c.tpSize, "block"))));
     m_result->setHighlightedGroup(state.complete ? -1 : state.currentGroup);
     m_resultOverlay->setPending(
         state.complete ? -1 : filled,
@@ -335,9 +360,9 @@ void OutputPanel::showRowStep(const TimelineStep& state) {
         m_result->setMatrix(
             MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
         m_result->setGroups({}, Qt::Horizontal);
-        m_result->setTitle(tr("running sum of %1 partials  %2")
-                               .arg(summed)
-                               .arg(qs(shapeTuple(c.batch, c.features))));
+        m_result->setTitle(
+            tr("running sum of %1  %2")
+                .arg(qs(countText(summed, "partial sum")), qs(shapeTuple(c.batch, c.features))));
         m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("sum = 0"));
     }
     m_finalOverlay->setPending(state.biasIn ? -1 : 0,
@@ -347,9 +372,9 @@ void OutputPanel::showRowStep(const TimelineStep& state) {
     markErrorMap(state.complete);
     m_verification->setVerification(
         m_scene->verification, state.complete,
-        tr("Check waits for the last step: %1 of %2 partial sums added, bias not yet")
+        tr("Check waits for the last step: %1 of %2 added, bias not yet")
             .arg(summed)
-            .arg(c.tpSize));
+            .arg(qs(countText(c.tpSize, "partial sum"))));
 }
 
 void OutputPanel::showConcatenatedPartials(int summed) {
@@ -368,9 +393,9 @@ void OutputPanel::showConcatenatedPartials(int summed) {
                             ? MatrixData::of(m_scene, r.partials.front())
                             : MatrixData::of(m_scene, r.output.leftCols(shown * c.features)));
     m_result->setGroups(blocks, Qt::Horizontal, ids);
-    m_result->setTitle(tr("concatenate(partial sums) of %1 partials  %2")
-                           .arg(summed)
-                           .arg(qs(shapeTuple(c.batch, shown * c.features))));
+    m_result->setTitle(tr("concatenate(partial sums) of %1  %2")
+                           .arg(qs(countText(summed, "partial sum")),
+                                qs(shapeTuple(c.batch, shown * c.features))));
     m_resultOverlay->setPending(summed == 0 ? 0 : -1, tr("nothing concatenated yet"));
 }
 

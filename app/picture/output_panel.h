@@ -17,12 +17,12 @@ class MatrixView;
 class PendingOverlay;
 class VerificationView;
 
-/// Column mode: the partial x @ kernel[:, cols] + bias[cols] (N, chunk) of the current group in its
+/// Column mode: the block x @ kernel[:, cols] + bias[cols] (N, chunk) of the current group in its
 /// colour, the concatenation filling block by block, the brief's warning not to sum the groups
 /// where the two meet, the reference and the verification.
 /// Row mode: the current group's full-width partial sum, the running sum, y = sum + bias (the bias
 /// added once, at the last step), the reference and the verification.
-/// A scene that makes a mistake shows the wrong computation as it runs: sum-groups the partials
+/// A scene that makes a mistake shows the wrong computation as it runs: sum-groups the blocks
 /// summed into one (N, chunk) block, concat-partials the partial sums side by side (N, tp *
 /// features), the others their own partials; the warning says what is wrong, and the error map
 /// |y - reference| (its own scale, the worst cell marked) sits beside the check, or the check says
@@ -69,11 +69,15 @@ protected:
 
 private:
     void connectHover(MatrixView* view, const QString& name);
-    /// Shows `html` in the warning, its colours made legible on the window's (legibleOn).
-    void setWarning(const QString& html);
+    /// The warning beside the outputs, and the short one (a mistake's headline) that takes its
+    /// place where the whole does not fit.
+    void setWarning(const QString& html, const QString& shortHtml = {});
     /// Hides the warning when it and the check do not both fit the middle column's height, so
-    /// that the check's verdict and figures show whole; shows it again when they fit.
+    /// that the check's verdict and figures show whole (a mistake's headline stands in for its
+    /// whole warning first); shows it again when they fit.
     void foldWarning();
+    /// Shows `html` in the warning, its colours made legible on the window's (legibleOn).
+    void showWarningText(const QString& html);
     void showColumnStep(const TimelineStep& state);
     void showRowStep(const TimelineStep& state);
     void showErrorMap();
@@ -89,8 +93,10 @@ private:
     std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
     QString m_errorTitle;                    ///< the error map's title once the output is complete
     QGridLayout* m_grid;
-    QWidget* m_middle;      ///< the warning over the check
-    QString m_warningHtml;  ///< the warning as written, for a light window
+    QWidget* m_middle;           ///< the warning over the check
+    QString m_warningHtml;       ///< the warning as written, for a light window
+    QString m_shortWarningHtml;  ///< the headline that stands in for it when short of room
+    QString m_shownWarningHtml;  ///< which of the two the label shows
     MatrixView* m_partial;
     MatrixView* m_result;
     MatrixView* m_final;
@@ -103,6 +109,7 @@ private:
     QLabel* m_warning;
     VerificationView* m_verification;
     QString m_resultName;
+    QString m_partialName;  ///< in hover texts: "block" (column mode) or "partial" (row mode)
     bool m_explanations = true;
     Index m_partialFirstColumn = 0;  ///< column mode: the partial's column 0 is y[:, this]
 };

@@ -7,9 +7,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyleOptionSlider>
 #include <QToolBar>
 #include <QWidget>
 
@@ -28,6 +30,43 @@ QAction* makeAction(QWidget* parent, QStyle::StandardPixmap icon, const QString&
     parent->addAction(action);
     return action;
 }
+
+// A slider that moves to the step under a click in its groove, as a user expects of a step
+// slider, instead of a page towards it; the handle, now under the mouse, can be dragged on.
+class StepSlider : public QSlider {
+public:
+    StepSlider() : QSlider(Qt::Horizontal) {}
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override {
+        const QRect handle = handleRect();
+        if (event->button() != Qt::LeftButton || handle.contains(event->position().toPoint())) {
+            QSlider::mousePressEvent(event);
+            return;
+        }
+        QStyleOptionSlider option;
+        initStyleOption(&option);
+        const QRect groove =
+            style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, this);
+        // The step whose handle centre is nearest the click.
+        const int x = event->position().toPoint().x() - groove.x() - handle.width() / 2;
+        setValue(QStyle::sliderValueFromPosition(
+            minimum(), maximum(), x, groove.width() - handle.width(), option.upsideDown));
+        // A press on the handle where it now is, so that a drag goes on from there.
+        const QPointF centre = handleRect().center();
+        QMouseEvent press(event->type(), centre, mapToGlobal(centre), event->button(),
+                          event->buttons(), event->modifiers());
+        QSlider::mousePressEvent(&press);
+        event->setAccepted(press.isAccepted());
+    }
+
+private:
+    QRect handleRect() const {
+        QStyleOptionSlider option;
+        initStyleOption(&option);
+        return style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, this);
+    }
+};
 
 }  // namespace
 
@@ -60,13 +99,15 @@ StepActions::StepActions(StepController* controller, QWidget* parent) : QObject(
     });
     connect(m_end, &QAction::triggered, this, [this] { m_controller->goToEnd(); });
 
-    m_slider = new QSlider(Qt::Horizontal);
+    m_slider = new StepSlider;
     m_slider->setObjectName(QStringLiteral("stepSlider"));
     m_slider->setPageStep(1);
     m_slider->setTickPosition(QSlider::TicksBelow);
     m_slider->setMinimumWidth(160);
     m_slider->setMaximumWidth(360);
-    m_slider->setToolTip(tr("Step through the groups (Left / Right, Home / End)"));
+    m_slider->setToolTip(
+        tr("Step through the groups: drag, or click a step (Left / Right, Home "
+           "/ End)"));
     connect(m_slider, &QSlider::valueChanged, this,
             [this](int step) { m_controller->setStep(step); });
 

@@ -1,6 +1,7 @@
 #include "layer_config.h"
 
 #include "float_format.h"
+#include "range_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -248,7 +249,7 @@ std::string formatBytes(std::int64_t bytes) {
         ++unit;
     }
     if (unit == 0)
-        return std::to_string(bytes) + " bytes";
+        return countText(bytes, "byte");
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f %s", value, units[unit]);
     return buffer;

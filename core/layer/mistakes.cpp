@@ -15,7 +15,7 @@ struct MistakeInfo {
 };
 
 constexpr MistakeInfo kMistakes[] = {
-    {Mistake::None, "none", "both", "no mistake: the split as the brief describes it"},
+    {Mistake::None, "none", "both", "no mistake: the correct split"},
     {Mistake::SumGroups, "sum-groups", "column",
      "the groups' (N, chunk) outputs added instead of concatenated"},
     {Mistake::ConcatPartials, "concat-partials", "row",
@@ -143,7 +143,7 @@ std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mi
     if (mistake == Mistake::InitPerGroup && !nnxLayer)
         problems.push_back({ConfigField::Mistake,
                             "init-per-group builds each group's nnx.Linear from the seed; the "
-                            "brief's example has fixed arrays and no seed"});
+                            "worked example has fixed arrays and no seed"});
     if (problems.empty() && mistake != Mistake::None && config.validate().empty()) {
         const std::int64_t need = bytesNeeded(config) + mistakeExtraBytes(config, mistake);
         if (need > config.memoryBudgetBytes)

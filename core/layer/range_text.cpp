@@ -34,4 +34,8 @@ std::string vectorSlice(std::string_view name, IndexRange range) {
     return std::string(name) + "[" + sliceText(range) + "]";
 }
 
+std::string countText(std::int64_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 }  // namespace tp

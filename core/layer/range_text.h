@@ -1,9 +1,11 @@
 #pragma once
 
-// How tpviz writes a range, a slice and a shape: one spelling for the app, the CLI and the reports.
+// How tpviz writes a range, a slice, a shape and a count: one spelling for the app, the CLI and the
+// reports.
 
 #include "eigen_types.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -32,5 +34,8 @@ std::string rowSlice(std::string_view name, IndexRange range);
 
 /// "bias[4:8]": elements `range` of the 1-D array `name`.
 std::string vectorSlice(std::string_view name, IndexRange range);
+
+/// "1 ring step", "3 ring steps": n and the noun, which takes an "s" unless n is 1.
+std::string countText(std::int64_t n, std::string_view noun);
 
 }  // namespace tp

@@ -2,6 +2,7 @@
 
 #include "mesh_costs.h"
 #include "python_snippet.h"
+#include "range_text.h"
 
 #include <sstream>
 
@@ -63,7 +64,7 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
         py << ", its partial sum " << h.partialBytes << " B";
     py << " and its output " << h.outputBytes << " B;\n"
        << "# the collective (" << collective << ") sends " << costs.collective.bytesSentPerDevice
-       << " B per device in " << costs.collective.ringSteps << " ring steps.\n"
+       << " B per device in " << countText(costs.collective.ringSteps, "ring step") << ".\n"
        << "from functools import partial\n"
        << "import inspect\n"
        << "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"

@@ -52,8 +52,7 @@ std::string verdictLine(const std::string& what, const Verification& v) {
 std::string collectiveLine(const BackwardCollective& c) {
     return std::string("  ") + std::string(toString(c.cost.kind)) + " of " + c.of + " over \"" +
            std::string(toString(c.axis)) + "\": " + std::to_string(c.cost.bytesSentPerDevice) +
-           " bytes sent per device in " + std::to_string(c.cost.ringSteps) +
-           (c.cost.ringSteps == 1 ? " ring step\n" : " ring steps\n");
+           " bytes sent per device in " + countText(c.cost.ringSteps, "ring step") + "\n";
 }
 
 }  // namespace

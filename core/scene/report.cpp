@@ -19,7 +19,7 @@ namespace {
 
 std::string layerText(const LayerConfig& c, SceneSource source) {
     if (source == SceneSource::Brief)
-        return "the brief's worked example";
+        return "the worked example";
     if (source == SceneSource::Files)
         return "a layer from files (in_dim " + std::to_string(c.inDim) + ", features " +
                std::to_string(c.features) + ")";
@@ -283,8 +283,8 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
     const PartitionSpecs specs = partitionSpecs(c);
     out << "\ndevices: mesh data " << mesh.data << " x model " << mesh.model << " = "
         << mesh.devices << " devices; device (d, m) holds batch rows block d ("
-        << mesh.rowsPerDevice << " rows) and model shard m; output " << toString(mesh.layout)
-        << '\n';
+        << countText(mesh.rowsPerDevice, "row") << ") and model shard m; output "
+        << toString(mesh.layout) << '\n';
     const std::pair<const char*, std::pair<std::int64_t, std::string>> rows[] = {
         {"kernel", {h.kernelBytes, specs.kernel}},
         {"bias", {h.biasBytes, specs.bias}},
@@ -305,7 +305,7 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
     } else {
         out << "collective: " << toString(k.kind) << " over the model axis, a ring of "
             << mesh.model << ": " << bytesText(k.bytesSentPerDevice) << " sent per device in "
-            << k.ringSteps << " steps\n";
+            << countText(k.ringSteps, "step") << '\n';
         const RingRun& ring = costs.ring;
         if (!ring.simulated) {
             out << "  " << ring.note << '\n';

@@ -113,11 +113,11 @@ std::string layerEquation(const LayerConfig& c) {
 // The loop's start: the whole layer and how the loop splits it.
 std::string loopStartEquation(const LayerConfig& c) {
     const ShardingPlan plan = ShardingPlan::make(c);
-    const std::string groups = str(plan.tpSize), chunk = str(plan.chunk);
-    const std::string split = isColumn(c)
-                                  ? "as " + groups + " groups of " + chunk + " output columns"
-                                  : "as " + groups + " partial sums over row groups of " + chunk +
-                                        ", the bias added to their total";
+    const std::string split = isColumn(c) ? "as " + countText(plan.tpSize, "group") + " of " +
+                                                countText(plan.chunk, "output column")
+                                          : "as " + countText(plan.tpSize, "partial sum") +
+                                                " over row groups of " + str(plan.chunk) +
+                                                ", the bias added to their total";
     return layerEquation(c) + ", " + split;
 }
 
@@ -183,12 +183,11 @@ const TimelineStep& Timeline::at(int step) const {
 
 Timeline loopTimeline(const LayerConfig& c, Mistake mistake) {
     const ShardingPlan plan = ShardingPlan::make(c);
-    const std::string groups = str(plan.tpSize), chunk = str(plan.chunk);
     Timeline loop;
     TimelineStep& start = appendStep(loop, StepPhase::Start);
     start.equation = loopStartEquation(c);
-    start.caption = "start; " + groups + " groups of " + chunk +
-                    (isColumn(c) ? " output columns each" : " kernel rows each");
+    start.caption = "start; " + countText(plan.tpSize, "group") + " of " +
+                    countText(plan.chunk, isColumn(c) ? "output column" : "kernel row") + " each";
     for (int g = 0; g < int(plan.tpSize); ++g) {
         const ShardGroup& group = plan.groups[std::size_t(g)];
         TimelineStep& s = appendStep(loop, StepPhase::GroupComputes);

@@ -8,6 +8,7 @@
 #include "devices/devices_view.h"
 #include "devices/tp_sweep_plot.h"
 #include "main_window.h"
+#include "palette.h"
 #include "parameter_panel.h"
 #include "process_run.h"
 #include "screenshot.h"
@@ -172,6 +173,33 @@ private slots:
             }
     }
 
+    // A ring step's arrow runs at the height of the buffer the chunk moves into, not at x's.
+    void ringArrowsRunAtTheBuffersRow() {
+        const LayerConfig c = meshConfig(test::kFourGroups, 1, OutputLayout::Replicated);
+        DevicesView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setScene(sceneOf(c));
+        view.setStep(2);  // the first ring step of the all-gather
+        QCOMPARE(int(view.arrows().size()), 4);
+        const DeviceCard* from = view.card(0, 0);
+        const DeviceCard* to = view.card(0, 1);
+        QWidget* grid = from->parentWidget();
+        QTRY_VERIFY(from->geometry().right() + 3 < to->x());  // the grid laid out
+        const int chunk = view.arrows().front().chunk;
+        const auto rowOf = [&](int array) {
+            return from->y() + from->arrayRect(array).center().y();
+        };
+        const int buffer = int(from->holdings().arrays.size()) - 1;
+        const int x = 2;  // kernel, bias, x, then the buffer
+        QVERIFY(std::abs(rowOf(buffer) - rowOf(x)) > 10);
+        // Just right of the sending card, clear of the chunk's badge in the middle of the gap.
+        const int column = from->geometry().right() + 3;
+        QTRY_VERIFY(grid->grab().toImage().pixelColor(column, rowOf(buffer)) == groupColor(chunk));
+        QVERIFY(grid->grab().toImage().pixelColor(column, rowOf(x)) != groupColor(chunk));
+    }
+
     void rowAllReduceStepsAddTheBiasBetweenItsHalves() {
         const LayerConfig c = meshConfig(test::kFourGroupsRow, 1, std::nullopt);
         DevicesView view;
@@ -211,6 +239,43 @@ private slots:
         c.tpSize = 2;
         QCOMPARE(plot->points()[1].memoryBytes, totalBytes(meshCosts(c).perDevice));
         QVERIFY(plot->points()[0].wireBytes == 0);
+    }
+
+    // Memory and bytes sent have an axis each, with units; a sweep that sends nothing says so
+    // rather than scale its axis to a made-up 1 byte.
+    void costsPlotLabelsBothAxesAndSaysWhenNothingIsSent() {
+        const LayerConfig sharded = meshConfig(test::kFourGroups, 1, OutputLayout::Sharded);
+        const std::vector<TpPoint> quiet = tpSweep(sharded);
+        QVERIFY(quiet.size() > 1);
+        std::int64_t maxMemory = 0;
+        for (const TpPoint& point : quiet) {
+            QCOMPARE(point.wireBytes, std::int64_t(0));
+            maxMemory = std::max(maxMemory, point.memoryBytes);
+        }
+        const TpAxisText memory = tpAxisText(quiet, false);
+        QCOMPARE(memory.title, QStringLiteral("memory per device (solid)"));
+        QCOMPARE(memory.top, QString::fromStdString(formatBytes(maxMemory)));
+        QVERIFY(memory.nothing.isEmpty());
+        const TpAxisText sent = tpAxisText(quiet, true);
+        QCOMPARE(sent.title, QStringLiteral("sent per device (dashed)"));
+        QVERIFY2(sent.top.isEmpty(), qPrintable(sent.top));
+        QCOMPARE(sent.nothing, QStringLiteral("nothing is sent at any tp"));
+
+        const LayerConfig gathered = meshConfig(test::kFourGroups, 1, OutputLayout::Replicated);
+        const std::vector<TpPoint> loud = tpSweep(gathered);
+        std::int64_t maxWire = 0;
+        for (const TpPoint& point : loud)
+            maxWire = std::max(maxWire, point.wireBytes);
+        QVERIFY(maxWire > 0);
+        QCOMPARE(tpAxisText(loud, true).top, QString::fromStdString(formatBytes(maxWire)));
+        QVERIFY(tpAxisText(loud, true).nothing.isEmpty());
+        QCOMPARE(formatBytes(1), std::string("1 byte"));
+
+        // The panel's plot shows the sweep it was given.
+        DevicesView view;
+        view.show();
+        view.setScene(sceneOf(sharded));
+        QCOMPARE(tpAxisText(view.costsPanel()->plot()->points(), true).nothing, sent.nothing);
     }
 
     void hardwareChoiceChangesTheEstimate() {

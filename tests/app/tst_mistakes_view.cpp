@@ -25,6 +25,8 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include <cmath>
+
 using namespace tp;
 
 namespace {
@@ -174,7 +176,7 @@ private slots:
             case Mistake::SumGroups:
                 QCOMPARE(result.cols(), plan.chunk);
                 QVERIFY(result.map() == scene->result.output);  // the sum of every partial
-                QVERIFY(w.output()->resultView()->title().contains("sum of the partials"));
+                QVERIFY(w.output()->resultView()->title().contains("sum of the blocks"));
                 break;
             case Mistake::ConcatPartials:
                 QCOMPARE(w.output()->finalView()->matrix().cols(), plan.tpSize * plan.features);
@@ -230,6 +232,58 @@ private slots:
         QVERIFY(!w.output()->errorView()->isVisible());
         QVERIFY(!layer->ownKernelView()->isVisible());
         QVERIFY(tabs->isTabEnabled(tabs->indexOf(w.window.devicesView())));
+    }
+
+    // slice-x reads, of the kernel, only each group's block of rows in its own columns: those
+    // cells keep their colours, every other cell is washed out towards the window's base.
+    void sliceXShowsOnlyTheKernelBlockEachGroupReads() {
+        LayerConfig config = withBias(LayerConfig{});  // 2 x 8 x 12
+        config.tpSize = 4;
+        Window w(config);
+        QTRY_VERIFY(w.window.scene());
+        QVERIFY(w.choose(Mistake::SliceX));
+        MatrixView* kernel = w.window.layerPanel()->kernelView();
+        const ShardingPlan& plan = w.window.scene()->result.plan;
+        const auto used = [&](Index row, Index col) {
+            for (Index g = 0; g < plan.tpSize; ++g) {
+                const IndexRange rows = sliceXInputBlock(plan, g);
+                const IndexRange cols = plan.groups[std::size_t(g)].kernelCols;
+                if (row >= rows.start && row < rows.stop && col >= cols.start && col < cols.stop)
+                    return true;
+            }
+            return false;
+        };
+        // The cell of largest |value| among the used cells and among the others.
+        const MatrixData& k = kernel->matrix();
+        QPoint usedCell, unusedCell;
+        float usedMax = -1, unusedMax = -1;
+        for (Index r = 0; r < k.rows(); ++r)
+            for (Index c = 0; c < k.cols(); ++c) {
+                const float v = std::fabs(k(r, c));
+                float& best = used(r, c) ? usedMax : unusedMax;
+                if (v > best) {
+                    best = v;
+                    (used(r, c) ? usedCell : unusedCell) = QPoint(int(c), int(r));
+                }
+            }
+        QVERIFY(unusedMax > 0.5f * usedMax);  // colours of like strength without the wash
+        const QColor base = kernel->viewport()->palette().color(QPalette::Base);
+        // How far a cell's corner (clear of its printed number) is from the base colour.
+        const auto strength = [&](QPoint cell) {
+            const QImage shot = kernel->viewport()->grab().toImage();
+            const QRectF rect = kernel->cellRect(cell.y(), cell.x());
+            const QColor c = shot.pixelColor((rect.topLeft() + QPointF(2, 2)).toPoint());
+            return std::abs(c.red() - base.red()) + std::abs(c.green() - base.green()) +
+                   std::abs(c.blue() - base.blue());
+        };
+        QTRY_VERIFY(strength(usedCell) > 60);
+        QVERIFY2(strength(unusedCell) < strength(usedCell) / 3,
+                 qPrintable(QStringLiteral("unused %1, used %2")
+                                .arg(strength(unusedCell))
+                                .arg(strength(usedCell))));
+        // Without the mistake every cell keeps its colour.
+        QVERIFY(w.choose(Mistake::None));
+        QTRY_VERIFY(strength(unusedCell) > strength(usedCell) / 3);
     }
 
     // Where a mistake changes nothing, the check passes, truthfully, and says why beside it.

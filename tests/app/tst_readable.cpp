@@ -13,6 +13,7 @@
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
+#include "mistake_text.h"
 #include "output_panel.h"
 #include "step_controller.h"
 #include "verification_view.h"
@@ -44,6 +45,16 @@ struct Window {
                 output->partialView(), output->resultView(), output->referenceView()};
     }
 };
+
+/// The default scene in either mode with a bias that every mistake shows in; tp 4 divides in_dim,
+/// as slice-x needs.
+LayerConfig sceneOf(bool row) {
+    LayerConfig config;
+    config.bias = *parseBiasInit("normal:0.5");
+    config.mode = row ? ParallelMode::Row : ParallelMode::Column;
+    config.tpSize = 4;
+    return config;
+}
 
 /// The area the cells of `view` take on screen.
 qreal cellArea(const MatrixView* view) {
@@ -126,6 +137,74 @@ private slots:
             if (view != kernel)
                 QVERIFY2(cellArea(kernel) > cellArea(view), name.constData());
         }
+    }
+
+    // Row mode's outputs are all (N, features): the partial sum prints its numbers as the running
+    // sum, y and the reference do (it used to get 2/5 of the width and hide them at 1600x1000).
+    void rowOutputsPrintAtTheOpeningSize_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+    void rowOutputsPrintAtTheOpeningSize() {
+        QFETCH(QSize, screen);
+        Window w(screen);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        LayerConfig row;
+        row.mode = ParallelMode::Row;
+        row.tpSize = 2;  // where tp 3 moves when the mode switches to row
+        w.window.showConfig(row, SceneSource::Nnx);
+        QTRY_VERIFY(w.window.scene()->config.mode == ParallelMode::Row &&
+                    !w.window.computer()->hasPendingRequest() && !w.window.computer()->isBusy());
+        StepController* steps = w.window.stepController();
+        steps->setStep(steps->lastStep());
+        const OutputPanel* output = w.window.outputPanel();
+        for (MatrixView* view : {output->partialView(), output->resultView(), output->finalView(),
+                                 output->referenceView()}) {
+            const QByteArray name = view->objectName().toUtf8();
+            QTRY_VERIFY2(view->cellNumbersShown(),
+                         qPrintable(name + " " + QByteArray::number(view->cellSize().width())));
+            QTRY_VERIFY2(titleWhole(view), qPrintable(view->title()));
+        }
+    }
+
+    // Every mistake says so in red beside the outputs at the opening size: init-per-group's
+    // warning, the longest, used to fold away whole; its headline now stands in for it.
+    void mistakeHeadlineAtTheOpeningSize_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::addColumn<int>("mistake");
+        QTest::addColumn<bool>("row");
+        for (const QSize screen : {QSize(1366, 768), QSize(1600, 1000)}) {
+            const QByteArray size =
+                QByteArray::number(screen.width()) + "x" + QByteArray::number(screen.height());
+            for (const Mistake m : allMistakes())
+                for (const bool row : {false, true})
+                    if (mistakeProblems(sceneOf(row), m).empty())
+                        QTest::newRow(size + " " + QByteArray(toString(m).data()) +
+                                      (row ? " row" : " column"))
+                            << screen << int(m) << row;
+        }
+    }
+    void mistakeHeadlineAtTheOpeningSize() {
+        QFETCH(QSize, screen);
+        QFETCH(int, mistake);
+        QFETCH(bool, row);
+        Window w(screen);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.window.scene());
+        SceneRun run;
+        run.mistake = Mistake(mistake);
+        w.window.showConfig(sceneOf(row), SceneSource::Nnx, run);
+        QTRY_VERIFY(w.window.scene()->mistake == Mistake(mistake) &&
+                    !w.window.computer()->hasPendingRequest() && !w.window.computer()->isBusy());
+        const QLabel* warning = w.window.outputPanel()->warningLabel();
+        const QString head = "✘ Mistake " + mistakeName(Mistake(mistake)) + ":";
+        QTRY_VERIFY2(warning->isVisible() && warning->text().contains(head),
+                     qPrintable(warning->text()));
+        // The check stays whole beside it.
+        const VerificationView* check = w.window.outputPanel()->verificationView();
+        QTRY_VERIFY(check->height() >= check->heightForWidth(check->width()));
     }
 
     // A short window folds the explanations away, and x, the kernel and the outputs get the room.

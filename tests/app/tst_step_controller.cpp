@@ -3,9 +3,14 @@
 #include "step_actions.h"
 #include "step_controller.h"
 
+#include <QApplication>
 #include <QLineEdit>
+#include <QMouseEvent>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QSpinBox>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTest>
 #include <QToolBar>
 
@@ -61,6 +66,52 @@ private slots:
         QCOMPARE(steps.step(), 2);
         steps.setStepCount(2);
         QCOMPARE(steps.step(), 1);
+    }
+
+    // A click in the slider's groove goes to the step under it (it used to move one step
+    // towards it, or seem to do nothing).
+    void clickInTheGrooveGoesToThatStep() {
+        QWidget window;
+        StepController controller;
+        controller.setStepCount(5);
+        StepActions actions(&controller, &window);
+        auto* toolBar = new QToolBar(&window);
+        actions.addTo(toolBar);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSlider* slider = actions.slider();
+        QStyleOptionSlider option;
+        option.initFrom(slider);
+        option.orientation = Qt::Horizontal;
+        option.minimum = slider->minimum();
+        option.maximum = slider->maximum();
+        option.tickPosition = slider->tickPosition();
+        const QRect groove = slider->style()->subControlRect(QStyle::CC_Slider, &option,
+                                                             QStyle::SC_SliderGroove, slider);
+        const QRect handle = slider->style()->subControlRect(QStyle::CC_Slider, &option,
+                                                             QStyle::SC_SliderHandle, slider);
+        // Where the handle's centre sits at `step`.
+        const auto at = [&](int step) {
+            const int x = QStyle::sliderPositionFromValue(slider->minimum(), slider->maximum(),
+                                                          step, groove.width() - handle.width());
+            return QPoint(groove.x() + x + handle.width() / 2, slider->height() / 2);
+        };
+        QSignalSpy moved(&controller, &StepController::stepChanged);
+        QTest::mouseClick(slider, Qt::LeftButton, {}, at(3));
+        QCOMPARE(controller.step(), 3);
+        QCOMPARE(moved.count(), 1);
+        QTest::mouseClick(slider, Qt::LeftButton, {}, at(4));
+        QCOMPARE(controller.step(), 4);
+        QTest::mouseClick(slider, Qt::LeftButton, {}, at(1) + QPoint(3, 0));
+        QCOMPARE(controller.step(), 1);
+        // Pressing the groove and dragging on moves the handle with the mouse.
+        QTest::mousePress(slider, Qt::LeftButton, {}, at(2));
+        QCOMPARE(controller.step(), 2);
+        QMouseEvent drag(QEvent::MouseMove, QPointF(at(4)), slider->mapToGlobal(QPointF(at(4))),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(slider, &drag);
+        QTest::mouseRelease(slider, Qt::LeftButton, {}, at(4));
+        QCOMPARE(controller.step(), 4);
     }
 
     // Typing 1 ms/step (below the box's 50) used to revert to the last value in silence.

@@ -66,6 +66,17 @@ private slots:
                           "s = 2.14e-08 s (no overlap), communication-bound"));
     }
 
+    // One of a thing is said in the singular: a row per device, a ring of 2 in 1 step.
+    void countsOfOneAreSingular() {
+        const Run run = runCli({"--batch", "2", "--in-dim", "8", "--features", "12", "--tp", "2",
+                                "--data", "2", "--output", "replicated", "--costs", "--summary"});
+        QCOMPARE(run.exitCode, 0);
+        const QString text = QString::fromUtf8(run.out);
+        QVERIFY2(text.contains("holds batch rows block d (1 row) and"), qPrintable(text));
+        QVERIFY2(text.contains(" sent per device in 1 step\n"), qPrintable(text));
+        QVERIFY2(!text.contains("1 rows") && !text.contains("1 steps"), qPrintable(text));
+    }
+
     void withoutCostsNothingChanges() {
         const Run run = runCli({"--json", "--summary"});
         QCOMPARE(run.exitCode, 0);

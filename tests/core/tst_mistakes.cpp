@@ -204,7 +204,7 @@ private slots:
                  QString("slice-x gives each group an equal block of x's in_dim (10) columns, "
                          "and in_dim is not divisible by tp_size (4)"));
         QVERIFY(joined(mistakeProblems(column, Mistake::InitPerGroup, false))
-                    .contains("the brief's example has fixed arrays"));
+                    .contains("the worked example has fixed arrays"));
     }
 
     // concat-partials keeps tp outputs of (N, features): over the budget sooner than the split.

@@ -69,7 +69,7 @@ private slots:
     void briefColumnText() {
         const QString text = QString::fromStdString(textReport(brief(ParallelMode::Column)));
         const QString expected =
-            "column-parallel split of the brief's worked example, batch 1, tp_size 2, chunk = "
+            "column-parallel split of the worked example, batch 1, tp_size 2, chunk = "
             "features / tp_size = 2\n"
             "\nx (1, 2), the full input:\n"
             "  1  2\n"
@@ -105,7 +105,7 @@ private slots:
 
     void briefRowText() {
         const QString text = QString::fromStdString(textReport(brief(ParallelMode::Row)));
-        QVERIFY2(text.startsWith("row-parallel split of the brief's worked example, batch 1, "
+        QVERIFY2(text.startsWith("row-parallel split of the worked example, batch 1, "
                                  "tp_size 2, chunk = in_dim / tp_size = 1\n\n"),
                  qPrintable(text));
         // Partial sums are full width: x[:, rows] @ kernel[rows, :], no bias.

@@ -155,6 +155,20 @@ private slots:
         QCOMPARE(q(loopTimeline(c).at(step).caption), expected);
     }
 
+    // One of a thing is said in the singular: "1 group", "1 output column", "1 kernel row".
+    void countsOfOneAreSingular() {
+        QCOMPARE(q(loopTimeline(config(ParallelMode::Column, 8, 12, 1)).at(0).caption),
+                 QString("Step 0 of 1: start; 1 group of 12 output columns each"));
+        QCOMPARE(q(loopTimeline(config(ParallelMode::Column, 8, 12, 12)).at(0).caption),
+                 QString("Step 0 of 12: start; 12 groups of 1 output column each"));
+        QCOMPARE(q(loopTimeline(config(ParallelMode::Row, 8, 12, 8)).at(0).caption),
+                 QString("Step 0 of 9: start; 8 groups of 1 kernel row each"));
+        QVERIFY(q(loopTimeline(config(ParallelMode::Column, 8, 12, 12)).at(0).equation)
+                    .endsWith(", as 12 groups of 1 output column"));
+        QVERIFY(q(loopTimeline(config(ParallelMode::Row, 8, 12, 1)).at(0).equation)
+                    .contains(", as 1 partial sum over row groups of 8,"));
+    }
+
     // The caption names the same columns as the equation line of the same step.
     void captionAndEquationAgree() {
         const Timeline loop = loopTimeline(config(ParallelMode::Column, 6, 20, 5));

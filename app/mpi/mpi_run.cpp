@@ -36,7 +36,7 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
     }
     if (options.source == SceneSource::Brief)
         problems.push_back(
-            "--example brief: the brief's arrays are not drawn from a seed, and "
+            "--example brief: the worked example's arrays are not drawn from a seed, and "
             "each rank draws its share from the seed; leave it out");
     if (options.source == SceneSource::Files)
         problems.push_back(

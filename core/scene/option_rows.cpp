@@ -247,7 +247,7 @@ const OptionRow kOptionRows[] = {
     {.option = Option::Example,
      .name = "--example",
      .valueName = "brief",
-     .help = "use the brief's worked example instead of an NNX layer",
+     .help = "use the worked example (x [[1, 2]], a 2x4 kernel, tp 2) instead of an NNX layer",
      .parse = [](const std::string& value, SceneOptions& options) -> std::string {
          if (value != "brief")
              return quotedText(value) + " is not brief";
@@ -349,7 +349,7 @@ const OptionRow kOptionRows[] = {
     {.option = Option::Mistake,
      .name = "--mistake",
      .valueName = "NAME",
-     .help = "make a mistake the brief warns about, for real",
+     .help = "make a common mistake, for real",
      .defaultText = [] { return std::string(toString(Mistake::None)); },
      .helpTail = ":",
      .parse = [](const std::string& value, SceneOptions& options) -> std::string {

@@ -123,9 +123,10 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     if (options.source == SceneSource::Brief) {
         for (const OptionRow& row : optionRows())
             if (row.fixedByBrief && wasGiven(row.option))
-                errors.push_back(std::string(row.name) +
-                                 " does not apply to --example brief: the brief's arrays are fixed "
-                                 "(only --tp and --mode can change)");
+                errors.push_back(
+                    std::string(row.name) +
+                    " does not apply to --example brief: the worked example's arrays are fixed "
+                    "(only --tp and --mode can change)");
         const LayerConfig brief = briefExampleConfig();
         config.batch = brief.batch;
         config.inDim = brief.inDim;

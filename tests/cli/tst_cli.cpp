@@ -214,7 +214,7 @@ private slots:
                                   << "--bias: bias stddev (-2) must be a finite number above 0";
         QTest::newRow("brief with sizes")
             << QStringList{"--example", "brief", "--features", "8"}
-            << "--features does not apply to --example brief: the brief's arrays are "
+            << "--features does not apply to --example brief: the worked example's arrays are "
                "fixed (only --tp and --mode can change)";
         QTest::newRow("too big")
             << QStringList{"--in-dim", "100000", "--features", "100000", "--tp", "1"}

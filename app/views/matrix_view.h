@@ -34,8 +34,9 @@ enum class CellNumbers {
 /// that renders again when an input, the viewport size, the visible range or the device pixel
 /// ratio changes, never on a plain repaint; large renders run on a worker thread while the last
 /// image stays on screen. The group band is painted by paintGroupBand, the frame, traced lines and
-/// hovered cell by paintCellMarks; the painting lives in matrix_view_paint.cpp, the answers to
-/// pointer, keys, wheel and gestures in matrix_view_input.cpp.
+/// hovered cell by paintCellMarks; the layout and scroll bars live in matrix_view_layout.cpp, the
+/// painting in matrix_view_paint.cpp, the answers to pointer, keys, wheel and gestures in
+/// matrix_view_input.cpp.
 class MatrixView : public QAbstractScrollArea {
     Q_OBJECT
 

@@ -25,6 +25,8 @@ namespace tp {
 namespace {
 
 constexpr int kBiasHeight = 84;
+// Between the kernel's last row and the bias strip under it.
+constexpr int kStripGap = 2;
 // The widest a kernel column is held for its numbers: an 800 px window with its Parameters keeps
 // it beside x. A kernel that needs more shares the width by the columns alone.
 constexpr int kMaxKernelLeastWidth = 480;
@@ -87,7 +89,7 @@ public:
     /// The least height at which the kernel prints its numbers, the strip under it at its least;
     /// 0 when no height does.
     int heightForNumbers() const {
-        const int kernel = tp::heightForNumbers(*m_kernel, width());
+        const int kernel = tp::heightForNumbers(m_kernel->numbersLayout(), width());
         return kernel > 0 ? kernel + leastStripHeight() : 0;
     }
 
@@ -106,9 +108,9 @@ public:
             place(height() - m_strip, m_strip);
             return;
         }
+        const int stripTop = int(std::ceil(origin.y() + last.bottom())) + kStripGap;
         const auto under = [&](int stripHeight) {
-            place(std::min(int(std::ceil(origin.y() + last.bottom())) + 2, height() - stripHeight),
-                  stripHeight);
+            place(std::min(stripTop, height() - stripHeight), stripHeight);
         };
         under(m_strip);
         // A strip too short for cells as tall as the kernel's: grow it by what they lack, as far
@@ -116,7 +118,7 @@ public:
         if (m_bias->matrix().isEmpty() || !m_bias->isVisible())
             return;
         const qreal lacking = m_bias->heightForSquareCells();
-        const int room = height() - (int(std::ceil(origin.y() + last.bottom())) + 2) - m_strip;
+        const int room = height() - stripTop - m_strip;
         const int grow = std::min(int(std::ceil(lacking)), room);
         if (grow > 0)
             under(m_strip + grow);
@@ -126,7 +128,7 @@ protected:
     void resizeEvent(QResizeEvent*) override {
         // The kernel's numbers first: a short panel takes the strip down towards its least
         // height before the kernel loses them.
-        const int kernel = tp::heightForNumbers(*m_kernel, width());
+        const int kernel = tp::heightForNumbers(m_kernel->numbersLayout(), width());
         m_strip = kernel > 0 ? std::clamp(height() - kernel, leastStripHeight(), kBiasHeight)
                              : kBiasHeight;
         m_kernel->setGeometry(0, 0, width(), std::max(0, height() - m_strip));
@@ -142,7 +144,7 @@ private:
     /// What the strip's own numbers need (its least height when they never print), at most
     /// kBiasHeight.
     int leastStripHeight() const {
-        const int numbers = tp::heightForNumbers(*m_bias, width());
+        const int numbers = tp::heightForNumbers(m_bias->numbersLayout(), width());
         return std::min(std::max(numbers, m_bias->minimumSizeHint().height()), kBiasHeight);
     }
 
@@ -201,6 +203,7 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     grid->setRowStretch(4, 1);
 
     connectHover(m_x, QStringLiteral("x"));
+    m_kernel->setName(QStringLiteral("kernel"));
     connect(m_kernel, &MatrixView::cellHovered, this,
             [this](int row, int col, float value, int group) {
                 emit hoverText(kernelHoverText(row, col, value, group));
@@ -213,15 +216,16 @@ LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void LayerPanel::connectHover(MatrixView* view, const QString& name, bool vector) {
+    view->setName(name);
     connect(view, &MatrixView::cellHovered, this,
-            [this, name, vector](int row, int col, float value, int group) {
-                emit hoverText(tp::hoverText(name, vector ? -1 : row, col, value, group));
+            [this, view, vector](int row, int col, float value, int group) {
+                emit hoverText(tp::hoverText(view->name(), vector ? -1 : row, col, value, group));
             });
     connect(view, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
 }
 
 QString LayerPanel::kernelHoverText(int row, int col, float value, int group) const {
-    QString text = tp::hoverText(QStringLiteral("kernel"), row, col, value, group);
+    QString text = tp::hoverText(m_kernel->name(), row, col, value, group);
     if (!m_scene)
         return text;
     const KernelCellTrace t = traceKernelCell(m_scene->result.plan, row, col);
@@ -325,7 +329,7 @@ void LayerPanel::setScene(ScenePtr scene) {
     m_grid->setColumnStretch(0, int(std::lround(xShare * 100)));
     m_grid->setColumnStretch(1, 100 - int(std::lround(xShare * 100)));
     // The kernel's numbers first, across too: a narrow layer keeps the width they need.
-    const int least = widthForNumbers(*m_kernel);
+    const int least = widthForNumbers(m_kernel->numbersLayout());
     m_kernelWithBias->setMinimumWidth(least <= kMaxKernelLeastWidth ? least : 0);
     showMistake();
     m_kernelWithBias->placeBias();

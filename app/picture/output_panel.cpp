@@ -146,12 +146,10 @@ void OutputPanel::changeEvent(QEvent* event) {
 }
 
 void OutputPanel::connectHover(MatrixView* view, const QString& name) {
+    view->setName(name);
     connect(view, &MatrixView::cellHovered, this,
-            [this, view, name](int row, int col, float value, int group) {
-                emit hoverText(tp::hoverText(view == m_result    ? m_resultName
-                                             : view == m_partial ? m_partialName
-                                                                 : name,
-                                             row, col, value, group));
+            [this, view](int row, int col, float value, int group) {
+                emit hoverText(tp::hoverText(view->name(), row, col, value, group));
                 emit outputCellHovered(row,
                                        view == m_partial ? int(m_partialFirstColumn) + col : col);
             });
@@ -180,8 +178,8 @@ void OutputPanel::setScene(ScenePtr scene) {
     m_verification->setBiasOffer(m_scene->biasShowingMistake);
     if (c.mode == ParallelMode::Column) {
         m_final->hide();
-        m_resultName = QStringLiteral("y");
-        m_partialName = QStringLiteral("block");  // group i's block of output columns
+        m_result->setName(QStringLiteral("y"));
+        m_partial->setName(QStringLiteral("block"));  // group i's block of output columns
         m_result->setMatrix(MatrixData::of(m_scene, r.output));
         if (m_scene->mistake == Mistake::SumGroups)
             m_result->setGroups({}, Qt::Horizontal);  // a sum of every group's columns
@@ -195,8 +193,8 @@ void OutputPanel::setScene(ScenePtr scene) {
                "along the last axis.</p>"));
     } else {
         m_final->show();
-        m_resultName = QStringLiteral("sum");
-        m_partialName = QStringLiteral("partial");
+        m_result->setName(QStringLiteral("sum"));
+        m_partial->setName(QStringLiteral("partial"));
         m_final->setMatrix(MatrixData::of(m_scene, r.output));
         m_final->setGroups({}, Qt::Horizontal);
         const QString title = mistakeOutputTitle(*m_scene);

@@ -108,8 +108,6 @@ private:
     PendingOverlay* m_errorOverlay;
     QLabel* m_warning;
     VerificationView* m_verification;
-    QString m_resultName;
-    QString m_partialName;  ///< in hover texts: "block" (column mode) or "partial" (row mode)
     bool m_explanations = true;
     Index m_partialFirstColumn = 0;  ///< column mode: the partial's column 0 is y[:, this]
 };

@@ -34,6 +34,25 @@ QString rangeText(IndexRange range) {
     return QStringLiteral("[%1:%2)").arg(range.start).arg(range.stop);
 }
 
+QString groupSpanText(const HeatmapStyle& style, const std::vector<IndexRange>& shown,
+                      const QString& what, Index row, Index col) {
+    const int group = groupAt(style, row, col);
+    if (group < 0)
+        return {};
+    const bool byColumn = style.groupAxis == Qt::Horizontal;
+    const Index position = byColumn ? col : row;
+    IndexRange range;
+    for (std::size_t k = 0; k < style.groups.size(); ++k) {
+        const int id = k < style.groupIds.size() ? style.groupIds[k] : int(k);
+        if (id == group && position >= style.groups[k].start && position < style.groups[k].stop)
+            range = k < shown.size() ? shown[k] : style.groups[k];
+    }
+    const QString counted = !what.isEmpty() ? what
+                            : byColumn      ? QStringLiteral("columns")
+                                            : QStringLiteral("rows");
+    return counted + QLatin1Char(' ') + rangeText(range);
+}
+
 qreal groupBandExtent(const QFont& font, Qt::Orientation axis, const std::vector<QString>& labels) {
     if (axis == Qt::Horizontal)
         return QFontMetricsF(font).height() + kGroupStripThickness + 4;

@@ -33,6 +33,14 @@ enum class GroupLabelForm { NumberAndRange, Range, ShortNumber, Number };
 /// Group `id`'s label in `form`, naming the range `shown`.
 QString groupLabel(int id, IndexRange shown, GroupLabelForm form);
 
+/// What hoverText's group span says of cell (row, col) of a matrix drawn with `style`: the range
+/// of the group it lies in, as its label names it (`shown[k]`, or the group's own range where
+/// `shown` has no entry k), after what the range counts: `what`, or "columns" / "rows" by the
+/// group axis when `what` is empty. E.g. "columns [4:8)", "kernel rows [2:4)"; empty when the
+/// cell lies in no group.
+QString groupSpanText(const HeatmapStyle& style, const std::vector<IndexRange>& shown,
+                      const QString& what, Index row, Index col);
+
 /// Paints the band of `style`'s groups into `layout.band`: per group with a visible part, a strip
 /// in groupColor (hatched when groupHatched; blended 70 % towards the window colour when another
 /// group is highlighted) along its visible cells, and a label naming `shown[k]` (or the group's own

@@ -25,14 +25,14 @@ MatrixLayout::MatrixLayout(const MatrixLayoutInput& in) : rows(in.rows), cols(in
     qreal left = kMargin;
     if (in.titleHeight > 0) {
         title = QRectF(kMargin, top, width - 2 * kMargin, in.titleHeight);
-        top += title.height() + 4;
+        top += title.height() + kTitleGap;
     }
     if (in.band == BandSide::Above) {
         band = QRectF(kMargin, top, width - 2 * kMargin, in.bandExtent);
-        top += in.bandExtent + 2;
+        top += in.bandExtent + kBandGap;
     } else if (in.band == BandSide::Left) {
         band = QRectF(left, top, in.bandExtent, 0);
-        left += in.bandExtent + 2;
+        left += in.bandExtent + kBandGap;
     }
     const auto areaIn = [&](qreal w, qreal h) {
         return QRectF(left, top, std::max<qreal>(1, w - left - kMargin),
@@ -93,14 +93,14 @@ MatrixLayout::MatrixLayout(const MatrixLayoutInput& in) : rows(in.rows), cols(in
     }
 }
 
-QPoint MatrixLayout::cellAt(QPointF pos) const {
+CellIndex MatrixLayout::cellAt(QPointF pos) const {
     if (rows <= 0 || cols <= 0 || cell.isEmpty() || !area.contains(pos))
-        return {-1, -1};
+        return {};
     const qreal u = (pos.x() - origin.x()) / cell.width();
     const qreal v = (pos.y() - origin.y()) / cell.height();
     if (u < 0 || v < 0 || u >= qreal(cols) || v >= qreal(rows))
-        return {-1, -1};
-    return {int(v), int(u)};
+        return {};
+    return {Index(v), Index(u)};
 }
 
 QRectF MatrixLayout::cellRect(Index row, Index col) const {

@@ -12,6 +12,15 @@
 
 namespace tp {
 
+/// A cell of a matrix by its row and column; (-1, -1) names no cell.
+struct CellIndex {
+    Index row = -1;
+    Index col = -1;
+
+    bool isValid() const { return row >= 0 && col >= 0; }
+    bool operator==(const CellIndex&) const = default;
+};
+
 /// Where the group band sits: none, above the cells (column groups) or left of them (row groups).
 enum class BandSide { None, Above, Left };
 
@@ -54,7 +63,12 @@ struct MatrixLayoutInput {
 /// leader's width (and as tall, when the area allows) and column j lies under the leader's column
 /// j; the area (the clip) and the title span the leader's columns inside the viewport.
 struct MatrixLayout {
+    // The gaps, top to bottom: margin, title, kTitleGap, band, kBandGap, cells, margin (a band on
+    // the left: margin, band, kBandGap, cells, margin). Every size computed from the layout reads
+    // these.
     static constexpr qreal kMargin = 6;         ///< around everything, in the viewport
+    static constexpr qreal kTitleGap = 4;       ///< between the title row and what lies under it
+    static constexpr qreal kBandGap = 2;        ///< between the group band and the cells
     static constexpr qreal kMaxFitCell = 80;    ///< a 2 x 4 matrix should not fill a monitor
     static constexpr qreal kMinSquareCell = 4;  ///< below this, fitting stretches cells
     /// A fitted cell may be this much taller than the smaller fit allows.
@@ -80,9 +94,9 @@ struct MatrixLayout {
     Index rows = 0;
     Index cols = 0;
 
-    /// The cell under `pos` (viewport coordinates) as (row, col), or (-1, -1) outside the cells or
-    /// the area.
-    QPoint cellAt(QPointF pos) const;
+    /// The cell under `pos` (viewport coordinates), or no cell (-1, -1) outside the cells or the
+    /// area.
+    CellIndex cellAt(QPointF pos) const;
     /// Where cell (row, col) is drawn: origin + (col * cell.width, row * cell.height), one cell
     /// in size; may lie outside the area.
     QRectF cellRect(Index row, Index col) const;

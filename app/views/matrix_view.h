@@ -2,6 +2,7 @@
 
 // A zoomable, hoverable heatmap of one matrix, with its tensor-parallel groups.
 
+#include "cell_marks.h"
 #include "heatmap_image.h"
 #include "matrix_data.h"
 #include "matrix_layout.h"
@@ -17,6 +18,7 @@ namespace tp {
 
 class CellImageCache;
 struct CellImageKey;
+struct NumbersLayout;
 
 /// When a MatrixView prints values inside cells.
 enum class CellNumbers {
@@ -31,7 +33,10 @@ enum class CellNumbers {
 /// emits cellHovered(). Only the visible cells are rendered (renderBlock), into a CellImageCache
 /// that renders again when an input, the viewport size, the visible range or the device pixel
 /// ratio changes, never on a plain repaint; large renders run on a worker thread while the last
-/// image stays on screen. The group band is painted by paintGroupBand.
+/// image stays on screen. The group band is painted by paintGroupBand, the frame, traced lines and
+/// hovered cell by paintCellMarks; the layout and scroll bars live in matrix_view_layout.cpp, the
+/// painting in matrix_view_paint.cpp, the answers to pointer, keys, wheel and gestures in
+/// matrix_view_input.cpp.
 class MatrixView : public QAbstractScrollArea {
     Q_OBJECT
 
@@ -58,9 +63,14 @@ public:
     bool isRendering() const;
 
     /// The tooltip of cell (row, col) (hoverText): "name[row, col] = value", its group and the
-    /// range the group's label names, e.g. "kernel[1, 6] = 0.5  ·  group 1 · columns [4:8)". The
-    /// name is the title up to " (", or "value" without a title.
+    /// range the group's label names (groupSpanText), e.g. "kernel[1, 6] = 0.5  ·  group 1 ·
+    /// columns [4:8)". The name is name(), or "value" without one.
     QString cellDescription(int row, int col) const;
+
+    /// What the matrix is called in its cells' descriptions, e.g. "kernel" (the title describes it
+    /// for the eye and may change with each step; the name does not).
+    void setName(const QString& name) { m_name = name; }
+    const QString& name() const { return m_name; }
 
     /// Lines this view's columns up with `leader`'s (the bias strip under the kernel): the same
     /// cell width and the same horizontal position of every column, following the leader's zoom
@@ -92,8 +102,8 @@ public:
     /// Outlines row `row` and column `col` (-1: none) in `colour`: the cells an output value
     /// traced elsewhere is made of (row i of x, column j of the kernel).
     void setTraceLines(int row, int col, const QColor& colour);
-    int tracedRow() const { return m_traceRow; }
-    int tracedColumn() const { return m_traceCol; }
+    int tracedRow() const { return m_marks.traceRow; }
+    int tracedColumn() const { return m_marks.traceCol; }
 
     /// The caption above the matrix, e.g. "kernel (8, 12)".
     void setTitle(const QString& title);
@@ -127,10 +137,12 @@ public:
     MatrixLayout layout() const;
     /// What layout() is computed from now (change the viewport to ask about another size).
     MatrixLayoutInput layoutInput() const;
+    /// What decides at which sizes this view prints its numbers (readable_height.h).
+    NumbersLayout numbersLayout() const;
     /// Size of one cell in logical pixels at the current zoom.
     QSizeF cellSize() const { return layout().cell; }
-    /// The cell under `viewportPos` (viewport coordinates) as (row, col), or (-1, -1).
-    QPoint cellAt(QPointF viewportPos) const { return layout().cellAt(viewportPos); }
+    /// The cell under `viewportPos` (viewport coordinates), or no cell.
+    CellIndex cellAt(QPointF viewportPos) const { return layout().cellAt(viewportPos); }
     /// Where cell (row, col) is drawn, in viewport coordinates (may lie outside the viewport).
     QRectF cellRect(Index row, Index col) const { return layout().cellRect(row, col); }
     /// The matrix's widest cellText(), which sets the one font size of its numbers.
@@ -205,6 +217,7 @@ private:
     QString m_labelWhat;
     QPointer<MatrixView> m_columnLeader;
     QString m_title;
+    QString m_name;
     QString m_widestText;  ///< the longest cellText() of the matrix
     static constexpr long long kScannedCells = 1 << 16;
     float m_autoScale = 1.0f;
@@ -216,10 +229,7 @@ private:
     quint64 m_generation = 1;  ///< bumped by every change of the pixels' inputs
     CellImageCache* m_cache;
 
-    QPoint m_hovered{-1, -1};
-    int m_traceRow = -1;
-    int m_traceCol = -1;
-    QColor m_traceColour;
+    CellMarks m_marks;
     bool m_dragging = false;
     QPointF m_dragStart;
     QPoint m_dragScrollStart;

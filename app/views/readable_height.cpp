@@ -2,8 +2,6 @@
 
 #include "cell_text.h"
 #include "group_band.h"
-#include "matrix_layout.h"
-#include "matrix_view.h"
 
 #include <QFontMetricsF>
 
@@ -14,9 +12,10 @@ namespace tp {
 int leastViewHeight(const QFont& font) {
     QFont bold = font;
     bold.setBold(true);
-    // As MatrixLayout stacks them: margin, title, 4 px, band, 2 px, cells, margin.
-    const qreal chrome = 2 * MatrixLayout::kMargin + QFontMetricsF(bold).height() + 4 +
-                         groupBandExtent(font, Qt::Horizontal, {}) + 2;
+    // As MatrixLayout stacks them: margin, title, gap, band, gap, cells, margin.
+    const qreal chrome = 2 * MatrixLayout::kMargin + QFontMetricsF(bold).height() +
+                         MatrixLayout::kTitleGap + groupBandExtent(font, Qt::Horizontal, {}) +
+                         MatrixLayout::kBandGap;
     return int(std::ceil(chrome + 2 * MatrixLayout::kMinSquareCell));
 }
 
@@ -24,19 +23,19 @@ namespace {
 
 // The least extent of `view` along `axis`, the other side `other` px, at which it prints its
 // numbers: the cells grow with either side (never shrink), so it is found by halving.
-int leastForNumbers(const MatrixView& view, Qt::Orientation axis, int other) {
-    MatrixLayoutInput in = view.layoutInput();
-    if (in.rows <= 0 || in.cols <= 0 || view.cellNumbers() == CellNumbers::Hidden)
+int leastForNumbers(const NumbersLayout& view, Qt::Orientation axis, int other) {
+    MatrixLayoutInput in = view.layout;
+    if (in.rows <= 0 || in.cols <= 0 || view.numbersHidden)
         return 0;
     // The viewport is the widget less its frame (a MatrixView has no scroll bars at zoom 1 when
     // its cells fit).
-    const int frame = 2 * view.frameWidth();
+    const int frame = 2 * view.frame;
     const auto prints = [&](int extent) {
         const int width = axis == Qt::Horizontal ? extent : other;
         const int height = axis == Qt::Vertical ? extent : other;
         in.viewport = QSizeF(width - frame, height - frame);
         in.fitViewport = in.viewport;
-        return numberPixelSize(view.font(), MatrixLayout(in).cell, view.widestText()) > 0;
+        return numberPixelSize(view.font, MatrixLayout(in).cell, view.widestText) > 0;
     };
     if (!prints(kMaxReadableExtent))
         return 0;
@@ -51,11 +50,11 @@ int leastForNumbers(const MatrixView& view, Qt::Orientation axis, int other) {
 
 }  // namespace
 
-int heightForNumbers(const MatrixView& view, int width) {
+int heightForNumbers(const NumbersLayout& view, int width) {
     return leastForNumbers(view, Qt::Vertical, width);
 }
 
-int widthForNumbers(const MatrixView& view) {
+int widthForNumbers(const NumbersLayout& view) {
     return leastForNumbers(view, Qt::Horizontal, kMaxReadableExtent);
 }
 

@@ -12,9 +12,11 @@ namespace tp {
 
 namespace {
 
-// The scale's ramp right of the title: at most this wide, this far from the title's text.
+// The scale's ramp right of the title: at most this wide, this far from the title's text, and
+// followed by the scale's text with this much room around it.
 constexpr qreal kMaxRampWidth = 56;
-constexpr qreal kTitleGap = 8;
+constexpr qreal kRampGap = 8;
+constexpr qreal kScaleTextPadding = 4;
 
 bool zoomed(double zoom) {
     return std::abs(zoom - 1.0) > 1e-6;
@@ -27,7 +29,7 @@ QRectF titleScaleRamp(const MatrixLayout& l, const QFont& font, const QString& s
     if (l.title.isEmpty() || scaleText.isEmpty())
         return {};
     const QFontMetricsF metrics(font);
-    const qreal textWidth = metrics.horizontalAdvance(scaleText) + 4;
+    const qreal textWidth = metrics.horizontalAdvance(scaleText) + kScaleTextPadding;
     const qreal zoomWidth =
         zoomed(zoom) ? metrics.horizontalAdvance(QStringLiteral("8888%")) + 6 : 0;
     const qreal rampWidth = std::clamp<qreal>(l.title.width() * 0.15, 24, kMaxRampWidth);
@@ -41,9 +43,9 @@ QRectF titleScaleRamp(const MatrixLayout& l, const QFont& font, const QString& s
 qreal wholeTitleWidth(const QFont& font, const QString& title, const QString& scaleText) {
     QFont titleFont = font;
     titleFont.setBold(true);
-    const qreal text = QFontMetricsF(font).horizontalAdvance(scaleText) + 4;
+    const qreal text = QFontMetricsF(font).horizontalAdvance(scaleText) + kScaleTextPadding;
     return 2 * MatrixLayout::kMargin + QFontMetricsF(titleFont).horizontalAdvance(title) +
-           kTitleGap + kMaxRampWidth + text;
+           kRampGap + kMaxRampWidth + text;
 }
 
 void paintTitleRow(QPainter& painter, const MatrixLayout& l, const TitleRow& row, const QFont& font,
@@ -53,9 +55,9 @@ void paintTitleRow(QPainter& painter, const MatrixLayout& l, const TitleRow& row
     // Right of the title: this view's map and scale, so that every matrix on screen says what
     // its colours mean.
     const QRectF ramp = titleScaleRamp(l, font, row.scaleText, row.zoom);
-    qreal reserved = kTitleGap;
+    qreal reserved = kRampGap;
     if (!ramp.isEmpty()) {
-        reserved = l.title.right() - ramp.left() + kTitleGap;
+        reserved = l.title.right() - ramp.left() + kRampGap;
         const int steps = std::max(2, int(ramp.width()));
         for (int i = 0; i < steps; ++i) {
             const float t = -1.0f + 2.0f * float(i) / float(steps - 1);

@@ -6,7 +6,6 @@
 #include "progress.h"
 #include "sharding_plan.h"
 
-#include <optional>
 #include <vector>
 
 namespace tp {
@@ -62,32 +61,23 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                               const RowVectorCRef& bias, const ShardingPlan& plan,
                               Progress* progress = nullptr);
 
-/// The reference x @ kernel + bias from one full product, shape (N, features). With at most 4
-/// rows in x (and in every group's product) each element is summed in order over k, so a column
-/// split's output equals it bit for bit; with more rows Eigen's blocked product computes both.
-/// With `kernelMaxAbs`, also sets it to the largest |kernel element| (0 when empty), the
-/// picture's colour scale, when every kernel element is finite, else to nothing; read in the
-/// product's own pass over the kernel when x has at most 4 rows.
-Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias,
-                        std::optional<float>* kernelMaxAbs = nullptr);
+/// The reference x @ kernel + bias from one full product, shape (N, features). With at most
+/// kFewRows rows in x (and in every group's product) each element is summed in order over k, so a
+/// column split's output equals it bit for bit; with more rows Eigen's blocked product computes
+/// both.
+Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias);
 
-/// The correct split pass and the reference, computed together.
-struct ForwardAndReference {
-    ForwardResult split;  ///< forwardParallel(x, kernel, bias, plan)
-    Matrix reference;     ///< forwardReference(x, kernel, bias), (N, features)
-    /// forwardReference's kernelMaxAbs: the largest |kernel element| when all are finite.
-    std::optional<float> kernelMaxAbs;
-};
+/// Products of at most this many rows of x are summed in order over k, a multiply and then an add
+/// per term (never fused), in column blocks of the kernel: each kernel element then serves at
+/// most kFewRows products, so the product is bound by reading the kernel, not by arithmetic.
+inline constexpr Index kFewRows = 4;
+/// Columns of the kernel one task of such a product sums at a time: the (N, kColumnBlock) sums
+/// stay in cache while the kernel streams past once, in runs of kColumnBlock floats (16 KiB) that
+/// prefetching follows.
+inline constexpr Index kColumnBlock = 4096;
 
-/// forwardParallel and forwardReference (with its kernelMaxAbs), bit for bit, from one read of
-/// the kernel in column mode with at most 4 rows in x (the memory-bound case): while each column
-/// block of the kernel passes, the group that owns it adds it through its own view
-/// (kernelSlice) into its partial's sums, and the reference adds the same columns of the full
-/// kernel into separate sums of its own (it never reads a partial), both summed in order over k.
-/// Otherwise the two run one after the other. With progress: one unit per group; stops early
-/// when cancelled (discard the result then).
-ForwardAndReference forwardWithReference(const MatrixCRef& x, const MatrixCRef& kernel,
-                                         const RowVectorCRef& bias, const ShardingPlan& plan,
-                                         Progress* progress = nullptr);
+/// Column mode: result.output, (N, features), from result.partials concatenated in group order
+/// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)).
+void concatenateInGroupOrder(ForwardResult& result);
 
 }  // namespace tp

@@ -1,5 +1,8 @@
 #include "scene.h"
 
+#include "finite_max_abs.h"
+#include "fused_forward.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -69,8 +72,10 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
     } else {
         scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias, plan,
                                           scene.groupLayer, progress);
-        if (!isCancelled(progress))
-            scene.reference = forwardReference(p.x, p.kernel, p.bias, &scene.kernelMaxAbs);
+        if (!isCancelled(progress)) {
+            scene.reference = forwardReference(p.x, p.kernel, p.bias);
+            scene.kernelMaxAbs = finiteMaxAbs(p.kernel);
+        }
     }
     if (progress)
         progress->setUnitSize(1);

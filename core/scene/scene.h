@@ -48,10 +48,11 @@ struct Scene {
     ForwardResult result;       ///< the split forward pass with its intermediates (and mistake)
     Matrix reference;           ///< x @ kernel + bias from one full product
     Verification verification;  ///< result.output against reference
-    /// The largest |kernel element| when every kernel element is finite, found while the
-    /// reference reads the kernel, so that a picture of the kernel needs no pass of its own for
-    /// its colour scale. Empty when some element is not finite, or in a scene built elsewhere than
-    /// computeScene / computeSceneFromArrays.
+    /// finiteMaxAbs(params.kernel): the largest |kernel element| when every kernel element is
+    /// finite, found by computeScene (in the split's and the reference's read of the kernel when
+    /// forwardWithReference fuses them), so that each picture of the kernel takes its colour scale
+    /// from here instead of a pass of its own. Empty when some element is not finite, or in a
+    /// scene built elsewhere than computeScene / computeSceneFromArrays.
     std::optional<float> kernelMaxAbs;
 };
 

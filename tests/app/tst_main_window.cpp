@@ -487,6 +487,10 @@ private slots:
             const QString tip = out->partialView()->cellDescription(0, 0);
             QVERIFY2(tip.contains(QString("kernel rows [%1:%2)").arg(2 * (step - 1)).arg(2 * step)),
                      qPrintable(tip));
+            // Each view's cells are named by its name, not by the words of its title.
+            QVERIFY2(tip.startsWith("partial[0, 0] = "), qPrintable(tip));
+            const QString sumTip = out->resultView()->cellDescription(0, 0);
+            QVERIFY2(sumTip.startsWith("sum[0, 0] = "), qPrintable(sumTip));
         }
         steps->setStep(5);
         QCOMPARE(w.window.equationLabel()->text(),

@@ -25,6 +25,7 @@
 // and read the medians: every ratio comes from the same iteration.
 
 #include "cell_renderer.h"
+#include "fused_forward.h"
 #include "heatmap_image.h"
 #include "matrix_data.h"
 #include "nnx_init.h"

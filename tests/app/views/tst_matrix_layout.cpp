@@ -129,16 +129,16 @@ void TestMatrixLayout::cellAtInvertsCellRect() {
     const MatrixLayout l({.viewport = QSizeF(640, 480), .rows = rows, .cols = cols, .zoom = zoom});
     const QRectF rect = l.cellRect(row, col);
     QCOMPARE(rect.size(), l.cell);
-    QCOMPARE(l.cellAt(rect.center()), QPoint(row, col));
-    QCOMPARE(l.cellAt(rect.topLeft() + QPointF(1e-3, 1e-3)), QPoint(row, col));
+    QCOMPARE(l.cellAt(rect.center()), (CellIndex{row, col}));
+    QCOMPARE(l.cellAt(rect.topLeft() + QPointF(1e-3, 1e-3)), (CellIndex{row, col}));
 }
 
 void TestMatrixLayout::cellAtOutsideIsMinusOne() {
     const MatrixLayout l({.viewport = QSizeF(500, 300), .rows = 2, .cols = 4});
-    QCOMPARE(l.cellAt(QPointF(2, 2)), QPoint(-1, -1));                  // margin
-    QCOMPARE(l.cellAt(l.origin - QPointF(1, 1)), QPoint(-1, -1));       // area, no cell
-    QCOMPARE(l.cellAt(l.origin + QPointF(320.5, 10)), QPoint(-1, -1));  // right of cells
-    QCOMPARE(l.cellAt(l.origin + QPointF(0.5, 0.5)), QPoint(0, 0));
+    QVERIFY(!l.cellAt(QPointF(2, 2)).isValid());                  // margin
+    QVERIFY(!l.cellAt(l.origin - QPointF(1, 1)).isValid());       // area, no cell
+    QVERIFY(!l.cellAt(l.origin + QPointF(320.5, 10)).isValid());  // right of cells
+    QCOMPARE(l.cellAt(l.origin + QPointF(0.5, 0.5)), (CellIndex{0, 0}));
 }
 
 void TestMatrixLayout::visibleRangeCoversTheArea() {
@@ -215,7 +215,7 @@ void TestMatrixLayout::followsLeadersColumns() {
     QCOMPARE(l.title.right(), 100 + 12 * 30.0);
     QCOMPARE(l.area.left(), 100.0);
     QCOMPARE(l.area.right(), 100 + 12 * 30.0);
-    QCOMPARE(l.cellAt(QPointF(99, 50)), QPoint(-1, -1));
+    QVERIFY(!l.cellAt(QPointF(99, 50)).isValid());
     // Too little height: cells keep the leader's width and get what height there is.
     const MatrixLayout flat(
         {.viewport = QSizeF(600, 30), .rows = 1, .cols = 12, .leader = LeaderColumns{30, 100}});
@@ -237,7 +237,7 @@ void TestMatrixLayout::followsLeadersColumns() {
 void TestMatrixLayout::emptyMatrixHasNoCells() {
     const MatrixLayout l({.viewport = QSizeF(500, 300), .titleHeight = 20});
     QVERIFY(l.cell.isEmpty());
-    QCOMPARE(l.cellAt(QPointF(100, 100)), QPoint(-1, -1));
+    QVERIFY(!l.cellAt(QPointF(100, 100)).isValid());
     QCOMPARE(l.visibleCols(), IndexRange{});
     QCOMPARE(l.scrollRange(), QSize(0, 0));
 }

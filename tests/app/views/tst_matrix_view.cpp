@@ -120,7 +120,7 @@ void TestMatrixView::hoverReportsCell() {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QSignalSpy spy(&view, &MatrixView::cellHovered);
     const QPoint centre = view.cellRect(row, col).center().toPoint();
-    QCOMPARE(view.cellAt(centre), QPoint(row, col));
+    QCOMPARE(view.cellAt(centre), (CellIndex{row, col}));
     QTest::mouseMove(view.viewport(), centre);
     QTRY_COMPARE(spy.count(), 1);
     const QList<QVariant> args = spy.takeFirst();
@@ -140,6 +140,7 @@ void TestMatrixView::hoverShowsTooltipWithFullPrecision() {
     MatrixView view;
     view.resize(500, 300);
     view.setTitle("kernel (2, 4)");
+    view.setName("kernel");
     view.setMatrix(MatrixData::of(m, *m));
     view.setGroups(equalGroups(4, 2), Qt::Horizontal);
     view.show();
@@ -225,7 +226,7 @@ void TestMatrixView::zoomKeepsAnchorCell() {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     const QPointF anchor = view.cellRect(12, 3).center();
     view.setZoom(4.0, anchor);
-    QCOMPARE(view.cellAt(anchor), QPoint(12, 3));
+    QCOMPARE(view.cellAt(anchor), (CellIndex{12, 3}));
     QVERIFY(view.verticalScrollBar()->value() > 0);
 }
 
@@ -546,12 +547,17 @@ void TestMatrixView::hoverTextNamesCellValueAndGroup() {
     QCOMPARE(hoverText("bias", -1, 7, 2.0f, -1), QString("bias[7] = 2"));
     QCOMPARE(hoverText("x", 0, 1, 0.25f, 2, "rows [4:8)"),
              QString("x[0, 1] = 0.25  \u00b7  group 2 \u00b7 rows [4:8)"));
-    // The tooltip is the same text, named after the title.
+    // The tooltip is the same text, named by the view's name, never by its title: a title that
+    // reads "y = sum of the partials  (2, 4): ..." describes the matrix, it does not name it.
     const auto m = indexed(2, 4);
     MatrixView view;
     view.setMatrix(MatrixData::of(m, *m));
     view.setTitle("kernel (2, 4)");
     view.setGroups(equalGroups(4, 2), Qt::Horizontal);
+    QCOMPARE(view.cellDescription(1, 3), hoverText("value", 1, 3, (*m)(1, 3), 1, "columns [2:4)"));
+    view.setName("kernel");
+    QCOMPARE(view.cellDescription(1, 3), hoverText("kernel", 1, 3, (*m)(1, 3), 1, "columns [2:4)"));
+    view.setTitle("y = sum of the partials  (2, 4): 1 of 2 added");
     QCOMPARE(view.cellDescription(1, 3), hoverText("kernel", 1, 3, (*m)(1, 3), 1, "columns [2:4)"));
 }
 
@@ -561,6 +567,7 @@ void TestMatrixView::labelRangesNameTheWholeLayersColumns() {
     MatrixView view;
     view.setMatrix(MatrixData::of(m, *m));
     view.setTitle("partial (2, 4)");
+    view.setName("partial");
     view.setGroups({IndexRange{0, 4}}, Qt::Horizontal, {2});
     QCOMPARE(view.cellDescription(1, 2),
              QString("partial[1, 2] = 102  \u00b7  group 2 \u00b7 columns [0:4)"));

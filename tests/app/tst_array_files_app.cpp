@@ -75,9 +75,10 @@ private slots:
                 ++fromFiles;
             return computeScene(std::move(request), progress);
         });
+        ArrayFiles files;
+        files.kernel = kernelPath;
         QSignalSpy ready(&computer, &SceneComputer::sceneReady);
-        computer.computeNow(LayerConfig{}, SceneSource::Files, {},
-                            ArrayFiles{.kernel = kernelPath});
+        computer.computeNow(LayerConfig{}, SceneSource::Files, {}, files);
         QVERIFY(ready.wait(10000));
         QCOMPARE(fromFiles.load(), 1);
         const ScenePtr scene = ready.first().at(0).value<ScenePtr>();

@@ -15,6 +15,7 @@
 #include "picture/output_panel.h"
 #include "picture/verification_view.h"
 #include "range_text.h"
+#include "scene_session.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
 #include "steps/step_keys.h"
@@ -136,6 +137,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
 
     // Left: parameters, and the groups as a table.
     m_parameters = new ParameterPanel;
+    m_session = new SceneSession(this, m_parameters, m_computer, m_timelines);
+    connect(this, &MainWindow::sceneShown, m_session, &SceneSession::sceneShown);
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_parameters);
     scroll->setWidgetResizable(true);
@@ -216,7 +219,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_timelines, &TabTimelines::programStepChanged, this,
             [this](const TimelineStep& step) { m_devices->setStep(step.step); });
     connect(m_timelines, &TabTimelines::shownStepChanged, this, [this](const TimelineStep& step) {
-        if (!m_scene)
+        if (!m_session->scene())
             return;
         m_equation->setText(QString::fromStdString(step.equation));
         m_caption->setText(QString::fromStdString(step.caption));
@@ -265,21 +268,14 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::showConfig(const LayerConfig& config, SceneSource source, const SceneRun& run,
                             const ArrayFiles& files, std::shared_ptr<LoadedArrays> loaded) {
-    const QSignalBlocker block(m_parameters);
-    if (source == SceneSource::Files)
-        m_parameters->setArrayFiles(files);
-    m_parameters->setConfig(config, source);
-    m_parameters->setRun(run);
-    if (m_parameters->problems().empty() && m_parameters->arrayProblems().isEmpty())
-        m_computer->computeNow(m_parameters->config(), m_parameters->source(), m_parameters->run(),
-                               m_parameters->arrayFiles(), std::move(loaded));
+    m_session->show({config, source, run, files}, std::move(loaded));
 }
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    (new SceneFileActions(this, m_options.useSettings))->addTo(file);
+    (new SceneFileActions(m_session, m_options.useSettings))->addTo(file);
     file->addSeparator();
-    auto* exports = new ExportActions(this);
+    auto* exports = new ExportActions(m_session);
     exports->addTo(file->addMenu(tr("&Export")));
     file->addAction(m_devices->mpiRunAction());
     file->addSeparator();
@@ -323,10 +319,10 @@ void MainWindow::buildMenus() {
 void MainWindow::cancelComputation() {
     m_computer->cancel();
     // The fields go back to the scene on screen, so that fields and picture agree.
-    if (m_scene) {
+    if (const ScenePtr shown = m_session->scene()) {
         const QSignalBlocker block(m_parameters);
-        m_parameters->setConfig(m_scene->config, m_scene->source);
-        m_parameters->setRun(runOf(*m_scene));
+        m_parameters->setConfig(shown->config, shown->source);
+        m_parameters->setRun(runOf(*shown));
     }
 }
 
@@ -370,7 +366,7 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::onBusyChanged(bool busy) {
-    if (busy && !m_scene)
+    if (busy && !m_session->scene())
         m_equation->setText(tr("Computing the first scene…"));
     if (busy) {
         // The time on show belongs to the previous scene: say that a new one is on its way.
@@ -382,26 +378,28 @@ void MainWindow::onBusyChanged(bool busy) {
     m_progressDelay->stop();
     m_progress->hide();
     m_cancel->hide();
-    if (m_scene && m_timing->text() == tr("computing…"))
+    if (m_session->scene() && m_timing->text() == tr("computing…"))
         m_timing->setText(m_sceneTiming);  // cancelled: the picture is still the last scene
 }
 
 void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
-    const bool newShape = !m_scene || m_scene->config.batch != scene->config.batch ||
-                          m_scene->config.inDim != scene->config.inDim;
-    m_scene = std::move(scene);
-    const LayerConfig& config = m_scene->config;
-    if (m_scene->source == SceneSource::Files)
+    const bool newShape = !m_session->scene() ||
+                          m_session->scene()->config.batch != scene->config.batch ||
+                          m_session->scene()->config.inDim != scene->config.inDim;
+    m_session->setScene(std::move(scene));
+    const ScenePtr& shown = m_session->scene();
+    const LayerConfig& config = shown->config;
+    if (shown->source == SceneSource::Files)
         m_parameters->showArraySizes(config);
     if (newShape)
         shareHeight();
-    m_layer->setScene(m_scene);
-    m_output->setScene(m_scene);
+    m_layer->setScene(shown);
+    m_output->setScene(shown);
     // The devices run the correct split only (as tpviz-cli's --costs): a mistake keeps them on
     // the last correct scene, their tab disabled, and shows the layer.
-    const bool correct = m_scene->mistake == Mistake::None;
+    const bool correct = shown->mistake == Mistake::None;
     if (correct)
-        m_devices->setScene(m_scene);
+        m_devices->setScene(shown);
     else if (m_views->currentWidget() == m_devices)
         m_views->setCurrentIndex(0);
     m_views->setTabEnabled(m_views->indexOf(m_devices), correct);
@@ -411,7 +409,7 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
                                         "Mistake none to see them"));
     m_groups->setConfig(config);
     m_stepActions->setEnabled(true);
-    m_timelines->setScenes(*m_scene, m_devices->scene().get());
+    m_timelines->setScenes(*shown, m_devices->scene().get());
     m_sceneTiming = tr("%1 x %2 kernel, %3: computed in %4 ms")
                         .arg(config.inDim)
                         .arg(config.features)
@@ -423,16 +421,17 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
 }
 
 void MainWindow::shareHeight() {
-    if (!m_scene)
+    if (!m_session->scene())
         return;
     const int total = std::max(2, m_split->height() - m_split->handleWidth());
-    const int layer = layerHeight(m_scene->config, total, m_layer->heightForKernelNumbers(),
-                                  m_output->minimumSizeHint().height());
+    const int layer =
+        layerHeight(m_session->scene()->config, total, m_layer->heightForKernelNumbers(),
+                    m_output->minimumSizeHint().height());
     m_split->setSizes({layer, total - layer});
 }
 
 void MainWindow::showLoopStep(const TimelineStep& step) {
-    if (!m_scene)
+    if (!m_session->scene())
         return;
     m_layer->setStep(step);
     m_output->setStep(step);
@@ -442,6 +441,10 @@ void MainWindow::showLoopStep(const TimelineStep& step) {
         m_groupTable->selectRow(group);
     else
         m_groupTable->clearSelection();
+}
+
+ScenePtr MainWindow::scene() const {
+    return m_session->scene();
 }
 
 StepController* MainWindow::stepController() const {
@@ -459,15 +462,7 @@ void MainWindow::resetToDefaults() {
 }
 
 QString MainWindow::screenshotName() const {
-    if (!m_scene)
-        return QStringLiteral("tpviz.png");
-    const LayerConfig& c = m_scene->config;
-    return QStringLiteral("tpviz-%1x%2-%3-tp%4-step%5.png")
-        .arg(c.inDim)
-        .arg(c.features)
-        .arg(QString::fromUtf8(toString(c.mode)))
-        .arg(c.tpSize)
-        .arg(stepController()->step());
+    return m_session->pictureName();
 }
 
 bool MainWindow::saveScreenshot(const QString& path) {
@@ -495,10 +490,8 @@ void MainWindow::showAbout() {
 }
 
 PythonDialog* MainWindow::showPythonSnippet() {
-    const LayerConfig config = m_scene ? m_scene->config : m_parameters->config();
-    const SceneSource source = m_scene ? m_scene->source : m_parameters->source();
-    const SceneRun run = m_scene ? runOf(*m_scene) : m_parameters->run();
-    auto* dialog = new PythonDialog(config, source, run, this);
+    const SceneRequest shown = m_session->request();
+    auto* dialog = new PythonDialog(shown.config, shown.source, shown.run, this);
     dialog->setObjectName(QStringLiteral("pythonDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();

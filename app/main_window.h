@@ -21,6 +21,7 @@ class GroupTableModel;
 class LayerPanel;
 class OutputPanel;
 class ParameterPanel;
+class SceneSession;
 class PythonDialog;
 class StepActions;
 class StepController;
@@ -48,7 +49,9 @@ public:
                     const ArrayFiles& files = {}, std::shared_ptr<LoadedArrays> loaded = {});
 
     /// The scene on screen (the last good one), or null before the first arrives.
-    ScenePtr scene() const { return m_scene; }
+    ScenePtr scene() const;
+    /// The scene on screen or else the inputs, for the actions that work on it.
+    SceneSession* session() const { return m_session; }
 
     ParameterPanel* parameterPanel() const { return m_parameters; }
     LayerPanel* layerPanel() const { return m_layer; }
@@ -87,8 +90,7 @@ public:
     bool saveScreenshot(const QString& path);
     /// The same; on failure `error` (if given) receives the reason (QImageWriter::errorString).
     bool saveScreenshot(const QString& path, QString* error);
-    /// The file name offered for a screenshot: named after the scene, e.g.
-    /// "tpviz-8x12-column-tp3-step0.png".
+    /// The file name offered for a screenshot (SceneSession::pictureName).
     QString screenshotName() const;
     /// Edit > Reset to defaults: the default scene at step 0.
     void resetToDefaults();
@@ -129,7 +131,7 @@ private:
     void saveSettings();
 
     Options m_options;
-    ScenePtr m_scene;
+    SceneSession* m_session;
     SceneComputer* m_computer;
     TabTimelines* m_timelines;
     StepActions* m_stepActions;

@@ -8,6 +8,7 @@
 #include "scene_arrays.h"
 #include "scene_backward.h"
 #include "scene_options.h"
+#include "scene_request.h"
 #include "standard_output.h"
 #include "verification.h"
 
@@ -37,11 +38,9 @@ int print(const Output& output, int status) {
 // Computes the scene the options describe, writes its arrays when asked and prints its report;
 // the exit status.
 int computeAndReport(tp::SceneOptions& options) {
-    const std::optional<tp::Scene> scene =
-        options.source == tp::SceneSource::Files
-            ? tp::computeSceneFromArrays(options.config, std::move(options.arrays), nullptr,
-                                         tp::sceneRun(options))
-            : tp::computeScene(options.config, options.source, nullptr, tp::sceneRun(options));
+    tp::SceneRequest request = tp::sceneRequest(options);
+    request.arrays = std::move(options.arrays);
+    const std::optional<tp::Scene> scene = tp::computeScene(std::move(request));
     if (!options.saveNpyDir.empty()) {
         if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
             !error.empty()) {

@@ -1,7 +1,6 @@
 #include "scene_computer.h"
 
-#include "mistakes.h"
-#include "panels/parameter_panel.h"
+#include "scene_request.h"
 
 #include <QThread>
 
@@ -24,47 +23,38 @@ struct SceneComputer::Job {
 
 namespace {
 
-// Checks the config that the arrays' sizes make (tp_size, when it no longer divides the split
-// dimension, moved to the nearest divisor); the problems, in words, are added to read.errors.
-void checkSizes(LayerConfig& config, const SceneRun& run, LoadedArraysRead& read) {
-    // New sizes keep tp_size when it divides the split dimension, else take its nearest divisor,
-    // as a mode switch does.
-    if (config.tpSize > 0 && config.splitDim() > 0 && config.splitDim() % config.tpSize != 0)
-        config.tpSize = nearestDivisor(config.splitDim(), config.tpSize);
-    std::vector<ConfigProblem> problems = config.validate();
-    if (problems.empty())
-        problems = mistakeProblems(config, run.mistake, false);
-    const std::string shape = "with the files' shapes (batch " + std::to_string(config.batch) +
-                              ", in_dim " + std::to_string(config.inDim) + ", features " +
-                              std::to_string(config.features) + "): ";
-    for (const ConfigProblem& problem : problems)
-        read.errors.push_back(shape + problem.message);
-}
-
-/// Reads the array files into `config`'s sizes, or takes the arrays `loaded` holds (read
-/// already), and checks the config they make; the problems are in words, a file's tagged with
-/// its name ("kernel: ").
-LoadedArraysRead loadAndCheck(const ArrayFiles& files, LayerConfig& config, const SceneRun& run,
-                              std::shared_ptr<LoadedArrays> loaded) {
+// Reads the array files into the request's sizes, or takes the arrays `loaded` holds (read
+// already), and checks the request they make: new sizes keep tp_size when it divides the split
+// dimension, else take its nearest divisor, as a mode switch does. The problems are in words, a
+// file's tagged with its name ("kernel: "), the scene's saying the sizes the files made.
+std::vector<std::string> readArrays(SceneRequest& request, std::shared_ptr<LoadedArrays> loaded) {
     LoadedArraysRead read;
     if (loaded) {
         read.arrays = std::move(*loaded);
-        takeArrayShapes(read.arrays, config, FixedSizes{}, read.errors);
+        takeArrayShapes(read.arrays, request.config, FixedSizes{}, read.errors);
     } else {
-        read = loadArrayFiles(files, config, FixedSizes{});
+        read = loadArrayFiles(request.files, request.config, FixedSizes{});
     }
     if (!read.errors.empty())
-        return read;
-    checkSizes(config, run, read);
-    return read;
+        return read.errors;
+    request.arrays = std::move(read.arrays);
+    moveTpToDivisor(request.config);
+    const LayerConfig& c = request.config;
+    const std::string shape = "with the files' shapes (batch " + std::to_string(c.batch) +
+                              ", in_dim " + std::to_string(c.inDim) + ", features " +
+                              std::to_string(c.features) + "): ";
+    std::vector<std::string> problems;
+    for (const ConfigProblem& problem : sceneProblems(request))
+        problems.push_back(shape + problem.message);
+    return problems;
 }
 
 }  // namespace
 
 SceneComputer::SceneComputer(QObject* parent)
-    : QObject(parent),
-      m_compute([](const LayerConfig& config, SceneSource source, Progress* progress,
-                   const SceneRun& run) { return computeScene(config, source, progress, run); }) {
+    : QObject(parent), m_compute([](SceneRequest request, Progress* progress) {
+          return computeScene(std::move(request), progress);
+      }) {
     qRegisterMetaType<tp::ScenePtr>();
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(150);
@@ -85,20 +75,14 @@ SceneComputer::~SceneComputer() {
 void SceneComputer::request(const LayerConfig& config, SceneSource source, const SceneRun& run,
                             const ArrayFiles& files) {
     m_pendingLoaded.reset();
-    m_pendingConfig = config;
-    m_pendingSource = source;
-    m_pendingRun = run;
-    m_pendingFiles = files;
+    m_pending = {config, source, run, files};
     m_debounce.start();
 }
 
 void SceneComputer::computeNow(const LayerConfig& config, SceneSource source, const SceneRun& run,
                                const ArrayFiles& files, std::shared_ptr<LoadedArrays> loaded) {
     m_pendingLoaded = source == SceneSource::Files ? std::move(loaded) : nullptr;
-    m_pendingConfig = config;
-    m_pendingSource = source;
-    m_pendingRun = run;
-    m_pendingFiles = files;
+    m_pending = {config, source, run, files};
     m_debounce.stop();
     startPending();
 }
@@ -122,34 +106,24 @@ void SceneComputer::startPending() {
     auto job = std::make_shared<Job>();
     job->clock.start();
     m_current = job;
-    const LayerConfig config = m_pendingConfig;
-    const SceneSource source = m_pendingSource;
-    const SceneRun run = m_pendingRun;
-    const ArrayFiles files = m_pendingFiles;
     std::shared_ptr<LoadedArrays> loaded = std::move(m_pendingLoaded);  // one computation's
-    QThread* thread =
-        QThread::create([job, config, source, run, files, loaded, compute = m_compute] {
-            try {
-                std::optional<Scene> scene;
-                if (source == SceneSource::Files) {
-                    // Reading a big file takes a while: here, never on the UI thread.
-                    LayerConfig sized = config;
-                    LoadedArraysRead read = loadAndCheck(files, sized, run, loaded);
-                    if (!read.errors.empty()) {
-                        job->arrayProblems = std::move(read.errors);
-                        return;
-                    }
-                    scene =
-                        computeSceneFromArrays(sized, std::move(read.arrays), &job->progress, run);
-                } else {
-                    scene = compute(config, source, &job->progress, run);
-                }
-                if (scene && !job->progress.cancelled())
-                    job->scene = std::make_shared<const Scene>(std::move(*scene));
-            } catch (const std::bad_alloc&) {
-                job->failure = allocationFailureMessage(config);  // an exception would end the app
+    QThread* thread = QThread::create([job, request = m_pending, loaded, compute = m_compute] {
+        try {
+            SceneRequest sized = request;
+            if (sized.source == SceneSource::Files) {
+                // Reading a big file takes a while: here, never on the UI thread.
+                job->arrayProblems = readArrays(sized, loaded);
+                if (!job->arrayProblems.empty())
+                    return;
             }
-        });
+            std::optional<Scene> scene = compute(std::move(sized), &job->progress);
+            if (scene && !job->progress.cancelled())
+                job->scene = std::make_shared<const Scene>(std::move(*scene));
+        } catch (const std::bad_alloc&) {
+            // An exception would end the app.
+            job->failure = allocationFailureMessage(request.config);
+        }
+    });
     m_threads.push_back(thread);
     connect(thread, &QThread::finished, this, [this, thread, job] {
         m_threads.erase(std::remove(m_threads.begin(), m_threads.end(), thread), m_threads.end());

@@ -4,6 +4,7 @@
 
 #include "array_source.h"
 #include "scene.h"
+#include "scene_request.h"
 
 #include <QStringList>
 
@@ -34,9 +35,9 @@ public:
     /// Cancels every running computation and waits for the threads to stop.
     ~SceneComputer() override;
 
-    /// What a worker runs: tp::computeScene's signature (nullopt when cancelled).
-    using ComputeFunction = std::function<std::optional<Scene>(const LayerConfig&, SceneSource,
-                                                               Progress*, const SceneRun&)>;
+    /// What a worker runs: tp::computeScene's signature (nullopt when cancelled), for every source
+    /// (with SceneSource::Files, once the arrays are read and the request they make is valid).
+    using ComputeFunction = std::function<std::optional<Scene>(SceneRequest, Progress*)>;
     /// Replaces tp::computeScene for computations started from now on; tests use it to hold a
     /// computation open until they have cancelled it.
     void setComputeFunction(ComputeFunction compute) { m_compute = std::move(compute); }
@@ -44,8 +45,9 @@ public:
     /// Computes after the debounce interval unless another request comes first; `run` is the
     /// mistake made and the check's rule (computeScene's SceneRun). With SceneSource::Files the
     /// worker first reads `files` (loadArrayFiles: the kernel sets in_dim and features, x the
-    /// batch), checks the config those sizes make, and computes with computeSceneFromArrays;
-    /// its problems come back through arraysRefused.
+    /// batch; tp_size moves to the nearest divisor when the sizes call for it), checks the request
+    /// those sizes make (sceneProblems), and computes it; its problems come back through
+    /// arraysRefused.
     void request(const LayerConfig& config, SceneSource source, const SceneRun& run = {},
                  const ArrayFiles& files = {});
     /// Computes now (cancelling the running computation), skipping the debounce. With
@@ -87,10 +89,7 @@ private:
     QTimer m_debounce;
     QTimer m_poll;
     ComputeFunction m_compute;
-    LayerConfig m_pendingConfig;
-    SceneSource m_pendingSource = SceneSource::Nnx;
-    SceneRun m_pendingRun;
-    ArrayFiles m_pendingFiles;
+    SceneRequest m_pending;  ///< the next computation's request, its arrays not yet read
     std::shared_ptr<LoadedArrays> m_pendingLoaded;  ///< read already: computeNow's `loaded`
     std::shared_ptr<Job> m_current;
     std::vector<QThread*> m_threads;  ///< every thread not yet finished, current or cancelled

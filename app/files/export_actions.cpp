@@ -1,12 +1,12 @@
 #include "export_actions.h"
 
 #include "binary_file.h"
-#include "main_window.h"
-#include "panels/parameter_panel.h"
+#include "picture_export.h"
 #include "report.h"
 #include "scene_arguments.h"
 #include "scene_arrays.h"
 #include "scene_options.h"
+#include "scene_session.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -14,6 +14,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -34,7 +35,8 @@ QString shellWord(const QString& word) {
 
 }  // namespace
 
-ExportActions::ExportActions(MainWindow* window) : QObject(window), m_window(window) {
+ExportActions::ExportActions(SceneSession* session)
+    : QObject(session), m_session(session), m_window(session->window()) {
     setObjectName(QStringLiteral("exportActions"));
     m_copyCommandLine = new QAction(tr("Copy &command line"), this);
     m_copyCommandLine->setObjectName(QStringLiteral("copyCommandLineAction"));
@@ -58,37 +60,32 @@ void ExportActions::addTo(QMenu* menu) {
 
 QString ExportActions::exportPicture(const QString& path) {
     QString error;
-    if (m_window->saveScreenshot(path, &error))
+    if (writePicture(m_window, path, &error))
         return {};
     return tr("Could not write %1: %2").arg(path, error);
 }
 
 QString ExportActions::exportArrays(const QString& dir) {
-    const ScenePtr scene = m_window->scene();
+    const ScenePtr scene = m_session->scene();
     if (!scene)
         return tr("%1: no scene has been computed yet").arg(dir);
     return QString::fromStdString(saveSceneArrays(*scene, dir.toStdString()));
 }
 
 QString ExportActions::exportReport(const QString& path) {
-    const ScenePtr scene = m_window->scene();
+    const ScenePtr scene = m_session->scene();
     if (!scene)
         return tr("%1: no scene has been computed yet").arg(path);
     return QString::fromStdString(writeWholeFile(path.toStdString(), {jsonReport(*scene)}));
 }
 
 std::vector<std::string> ExportActions::commandLineArguments() const {
+    const SceneRequest shown = m_session->request();
     SceneOptions options;
-    if (const ScenePtr scene = m_window->scene()) {
-        options.config = scene->config;
-        options.source = scene->source;
-        options.mistake = scene->mistake;
-        if (scene->source == SceneSource::Files)
-            options.files = m_window->parameterPanel()->arrayFiles();
-    } else {
-        options.config = m_window->parameterPanel()->config();
-        options.source = m_window->parameterPanel()->source();
-    }
+    options.config = shown.config;
+    options.source = shown.source;
+    options.mistake = shown.run.mistake;
+    options.files = shown.files;
     return sceneArguments(options);
 }
 
@@ -106,7 +103,7 @@ void ExportActions::copyCommandLine() {
 }
 
 QString ExportActions::suggestedPath(const QString& suffix) const {
-    const QString base = QFileInfo(m_window->screenshotName()).completeBaseName();
+    const QString base = QFileInfo(m_session->pictureName()).completeBaseName();
     return QDir::current().filePath(suffix.isEmpty() ? base : base + QLatin1Char('.') + suffix);
 }
 

@@ -10,27 +10,29 @@
 #include <vector>
 
 class QAction;
+class QMainWindow;
 class QMenu;
 
 namespace tp {
 
-class MainWindow;
+class SceneSession;
 
-/// The export actions of one window. Each action that asks for a path only asks for it (a file
-/// dialog) and hands it to the export function of the same name, which takes the path and does
-/// the work; each returns "" or the reason in words, naming the file.
+/// The export actions of one window's scene session. Each action that asks for a path only asks for
+/// it (a file dialog) and hands it to the export function of the same name, which takes the path
+/// and does the work; each returns "" or the reason in words, naming the file.
 class ExportActions : public QObject {
     Q_OBJECT
 
 public:
-    explicit ExportActions(MainWindow* window);
+    /// The export actions of `session` (a child of it).
+    explicit ExportActions(SceneSession* session);
 
     /// Adds Picture as PNG…, Picture as SVG…, Arrays as .npy…, Report as JSON… to `menu`.
     void addTo(QMenu* menu);
     /// Edit > Copy command line (Ctrl+Shift+C).
     QAction* copyCommandLineAction() const { return m_copyCommandLine; }
 
-    /// The window as a picture (MainWindow::saveScreenshot): PNG, or SVG when `path` ends .svg.
+    /// The session's window as a picture (tp::writePicture): PNG, or SVG when `path` ends .svg.
     QString exportPicture(const QString& path);
     /// The scene's arrays as .npy files into the folder `dir` (tp::saveSceneArrays, as tpviz-cli
     /// --save-npy writes them; the names are tp::sceneArrayFileNames).
@@ -52,7 +54,8 @@ private:
     void report(const QString& title, const QString& path, const QString& error);
     QString suggestedPath(const QString& suffix) const;
 
-    MainWindow* m_window;
+    SceneSession* m_session;
+    QMainWindow* m_window;  ///< the session's: what a picture shows, dialogs' parent
     QAction* m_copyCommandLine;
 };
 

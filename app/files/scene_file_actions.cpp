@@ -1,13 +1,13 @@
 #include "scene_file_actions.h"
 
-#include "main_window.h"
-#include "panels/parameter_panel.h"
+#include "scene_session.h"
 #include "steps/step_controller.h"
 
 #include <QAction>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
@@ -20,15 +20,18 @@ const QString kRecentKey = QStringLiteral("files/recentScenes");
 
 }  // namespace
 
-SceneFileActions::SceneFileActions(MainWindow* window, bool useSettings)
-    : QObject(window), m_window(window), m_useSettings(useSettings) {
+SceneFileActions::SceneFileActions(SceneSession* session, bool useSettings)
+    : QObject(session),
+      m_session(session),
+      m_window(session->window()),
+      m_useSettings(useSettings) {
     setObjectName(QStringLiteral("sceneFileActions"));
     if (m_useSettings)
         m_recent = QSettings().value(kRecentKey).toStringList().mid(0, kMaxRecent);
-    connect(m_window, &MainWindow::sceneShown, this, [this] {
+    connect(m_session, &SceneSession::sceneShown, this, [this] {
         if (m_pendingStep < 0)
             return;
-        StepController* steps = m_window->stepController();
+        StepController* steps = m_session->steps();
         steps->setStep(int(std::min<std::int64_t>(m_pendingStep, steps->lastStep())));
         m_pendingStep = -1;
     });
@@ -51,15 +54,16 @@ void SceneFileActions::addTo(QMenu* file) {
     saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
 }
 
-QStringList SceneFileActions::sceneProblems(const SceneFile& scene, const QString& path) {
+QStringList SceneFileActions::openProblems(const SceneFile& scene, const QString& path) {
     QStringList problems;
-    for (const ConfigProblem& problem : scene.config.validate())
-        problems << QStringLiteral("%1: %2").arg(path, QString::fromStdString(problem.message));
-    if (problems.isEmpty())
-        for (const ConfigProblem& problem :
-             mistakeProblems(scene.config, scene.mistake, scene.source == SceneSource::Nnx))
-            problems << QStringLiteral("%1: 'mistake' %2")
-                            .arg(path, QString::fromStdString(problem.message));
+    // The file's key for the mistake; the other problems belong to the config it gives.
+    for (const ConfigProblem& problem :
+         tp::sceneProblems({scene.config, scene.source, {scene.mistake, {}}, scene.arrays}))
+        problems << QStringLiteral("%1: %2%3")
+                        .arg(path,
+                             problem.field == ConfigField::Mistake ? QStringLiteral("'mistake' ")
+                                                                   : QString(),
+                             QString::fromStdString(problem.message));
     return problems;
 }
 
@@ -71,8 +75,8 @@ QString SceneFileActions::openScene(const QString& path) {
     if (read.scene) {
         SceneFile scene = *read.scene;
         // The window's budget, not the default one: a scene file does not carry it.
-        scene.config.memoryBudgetBytes = m_window->parameterPanel()->config().memoryBudgetBytes;
-        problems << sceneProblems(scene, path);
+        scene.config.memoryBudgetBytes = m_session->inputs().config.memoryBudgetBytes;
+        problems << openProblems(scene, path);
         if (problems.isEmpty()) {
             showScene(scene, path);
             m_window->statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
@@ -89,27 +93,21 @@ void SceneFileActions::showScene(const SceneFile& scene, const QString& path,
                                  std::shared_ptr<LoadedArrays> loaded) {
     m_pendingStep = scene.step;
     // The file names the mistake; the check's rule stays the one chosen in the window.
-    SceneRun run = m_window->parameterPanel()->run();
+    SceneRun run = m_session->inputs().run;
     run.mistake = scene.mistake;
-    m_window->showConfig(scene.config, scene.source, run, scene.arrays, std::move(loaded));
+    m_session->show({scene.config, scene.source, run, scene.arrays}, std::move(loaded));
     m_current = path;
     remember(path);
 }
 
 QString SceneFileActions::saveScene(const QString& path) {
+    const SceneRequest shown = m_session->request();
     SceneFile scene;
-    if (const ScenePtr shown = m_window->scene()) {
-        scene.config = shown->config;
-        scene.source = shown->source;
-        scene.mistake = shown->mistake;
-    } else {
-        scene.config = m_window->parameterPanel()->config();
-        scene.source = m_window->parameterPanel()->source();
-        scene.mistake = m_window->parameterPanel()->run().mistake;
-    }
-    if (scene.source == SceneSource::Files)
-        scene.arrays = m_window->parameterPanel()->arrayFiles();
-    scene.step = m_window->stepController()->step();
+    scene.config = shown.config;
+    scene.source = shown.source;
+    scene.mistake = shown.run.mistake;
+    scene.arrays = shown.files;
+    scene.step = m_session->steps()->step();
     if (const std::string error = writeSceneFile(path.toStdString(), scene); !error.empty())
         return QString::fromStdString(error);
     m_current = path;
@@ -149,7 +147,7 @@ void SceneFileActions::save() {
 
 void SceneFileActions::saveWithDialog() {
     const QString name =
-        QFileInfo(m_window->screenshotName()).completeBaseName() + QStringLiteral(".tpviz");
+        QFileInfo(m_session->pictureName()).completeBaseName() + QStringLiteral(".tpviz");
     QString path = QFileDialog::getSaveFileName(m_window, tr("Save scene"),
                                                 QDir(dialogFolder()).filePath(name),
                                                 tr("tpviz scenes (*.tpviz)"));

@@ -8,11 +8,12 @@
 #include <QObject>
 #include <QStringList>
 
+class QMainWindow;
 class QMenu;
 
 namespace tp {
 
-class MainWindow;
+class SceneSession;
 
 /// The scene-file actions of one window. Each action that asks for a path only asks for it (a
 /// file dialog) and hands it to openScene or saveScene, which take the path and do the work.
@@ -20,9 +21,9 @@ class SceneFileActions : public QObject {
     Q_OBJECT
 
 public:
-    /// The recent files are kept in QSettings ("files/recentScenes") when `useSettings`, else only
-    /// for the life of the window.
-    SceneFileActions(MainWindow* window, bool useSettings);
+    /// The scene-file actions of `session` (a child of it). The recent files are kept in QSettings
+    /// ("files/recentScenes") when `useSettings`, else only for the life of the window.
+    SceneFileActions(SceneSession* session, bool useSettings);
 
     /// Adds Open scene… (Ctrl+O), Open Recent, Save scene (Ctrl+S) and Save scene as…
     /// (Ctrl+Shift+S) to `file`.
@@ -34,7 +35,7 @@ public:
     QString openScene(const QString& path);
     /// Shows `scene` as read from `path` (which becomes the current file and the first recent
     /// one): its config and source now, its step when the scene has been computed. `loaded`: the
-    /// scene's arrays read already (MainWindow::showConfig).
+    /// scene's arrays read already (SceneSession::show).
     void showScene(const SceneFile& scene, const QString& path,
                    std::shared_ptr<LoadedArrays> loaded = {});
     /// Writes the scene on screen (config, source, the step shown) to `path`, which becomes the
@@ -47,9 +48,10 @@ public:
     QStringList recentFiles() const { return m_recent; }
     static constexpr int kMaxRecent = 8;
 
-    /// The problems that keep a read scene from being shown in the app (an invalid config, arrays
-    /// from files), each naming `path`; empty when it can be shown.
-    static QStringList sceneProblems(const SceneFile& scene, const QString& path);
+    /// The problems that keep a read scene from being shown in the app (tp::sceneProblems of the
+    /// request it makes), each naming `path`, and the key 'mistake' for the mistake's; empty when
+    /// it can be shown.
+    static QStringList openProblems(const SceneFile& scene, const QString& path);
 
 private:
     void openWithDialog();
@@ -60,7 +62,8 @@ private:
     void fillRecentMenu();
     QString dialogFolder() const;
 
-    MainWindow* m_window;
+    SceneSession* m_session;
+    QMainWindow* m_window;  ///< the session's: dialogs' parent, its status bar for messages
     bool m_useSettings;
     QString m_current;
     QStringList m_recent;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <iostream>
 
 namespace tp::mpi {
@@ -26,13 +27,15 @@ bool wholeLayerFitsRankZero(const LayerConfig& config) {
 std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
                                      std::optional<std::int64_t> memoryBudget) {
     const SceneOptions& options = parse.options;
-    std::vector<std::string> problems = parse.errors;
+    // The options' own errors, then the scene's problems but the whole scene's memory budget.
+    std::vector<std::string> problems(parse.errors.begin(),
+                                      parse.errors.end() - std::ptrdiff_t(parse.problems.size()));
     bool configValid = true;
-    for (const ConfigProblem& p : options.config.validate()) {
+    for (const ConfigProblem& p : parse.problems) {
         if (p.field == ConfigField::Memory)
-            std::erase(problems, p.message);
-        else
-            configValid = false;
+            continue;
+        problems.push_back(p.message);
+        configValid = false;
     }
     if (options.source == SceneSource::Brief)
         problems.push_back(

@@ -1,6 +1,7 @@
 #include "parameter_panel.h"
 
 #include "array_file_inputs.h"
+#include "scene_request.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -171,7 +172,7 @@ void ParameterPanel::buildForm() {
             LayerConfig back = *m_seededConfig;
             m_seededConfig.reset();
             back.mode = m_mode->currentIndex() == 1 ? ParallelMode::Row : ParallelMode::Column;
-            back.tpSize = nearestDivisor(back.splitDim(), back.tpSize);
+            moveTpToDivisor(back);
             setConfig(back, source);
             return;
         }
@@ -339,23 +340,18 @@ void ParameterPanel::readInputs() {
 
     m_config = config;
     m_problems = parseProblems;
+    m_run = readRunInputs(m_problems);
     const bool files = m_source == SceneSource::Files;
-    for (ConfigProblem& problem : config.validate()) {
+    for (ConfigProblem& problem : sceneProblems({config, m_source, m_run})) {
         const bool alreadyParsed =
             std::any_of(parseProblems.begin(), parseProblems.end(),
                         [&](const ConfigProblem& p) { return p.field == problem.field; });
-        // From files, the sizes are the files': they are checked once the files are read.
-        if (!alreadyParsed && !(files && sizedByFiles(problem.field)))
+        // From files, the sizes are the files' and the mistake is checked with them, once the
+        // files are read.
+        const bool checkedWithFiles =
+            files && (sizedByFiles(problem.field) || problem.field == ConfigField::Mistake);
+        if (!alreadyParsed && !checkedWithFiles)
             m_problems.push_back(std::move(problem));
-    }
-    if (files) {
-        std::vector<ConfigProblem> ignored;
-        m_run = readRunInputs(config, ignored);  // the mistake is checked once the files are read
-        for (ConfigProblem& problem : ignored)
-            if (problem.field == ConfigField::Tolerance)
-                m_problems.push_back(std::move(problem));
-    } else {
-        m_run = readRunInputs(config, m_problems);
     }
     m_arrayProblems = files ? m_files->inputProblems() : QStringList();
     m_files->showProblems(m_arrayProblems);

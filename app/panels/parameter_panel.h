@@ -25,8 +25,8 @@ namespace tp {
 class ArrayFileInputs;
 
 /// Edits a LayerConfig and its SceneSource, and how the scene runs (SceneRun: a mistake made on
-/// purpose and the check's rule). Every edit revalidates through LayerConfig::validate and
-/// mistakeProblems; each problem is shown next to the input it belongs to (field by field), and
+/// purpose and the check's rule). Every edit revalidates the request the inputs make
+/// (sceneProblems); each problem is shown next to the input it belongs to (field by field), and
 /// only a valid config is announced through configEdited. tp_size offers the divisors of the split
 /// dimension and accepts any typed value, saying why a refused one is refused.
 class ParameterPanel : public QWidget {
@@ -105,9 +105,9 @@ private:
     // How the scene runs: the mistake and the check's rule (scene_run_inputs.cpp).
     void buildRunBox(QVBoxLayout* layout);
     void showRunInputs(const SceneRun& run);
-    /// The run the inputs say, with their problems (the tolerances, and mistakeProblems for
-    /// `config` when it is valid) appended to `problems`.
-    SceneRun readRunInputs(const LayerConfig& config, std::vector<ConfigProblem>& problems) const;
+    /// The run the inputs say, with the problems of their text (the tolerances) appended to
+    /// `problems`; whether the mistake fits the scene is sceneProblems'.
+    SceneRun readRunInputs(std::vector<ConfigProblem>& problems) const;
 
     LayerConfig m_config;
     SceneSource m_source = SceneSource::Nnx;

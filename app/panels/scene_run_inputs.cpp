@@ -105,8 +105,7 @@ void ParameterPanel::showRunInputs(const SceneRun& run) {
     m_atol->setText(QString::fromStdString(formatDouble(run.check.tolerance.atol)));
 }
 
-SceneRun ParameterPanel::readRunInputs(const LayerConfig& config,
-                                       std::vector<ConfigProblem>& problems) const {
+SceneRun ParameterPanel::readRunInputs(std::vector<ConfigProblem>& problems) const {
     SceneRun run;
     run.mistake =
         parseMistake(m_mistake->currentData().toString().toStdString()).value_or(Mistake::None);
@@ -124,9 +123,6 @@ SceneRun ParameterPanel::readRunInputs(const LayerConfig& config,
                      .arg(name, edit->text().trimmed())
                      .toStdString()});
     }
-    for (ConfigProblem& problem :
-         mistakeProblems(config, run.mistake, m_source == SceneSource::Nnx))
-        problems.push_back(std::move(problem));
     return run;
 }
 

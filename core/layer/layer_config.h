@@ -44,7 +44,10 @@ enum class ConfigField {
     Data,
     Output,
     Mistake,
-    Tolerance  ///< the check's rtol and atol (CheckSettings), as the app's inputs take them
+    Tolerance,   ///< the check's rtol and atol (CheckSettings), as the app's inputs take them
+    KernelFile,  ///< the kernel read from a file (SceneRequest::arrays)
+    BiasFile,    ///< the bias read from a file
+    XFile        ///< x read from a file
 };
 
 /// One thing wrong with a LayerConfig, in words a user understands.

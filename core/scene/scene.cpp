@@ -1,8 +1,5 @@
 #include "scene.h"
 
-#include "finite_max_abs.h"
-#include "fused_forward.h"
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -43,88 +40,6 @@ std::string allocationFailureMessage(const LayerConfig& config) {
     const std::int64_t need = bytesNeeded(config);
     return "not enough memory for this scene: it needs " + formatBytes(need) + " (" +
            std::to_string(need) + " bytes) and an allocation failed; choose smaller sizes";
-}
-
-namespace {
-
-// The split forward pass (with run.mistake made for real), the reference and the check over
-// scene.params.
-std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const SceneRun& run) {
-    const LayerConfig& config = scene.config;
-    const LayerParams& p = scene.params;
-    scene.mistake = run.mistake;
-    if (run.mistake == Mistake::InitPerGroup)
-        scene.groupLayer = groupLayer(config);
-    scene.mistakeWithoutEffect = mistakeWithoutEffect(config, run.mistake, p.bias.isZero());
-    if (scene.source == SceneSource::Nnx)  // the other sources' bias is fixed
-        scene.biasShowingMistake = tp::biasShowingMistake(config, run.mistake, p.bias.isZero());
-    const ShardingPlan plan = ShardingPlan::make(config);
-    // The forward pass counts one unit per group: each weighs its share of the products.
-    const std::int64_t productUnits = productWorkUnits(config);
-    if (progress)
-        progress->setUnitSize(productUnits / config.tpSize);
-    if (run.mistake == Mistake::None) {
-        // The correct split and the reference: one read of a big kernel serves both.
-        ForwardAndReference both = forwardWithReference(p.x, p.kernel, p.bias, plan, progress);
-        scene.result = std::move(both.split);
-        scene.reference = std::move(both.reference);
-        scene.kernelMaxAbs = both.kernelMaxAbs;
-    } else {
-        scene.result = forwardWithMistake(run.mistake, p.x, p.kernel, p.bias, plan,
-                                          scene.groupLayer, progress);
-        if (!isCancelled(progress)) {
-            scene.reference = forwardReference(p.x, p.kernel, p.bias);
-            scene.kernelMaxAbs = finiteMaxAbs(p.kernel);
-        }
-    }
-    if (progress)
-        progress->setUnitSize(1);
-    if (isCancelled(progress))
-        return std::nullopt;
-    advance(progress, productUnits);  // the reference's share of the products
-    scene.verification =
-        verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
-    advance(progress, config.batch * config.features);
-    return scene;
-}
-
-}  // namespace
-
-std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source, Progress* progress,
-                                  const SceneRun& run) {
-    assert(config.validate().empty());
-    assert(source != SceneSource::Files);  // computeSceneFromArrays
-    assert(mistakeProblems(config, run.mistake, source == SceneSource::Nnx).empty());
-    if (progress)
-        progress->setTotal(sceneWorkUnits(config, source));
-
-    Scene scene;
-    scene.config = config;
-    scene.source = source;
-    if (source == SceneSource::Brief) {
-        scene.params = briefExampleParams();
-        assert(scene.params.kernel.rows() == config.inDim && scene.params.x.rows() == config.batch);
-    } else {
-        scene.params = initLayer(config, progress);
-        scene.kernelDrawn = true;
-    }
-    if (isCancelled(progress))
-        return std::nullopt;
-    return computeOverParams(std::move(scene), progress, run);
-}
-
-std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
-                                            Progress* progress, const SceneRun& run) {
-    assert(config.validate().empty());
-    assert(mistakeProblems(config, run.mistake, false).empty());
-    if (progress)
-        progress->setTotal(sceneWorkUnits(config, SceneSource::Files));
-    Scene scene;
-    scene.config = config;
-    scene.source = SceneSource::Files;
-    scene.kernelDrawn = !loaded.kernel.has_value();
-    scene.params = completeLayerParams(config, std::move(loaded));
-    return computeOverParams(std::move(scene), progress, run);
 }
 
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,

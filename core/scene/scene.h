@@ -1,7 +1,7 @@
 #pragma once
 
 // One scene, computed end to end: parameters, the split forward pass, the reference and the check.
-// The desktop app and tpviz-cli both compute through here.
+// The desktop app and tpviz-cli both compute through computeScene (scene_request.h).
 
 #include "array_source.h"
 #include "forward.h"
@@ -52,7 +52,7 @@ struct Scene {
     /// finite, found by computeScene (in the split's and the reference's read of the kernel when
     /// forwardWithReference fuses them), so that each picture of the kernel takes its colour scale
     /// from here instead of a pass of its own. Empty when some element is not finite, or in a
-    /// scene built elsewhere than computeScene / computeSceneFromArrays.
+    /// scene built elsewhere than computeScene (scene_request.h).
     std::optional<float> kernelMaxAbs;
 };
 
@@ -91,19 +91,5 @@ std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
 /// "not enough memory for this scene: it needs 1.5 GiB (N bytes) and an allocation failed; choose
 /// smaller sizes", with N = bytesNeeded(config).
 std::string allocationFailureMessage(const LayerConfig& config);
-
-/// Computes a scene from a valid config (assert config.validate().empty() and, with a mistake,
-/// mistakeProblems(...).empty()), makes run.mistake for real (forwardWithMistake) and checks the
-/// output against the reference with run.check (by default the rounding bound; see
-/// verification.h). With progress: sets the total to sceneWorkUnits and advances while generating
-/// and per group; returns nullopt when cancelled.
-std::optional<Scene> computeScene(const LayerConfig& config, SceneSource source,
-                                  Progress* progress = nullptr, const SceneRun& run = {});
-
-/// Computes a scene (source Files) over arrays read from files, the others drawn from the seed
-/// (completeLayerParams, which takes the arrays over), run as computeScene does. config must be
-/// valid and agree with the loaded shapes.
-std::optional<Scene> computeSceneFromArrays(const LayerConfig& config, LoadedArrays loaded,
-                                            Progress* progress = nullptr, const SceneRun& run = {});
 
 }  // namespace tp

@@ -80,6 +80,10 @@ SceneRun sceneRun(const SceneOptions& options) {
              options.tolerance}};
 }
 
+SceneRequest sceneRequest(const SceneOptions& options) {
+    return {options.config, options.source, sceneRun(options), options.files, {}};
+}
+
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras) {
     SceneOptionsParse parse;
@@ -156,11 +160,11 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     if (!loadFiles(options, given, scene, errors))
         return parse;
     const bool sizedByFiles = options.files.any();
-    for (const ConfigProblem& problem : config.validate())
-        errors.push_back(problemText(problem, scene, given, sizedByFiles));
-    for (const ConfigProblem& problem :
-         mistakeProblems(config, options.mistake, options.source == SceneSource::Nnx))
-        errors.push_back(problemText(problem, scene, given, sizedByFiles));
+    for (ConfigProblem& problem : sceneProblems(sceneRequest(options))) {
+        problem.message = problemText(problem, scene, given, sizedByFiles);
+        errors.push_back(problem.message);
+        parse.problems.push_back(std::move(problem));
+    }
     return parse;
 }
 

@@ -6,6 +6,7 @@
 #include "hardware.h"
 #include "layer_config.h"
 #include "scene.h"
+#include "scene_request.h"
 
 #include <map>
 #include <string>
@@ -47,7 +48,7 @@ struct SceneOptions {
     std::vector<std::string> cliOnlyGiven;  ///< the given options only tpviz-cli takes, in order
 
     // Arrays from files and out. With any array file, source is Files and `arrays` holds what
-    // was read (completed from the seed by computeSceneFromArrays).
+    // was read (completed from the seed by computeScene).
     ArrayFiles files;        ///< --kernel, --transpose, --bias FILE, --x (and the scene's arrays)
     std::string sceneFile;   ///< --scene FILE.tpviz, read first; explicit options override it
     std::string saveNpyDir;  ///< --save-npy DIR
@@ -58,9 +59,16 @@ struct SceneOptions {
 /// allclose with the given tolerances when --rtol or --atol was given).
 SceneRun sceneRun(const SceneOptions& options);
 
+/// The request the options make: config, source, sceneRun and the files named. The arrays read
+/// stay in options.arrays: move them into the request to compute it.
+SceneRequest sceneRequest(const SceneOptions& options);
+
 struct SceneOptionsParse {
     SceneOptions options;
     std::vector<std::string> errors;  ///< every problem, parsing and validation; empty when usable
+    /// The scene's problems (sceneProblems of the options' request), each tagged with what it
+    /// belongs to, in the words `errors` ends with.
+    std::vector<ConfigProblem> problems;
 };
 
 /// Parses arguments (without the program name): the options of the rows (option_rows.h; each

@@ -3,6 +3,7 @@
 // under its input with the last good picture kept, and tpviz --kernel FILE.
 
 #include "command_line.h"
+#include "compute/scene_computer.h"
 #include "files/export_actions.h"
 #include "files/scene_file_actions.h"
 #include "main_window.h"
@@ -24,6 +25,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 using namespace tp;
@@ -58,6 +60,32 @@ class TestArrayFilesApp : public QObject {
     Q_OBJECT
 
 private slots:
+    void arraysFromFilesAreComputedAsEveryRequestIs() {
+        // The worker reads the files, then hands the request they make to the one compute
+        // function, as it does for a seeded scene; tp_size 3 moves to 2, a divisor of the
+        // kernel's 8 features.
+        QTemporaryDir dir;
+        const Matrix kernel = values(6, 8, 0.3f);
+        const std::string kernelPath = dir.filePath("w.npy").toStdString();
+        QCOMPARE(writeNpy(kernelPath, kernel), std::string());
+        SceneComputer computer;
+        std::atomic<int> fromFiles = 0;
+        computer.setComputeFunction([&fromFiles](SceneRequest request, Progress* progress) {
+            if (request.source == SceneSource::Files && request.arrays.kernel)
+                ++fromFiles;
+            return computeScene(std::move(request), progress);
+        });
+        ArrayFiles files;
+        files.kernel = kernelPath;
+        QSignalSpy ready(&computer, &SceneComputer::sceneReady);
+        computer.computeNow(LayerConfig{}, SceneSource::Files, {}, files);
+        QVERIFY(ready.wait(10000));
+        QCOMPARE(fromFiles.load(), 1);
+        const ScenePtr scene = ready.first().at(0).value<ScenePtr>();
+        QCOMPARE(scene->config.tpSize, 2);
+        QVERIFY(sameBits(scene->params.kernel, kernel));
+    }
+
     void npyKernelAndBiasBitForBit() {
         QTemporaryDir dir;
         const Matrix kernel = values(6, 8, 0.3f);

@@ -6,6 +6,7 @@
 #include "main_window.h"
 #include "matrix_view.h"
 #include "parameter_panel.h"
+#include "scene_request.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -58,10 +59,8 @@ private slots:
         QTRY_VERIFY(w.window.scene());
         const ScenePtr before = w.window.scene();
         SceneComputer* computer = w.window.computer();
-        computer->setComputeFunction([&workerSawCancel](const LayerConfig& config,
-                                                        SceneSource source, Progress* progress,
-                                                        const SceneRun& run) {
-            std::optional<Scene> scene = computeScene(config, source, progress, run);
+        computer->setComputeFunction([&workerSawCancel](SceneRequest request, Progress* progress) {
+            std::optional<Scene> scene = computeScene(std::move(request), progress);
             QDeadlineTimer deadline(60000);
             while (!progress->cancelled() && !deadline.hasExpired())
                 QThread::msleep(1);

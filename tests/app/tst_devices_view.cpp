@@ -11,6 +11,7 @@
 #include "palette.h"
 #include "parameter_panel.h"
 #include "process_run.h"
+#include "scene_request.h"
 #include "screenshot.h"
 #include "steps/step_controller.h"
 #include "timeline.h"
@@ -37,7 +38,7 @@ LayerConfig meshConfig(LayerConfig c, std::int64_t data, std::optional<OutputLay
 }
 
 ScenePtr sceneOf(const LayerConfig& c) {
-    return std::make_shared<const Scene>(*computeScene(c, SceneSource::Nnx));
+    return std::make_shared<const Scene>(*computeScene({c, SceneSource::Nnx}));
 }
 
 // Columns of a card's output view that hold a value (not NaN) in its first row.

@@ -11,6 +11,7 @@
 #include "mistake_text.h"
 #include "output_panel.h"
 #include "parameter_panel.h"
+#include "scene_request.h"
 #include "step_controller.h"
 #include "timeline.h"
 #include "trace_panel.h"
@@ -319,7 +320,7 @@ private slots:
                      QString::fromStdString(scene->mistakeWithoutEffect).toHtmlEscaped()),
                  qPrintable(w.check()->noteText()));
         // Bit for bit the output of the right split.
-        const std::optional<Scene> right = computeScene(config, SceneSource::Nnx);
+        const std::optional<Scene> right = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene->result.output == right->result.output);
     }
 

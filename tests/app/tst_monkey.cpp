@@ -16,6 +16,7 @@
 #include "parameter_panel.h"
 #include "python_dialog.h"
 #include "sanitizer_build.h"
+#include "scene_request.h"
 #include "step_actions.h"
 #include "step_controller.h"
 #include "steps/tab_timelines.h"
@@ -590,11 +591,10 @@ private slots:
         QVERIFY(QTest::qWaitForWindowActive(&window));
         QTRY_VERIFY(window.scene());
         SceneComputer* computer = window.computer();
-        computer->setComputeFunction([&workerSawCancel](const LayerConfig& config,
-                                                        SceneSource source, Progress* progress,
-                                                        const SceneRun& run) {
-            std::optional<Scene> scene = computeScene(config, source, progress, run);
-            if (config.seed == 7) {  // held open until cancelled
+        computer->setComputeFunction([&workerSawCancel](SceneRequest request, Progress* progress) {
+            const bool heldOpen = request.config.seed == 7;
+            std::optional<Scene> scene = computeScene(std::move(request), progress);
+            if (heldOpen) {  // held open until cancelled
                 QDeadlineTimer deadline(60000);
                 while (!progress->cancelled() && !deadline.hasExpired())
                     QThread::msleep(1);

@@ -6,6 +6,7 @@
 #include "devices/mpi_launch.h"
 #include "devices/mpi_run_panel.h"
 #include "hardware.h"
+#include "scene_request.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,7 +22,7 @@ using namespace tp;
 namespace {
 
 DeviceScene deviceSceneOf(const LayerConfig& c) {
-    return makeDeviceScene(std::make_shared<const Scene>(*computeScene(c, SceneSource::Nnx)),
+    return makeDeviceScene(std::make_shared<const Scene>(*computeScene({c, SceneSource::Nnx})),
                            defaultHardware());
 }
 

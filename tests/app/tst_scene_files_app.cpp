@@ -15,6 +15,7 @@
 #include "parameter_panel.h"
 #include "scene_arrays.h"
 #include "scene_options.h"
+#include "scene_session.h"
 #include "step_controller.h"
 
 #include <QAction>
@@ -30,6 +31,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -143,6 +145,11 @@ private slots:
             << QByteArray(
                    R"({"format": "tpviz-scene", "version": 1, "features": 10, "tp_size": 4})")
             << "not divisible by tp_size (4)";
+        // Every problem, the mistake's too, although the config already has one.
+        QTest::newRow("tp does not divide, and a row mistake in column mode")
+            << QByteArray(R"({"format": "tpviz-scene", "version": 1, "features": 10, )"
+                          R"("tp_size": 4, "mistake": "concat-partials"})")
+            << "'mistake' concat-partials is a row-parallel mistake";
         QTest::newRow("arrays and the example")
             << QByteArray(R"({"format": "tpviz-scene", "version": 1, "example": "brief", )"
                           R"("arrays": {"kernel": "w.npy"}})")
@@ -171,6 +178,35 @@ private slots:
         QCOMPARE(w.window.parameterPanel()->config(), rowScene());
         QVERIFY(w.files()->recentFiles().isEmpty());
         QVERIFY(w.files()->openScene(dir.filePath("missing.tpviz")).contains("missing.tpviz"));
+    }
+
+    void theActionsWorkThroughTheSession() {
+        Window w(rowScene());
+        QTRY_VERIFY(w.shows(rowScene(), SceneSource::Nnx));
+        SceneSession* session = w.window.session();
+        QCOMPARE(w.files()->parent(), session);
+        QCOMPARE(w.exports()->parent(), session);
+        // A request shown through the session is what the actions save and spell back.
+        LayerConfig next = rowScene();
+        next.seed = 11;
+        QSignalSpy shown(session, &SceneSession::sceneShown);
+        session->show({next, SceneSource::Nnx, {Mistake::BiasPerPartial, {}}});
+        QTRY_VERIFY(!shown.isEmpty());
+        QCOMPARE(session->scene(), w.window.scene());
+        QCOMPARE(session->scene()->config, next);
+        QVERIFY(session->request().run.mistake == Mistake::BiasPerPartial);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("next.tpviz");
+        QCOMPARE(w.files()->saveScene(path), QString());
+        const SceneFileRead read = readSceneFile(path.toStdString());
+        QVERIFY(read.scene);
+        QCOMPARE(read.scene->config.seed, next.seed);
+        QVERIFY(read.scene->mistake == Mistake::BiasPerPartial);
+        const SceneOptionsParse parse = parseSceneOptions(w.exports()->commandLineArguments());
+        QVERIFY(parse.errors.empty());
+        QCOMPARE(parse.options.config.seed, next.seed);
+        QVERIFY(parse.options.mistake == Mistake::BiasPerPartial);
+        QCOMPARE(session->pictureName(), w.window.screenshotName());
     }
 
     void recentFilesKeepTheLastEight() {

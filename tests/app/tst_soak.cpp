@@ -6,6 +6,7 @@
 #include "compute/scene_computer.h"
 #include "main_window.h"
 #include "sanitizer_build.h"
+#include "scene_request.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -148,13 +149,12 @@ private slots:
         QTRY_VERIFY(window.scene());
         const ScenePtr before = window.scene();
         SceneComputer* computer = window.computer();
-        computer->setComputeFunction([](const LayerConfig& config, SceneSource source,
-                                        Progress* progress,
-                                        const SceneRun& run) -> std::optional<Scene> {
-            if (config.seed == 13)
-                throw std::bad_alloc();  // as Eigen throws when malloc fails
-            return computeScene(config, source, progress, run);
-        });
+        computer->setComputeFunction(
+            [](SceneRequest request, Progress* progress) -> std::optional<Scene> {
+                if (request.config.seed == 13)
+                    throw std::bad_alloc();  // as Eigen throws when malloc fails
+                return computeScene(std::move(request), progress);
+            });
         QSignalSpy failed(computer, &SceneComputer::failed);
         LayerConfig config = before->config;
         config.seed = 13;

@@ -4,6 +4,7 @@
 #include "layer_panel.h"
 #include "matrix_view.h"
 #include "scene.h"
+#include "scene_request.h"
 #include "trace_panel.h"
 
 #include <QSignalSpy>
@@ -99,7 +100,7 @@ private slots:
         LayerConfig config = brief ? briefExampleConfig() : LayerConfig{};
         config.prng = PrngLayout(layout);
         const auto scene =
-            std::make_shared<const Scene>(*computeScene(config, SceneSource(source)));
+            std::make_shared<const Scene>(*computeScene({config, SceneSource(source)}));
         LayerPanel panel;
         panel.resize(1000, 700);
         panel.setScene(scene);

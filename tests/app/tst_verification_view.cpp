@@ -1,6 +1,7 @@
 // The check's box in words: passed, failed and inconclusive, from real scenes' verdicts.
 
 #include "scene.h"
+#include "scene_request.h"
 #include "verification_view.h"
 
 #include <QTest>
@@ -19,7 +20,7 @@ private slots:
                                  .features = 4,
                                  .tpSize = 2,
                                  .mode = ParallelMode::Row};
-        const auto scene = computeScene(config, SceneSource::Nnx);
+        const auto scene = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene);
         VerificationView view;
         view.setVerification(scene->verification, true, QString());
@@ -38,9 +39,8 @@ private slots:
 
     void passedAndFailed() {
         const LayerConfig config{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2};
-        const auto correct = computeScene(config, SceneSource::Nnx);
-        const auto wrong =
-            computeScene(config, SceneSource::Nnx, nullptr, SceneRun{Mistake::SliceX, {}});
+        const auto correct = computeScene({config, SceneSource::Nnx});
+        const auto wrong = computeScene({config, SceneSource::Nnx, SceneRun{Mistake::SliceX, {}}});
         QVERIFY(correct && wrong);
         VerificationView view;
         view.setVerification(correct->verification, true, QString());

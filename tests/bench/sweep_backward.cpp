@@ -9,6 +9,7 @@
 
 #include "scene.h"
 #include "scene_backward.h"
+#include "scene_request.h"
 
 #include <algorithm>
 #include <chrono>
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
                             config.validate().front().message.c_str());
                 continue;
             }
-            const auto scene = computeScene(config, SceneSource::Nnx);
+            const auto scene = computeScene({config, SceneSource::Nnx});
             const auto start = std::chrono::steady_clock::now();
             const SceneBackward backward = computeBackward(*scene);
             const double seconds =

@@ -9,6 +9,7 @@
 
 #include "forward.h"
 #include "scene.h"
+#include "scene_request.h"
 #include "verification.h"
 
 #include <algorithm>
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
                         config.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
                     if (!config.validate().empty())
                         continue;
-                    const auto scene = computeScene(config, SceneSource::Nnx);
+                    const auto scene = computeScene({config, SceneSource::Nnx});
                     const LayerParams& p = scene->params;
                     const Matrix s = magnitudes(p.x, p.kernel, p.bias);
                     const Index k = config.inDim;

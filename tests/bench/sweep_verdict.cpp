@@ -9,6 +9,7 @@
 
 #include "mistakes.h"
 #include "scene.h"
+#include "scene_request.h"
 #include "verification.h"
 
 #include <algorithm>
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
                         if (!config.validate().empty() || !mistakeProblems(config, mistake).empty())
                             continue;
                         const auto scene =
-                            computeScene(config, SceneSource::Nnx, nullptr, SceneRun{mistake, {}});
+                            computeScene({config, SceneSource::Nnx, SceneRun{mistake, {}}});
                         const Verification& v = scene->verification;
                         const bool wrong = mistake != Mistake::None;
                         const bool ok =

@@ -7,6 +7,7 @@
 #include "python_snippet.h"
 #include "sanitizer_build.h"
 #include "scene.h"
+#include "scene_request.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -146,7 +147,7 @@ private slots:
         const Run run =
             runCli({"--batch", "2", "--in-dim", "3", "--features", "4", "--tp", "2", "--json"});
         QCOMPARE(run.exitCode, 0);
-        const auto scene = tp::computeScene(config, tp::SceneSource::Nnx);
+        const auto scene = tp::computeScene({config, tp::SceneSource::Nnx});
         // Every kernel value in the JSON text reads back to the same float32 bits.
         const QString text = run.outText();
         const auto kernelText =

@@ -2,6 +2,7 @@
 
 #include "report.h"
 #include "scene_options.h"
+#include "scene_request.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -107,7 +108,7 @@ private slots:
                                  .tpSize = 4,
                                  .mode = ParallelMode::Row,
                                  .dataSize = 2};
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const SceneCosts costs = computeSceneCosts(scene, *findHardware("tpu-v4"));
         QJsonParseError error;
         const QJsonDocument doc = QJsonDocument::fromJson(

@@ -4,6 +4,7 @@
 
 #include "forward.h"
 #include "scene.h"
+#include "scene_request.h"
 #include "verification.h"
 
 #include <QTest>
@@ -124,7 +125,7 @@ private slots:
             config.tpSize = 2;
             config.memoryBudgetBytes = bytesNeeded(config);
             QVERIFY(config.validate().empty());
-            const std::optional<Scene> scene = computeScene(config, SceneSource::Nnx);
+            const std::optional<Scene> scene = computeScene({config, SceneSource::Nnx});
             QVERIFY(scene);
             QVERIFY(scene->verification.allclose);
         }

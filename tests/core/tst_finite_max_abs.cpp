@@ -3,6 +3,7 @@
 
 #include "finite_max_abs.h"
 #include "scene.h"
+#include "scene_request.h"
 
 #include <QTest>
 
@@ -117,7 +118,7 @@ private slots:
         config.tpSize = 4;
         config.mode = rowMode ? ParallelMode::Row : ParallelMode::Column;
         const std::optional<Scene> scene =
-            computeScene(config, SceneSource::Nnx, nullptr, SceneRun{Mistake(mistake), {}});
+            computeScene({config, SceneSource::Nnx, SceneRun{Mistake(mistake), {}}});
         QVERIFY(scene.has_value());
         const float largest = scene->params.kernel.cwiseAbs().maxCoeff();
         QVERIFY(largest > 0.0f);

@@ -5,6 +5,7 @@
 #include "python_snippet.h"
 #include "scene.h"
 #include "scene_options.h"
+#include "scene_request.h"
 #include "timeline.h"
 
 #include <QRegularExpression>
@@ -33,7 +34,7 @@ QString joined(const std::vector<ConfigProblem>& problems) {
 Scene run(const LayerConfig& config, Mistake mistake) {
     if (!config.validate().empty() || !mistakeProblems(config, mistake).empty())
         qFatal("invalid test scene");
-    return *computeScene(config, SceneSource::Nnx, nullptr, SceneRun{mistake, {}});
+    return *computeScene({config, SceneSource::Nnx, SceneRun{mistake, {}}});
 }
 
 }  // namespace
@@ -96,7 +97,7 @@ private slots:
             QVERIFY2(v.maxErrorOverBound > 100, qPrintable(QString::number(v.maxErrorOverBound)));
         }
         // The correct split of the same scene passes.
-        QVERIFY(computeScene(config, SceneSource::Nnx)->verification.passed());
+        QVERIFY(computeScene({config, SceneSource::Nnx})->verification.passed());
     }
 
     // bias-per-partial adds the bias tp times: off by (tp - 1) * bias, up to rounding.
@@ -169,7 +170,7 @@ private slots:
         const QString said = QString::fromStdString(scene.mistakeWithoutEffect);
         QVERIFY2(said.contains("no effect") && said.contains(why), qPrintable(said));
         // Not merely within rounding: the very bits of the correct split.
-        QVERIFY(scene.result.output == computeScene(config, SceneSource::Nnx)->result.output);
+        QVERIFY(scene.result.output == computeScene({config, SceneSource::Nnx})->result.output);
         // Only a zero bias is offered a bias that would show the mistake, and no option's name.
         QCOMPARE(scene.biasShowingMistake.has_value(),
                  QString(QTest::currentDataTag()) == QLatin1String("bias-per-partial, zero bias"));

@@ -8,6 +8,7 @@
 #include "forward.h"
 #include "matrix_bits.h"
 #include "scene.h"
+#include "scene_request.h"
 
 #include <QTest>
 
@@ -74,7 +75,7 @@ private slots:
             const QString where =
                 QStringLiteral("config %1 (%2), seed %3: ").arg(i).arg(describe(config)).arg(seed);
             QVERIFY2(config.validate().empty(), qPrintable(where + "invalid"));
-            const std::optional<Scene> scene = computeScene(config, SceneSource::Nnx);
+            const std::optional<Scene> scene = computeScene({config, SceneSource::Nnx});
             QVERIFY(scene);
             QVERIFY2(scene->verification.allclose,
                      qPrintable(

@@ -5,6 +5,7 @@
 #include "float_format.h"
 #include "report.h"
 #include "scene.h"
+#include "scene_request.h"
 #include "test_vectors.h"
 
 #include <QJsonArray>
@@ -25,7 +26,7 @@ namespace {
 Scene brief(ParallelMode mode) {
     LayerConfig config = briefExampleConfig();
     config.mode = mode;
-    return *computeScene(config, SceneSource::Brief);
+    return *computeScene({config, SceneSource::Brief});
 }
 
 QJsonObject parse(const std::string& json) {
@@ -186,7 +187,7 @@ private slots:
     }
     void nnxSceneJsonKeepsTheBits() {
         QFETCH(LayerConfig, config);
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const QJsonObject doc = parse(jsonReport(scene));
         const QJsonObject c = doc["config"].toObject();
         QCOMPARE(c["seed"].toInt(), 0);
@@ -214,7 +215,7 @@ private slots:
     }
 
     void nnxSceneText() {
-        const Scene scene = *computeScene(test::kTinyTwoGroups, SceneSource::Nnx);
+        const Scene scene = *computeScene({test::kTinyTwoGroups, SceneSource::Nnx});
         const QString text = QString::fromStdString(textReport(scene));
         QVERIFY2(text.startsWith("column-parallel split of nnx.Linear(3, 4, rngs=nnx.Rngs(0)), "
                                  "batch 2, tp_size 2, chunk = features / tp_size = 2\n"
@@ -294,7 +295,7 @@ private slots:
 
     void bigArraysAreShortened() {
         const LayerConfig config{.batch = 2, .inDim = 40, .features = 30, .tpSize = 3};
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const QStringList lines = QString::fromStdString(textReport(scene)).split('\n');
         const qsizetype at = lines.indexOf("kernel (40, 30):");
         QVERIFY(at >= 0);

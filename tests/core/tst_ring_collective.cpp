@@ -3,6 +3,7 @@
 
 #include "ring_collective.h"
 #include "scene.h"
+#include "scene_request.h"
 
 #include <QTest>
 
@@ -175,7 +176,7 @@ private slots:
             .dataSize = data,
             .output = sharded ? OutputLayout::Sharded : OutputLayout::Replicated};
         QVERIFY(config.validate().empty());
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const RingRun run = simulateRing(config, scene.result, scene.params.bias);
         QCOMPARE(int(run.kind), kind);
         QVERIFY(run.simulated);
@@ -213,7 +214,7 @@ private slots:
     void stepBuffersCapped() {
         const LayerConfig config{
             .batch = 64, .inDim = 16, .features = 4096, .tpSize = 16, .mode = ParallelMode::Row};
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const RingRun run = simulateRing(config, scene.result, scene.params.bias);
         QVERIFY(run.simulated);
         QVERIFY(!run.stepBuffersKept);
@@ -244,7 +245,7 @@ private slots:
         LayerConfig config{.batch = 4, .inDim = 1024, .features = 64, .tpSize = 4};
         config.mode = ParallelMode(mode);
         config.output = output == "replicated" ? OutputLayout::Replicated : OutputLayout::Sharded;
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const std::int64_t rows = config.batch * config.tpSize;
         QCOMPARE(ringRunBytes(config), (3 * rows * config.features + rows * config.inDim) * 4);
         QVERIFY(ringRunBytes(config) < bytesNeeded(config) / 3);
@@ -263,7 +264,7 @@ private slots:
         LayerConfig config{
             .batch = 2, .inDim = 8, .features = 12, .tpSize = 8, .mode = ParallelMode::Row};
         config.memoryBudgetBytes = bytesNeeded(config);
-        const Scene scene = *computeScene(config, SceneSource::Nnx);
+        const Scene scene = *computeScene({config, SceneSource::Nnx});
         const RingRun run = simulateRing(config, scene.result, scene.params.bias);
         QVERIFY(!run.simulated);
         QVERIFY(run.kind == CollectiveKind::AllReduce);

@@ -5,6 +5,7 @@
 #include "npy.h"
 #include "scene.h"
 #include "scene_arrays.h"
+#include "scene_request.h"
 #include "staged_file.h"
 
 #include <QTemporaryDir>
@@ -30,7 +31,7 @@ Scene sceneOf(std::int64_t batch, std::int64_t inDim, std::int64_t features, std
     config.features = features;
     config.tpSize = tp;
     config.mode = mode;
-    return *computeScene(config, SceneSource::Nnx);
+    return *computeScene({config, SceneSource::Nnx});
 }
 
 std::set<std::string> namesIn(const std::string& dir) {

@@ -3,6 +3,7 @@
 // are still to come.
 
 #include "scene.h"
+#include "scene_request.h"
 
 #include <QTest>
 
@@ -36,7 +37,7 @@ private slots:
         QFETCH(LayerConfig, config);
         QFETCH(SceneSource, source);
         Progress progress;
-        QVERIFY(computeScene(config, source, &progress));
+        QVERIFY(computeScene({config, source}, &progress));
         QCOMPARE(progress.total(), sceneWorkUnits(config, source));
         QCOMPARE(progress.done(), progress.total());
     }

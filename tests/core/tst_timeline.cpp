@@ -2,6 +2,7 @@
 // steps of each, what each changes, the equation line and the caption.
 
 #include "scene.h"
+#include "scene_request.h"
 #include "timeline.h"
 
 #include <QTest>
@@ -253,7 +254,7 @@ private slots:
         const LayerConfig c = meshConfig(mode, layout, data, tp);
         QVERIFY(c.validate().empty());
         const Timeline program = meshProgram(c);
-        const Scene scene = *computeScene(c, SceneSource::Nnx);
+        const Scene scene = *computeScene({c, SceneSource::Nnx});
         const RingRun ring = computeSceneCosts(scene, defaultHardware()).ring;
         QCOMPARE(int(ring.steps.size()), collectiveStepCount(c));
         const bool closing = mode == 1 && collectiveStepCount(c) == 0;  // row mode, tp 1

@@ -2,6 +2,7 @@
 // first when in_dim is big, and row mode's partials add up with the bias once.
 
 #include "scene.h"
+#include "scene_request.h"
 #include "trace.h"
 
 #include <QTest>
@@ -14,7 +15,7 @@ using namespace tp;
 namespace {
 
 Scene scene(const LayerConfig& config) {
-    std::optional<Scene> s = computeScene(config, SceneSource::Nnx);
+    std::optional<Scene> s = computeScene({config, SceneSource::Nnx});
     Q_ASSERT(s);
     return std::move(*s);
 }
@@ -31,7 +32,7 @@ class TestTrace : public QObject {
 
 private slots:
     void workedExampleTermByTerm() {
-        std::optional<Scene> s = computeScene(briefExampleConfig(), SceneSource::Brief);
+        std::optional<Scene> s = computeScene({briefExampleConfig(), SceneSource::Brief});
         QVERIFY(s);
         const OutputTrace t = trace(*s, 0, 3);
         QCOMPARE(t.terms.size(), std::size_t(2));

@@ -3,6 +3,7 @@
 
 #include "float_format.h"
 #include "scene.h"
+#include "scene_request.h"
 #include "verification.h"
 
 #include <QTest>
@@ -144,7 +145,7 @@ private slots:
         if (biasStddev > 0)
             config.bias = BiasInit{BiasInit::Kind::Normal, biasStddev};
         QVERIFY(config.validate().empty());
-        const auto scene = computeScene(config, SceneSource::Nnx);
+        const auto scene = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene);
         const Verification& v = scene->verification;
         QVERIFY2(v.passed(), qPrintable(QString("ratio %1, resolution %2 against values %3")
@@ -258,7 +259,7 @@ private slots:
                                  .tpSize = 4,
                                  .mode = row ? ParallelMode::Row : ParallelMode::Column,
                                  .bias = {BiasInit::Kind::Normal, 0.5f}};
-        const auto scene = computeScene(config, SceneSource::Nnx);
+        const auto scene = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene);
         const LayerParams& p = scene->params;
         Matrix actual = scene->reference;
@@ -281,7 +282,7 @@ private slots:
     void inconclusiveFromTheResolution() {
         LayerConfig config{.batch = 2, .inDim = Index(1) << 20, .features = 4, .tpSize = 2};
         config.mode = ParallelMode::Row;
-        const auto row = computeScene(config, SceneSource::Nnx);
+        const auto row = computeScene({config, SceneSource::Nnx});
         QVERIFY(row);
         const Verification& v = row->verification;
         QCOMPARE(toString(v.verdict), toString(Verdict::Inconclusive));
@@ -293,7 +294,7 @@ private slots:
         QVERIFY(inconclusiveReason(Verification{}).empty());
 
         config.mode = ParallelMode::Column;
-        const auto column = computeScene(config, SceneSource::Nnx);
+        const auto column = computeScene({config, SceneSource::Nnx});
         QVERIFY(column);
         QCOMPARE(toString(column->verification.verdict), toString(Verdict::Passed));
         QCOMPARE(column->verification.bitIdentical, column->verification.elements);
@@ -331,7 +332,8 @@ private slots:
                 loaded.x = params.x;
                 loaded.kernel = params.kernel;
                 loaded.bias = params.bias;
-                const auto scene = computeSceneFromArrays(config, std::move(loaded));
+                const auto scene =
+                    computeScene({config, SceneSource::Files, {}, {}, std::move(loaded)});
                 QVERIFY(scene);
                 QVERIFY2(scene->verification.verdict != Verdict::Failed,
                          qPrintable(QString("%1 tp %2: error %3 of its bound")
@@ -346,7 +348,7 @@ private slots:
     // far above the reference (the cheap test cannot clear it) and once at the largest element.
     void perturbationJustAboveTheBoundFails() {
         const LayerConfig config{.batch = 4, .inDim = 256, .features = 32, .tpSize = 4};
-        const auto scene = computeScene(config, SceneSource::Nnx);
+        const auto scene = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene);
         const LayerParams& p = scene->params;
         const Matrix s = magnitudes(p.x, p.kernel, p.bias);
@@ -383,7 +385,7 @@ private slots:
                                  .tpSize = 4,
                                  .mode = ParallelMode::Row,
                                  .bias = {BiasInit::Kind::Normal, 0.5f}};
-        const auto scene = computeScene(config, SceneSource::Nnx);
+        const auto scene = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene && scene->verification.passed());
         const LayerParams& p = scene->params;
         Matrix wrong = scene->result.output;
@@ -417,7 +419,7 @@ private slots:
 
     void bitIdenticalAndUlpCounting() {
         const LayerConfig config{.batch = 3, .inDim = 16, .features = 8, .tpSize = 2};
-        const auto scene = computeScene(config, SceneSource::Nnx);
+        const auto scene = computeScene({config, SceneSource::Nnx});
         QVERIFY(scene);
         const LayerParams& p = scene->params;
         Matrix actual = scene->reference;
@@ -500,7 +502,7 @@ private slots:
         LayerConfig config = briefExampleConfig();
         config.mode = row ? ParallelMode::Row : ParallelMode::Column;
         config.tpSize = tp;
-        const auto scene = computeScene(config, SceneSource::Brief);
+        const auto scene = computeScene({config, SceneSource::Brief});
         QVERIFY(scene);
         const Verification& v = scene->verification;
         QVERIFY(v.passed());

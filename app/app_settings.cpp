@@ -1,6 +1,6 @@
 #include "app_settings.h"
 
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <QAction>
 #include <QActionGroup>

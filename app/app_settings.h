@@ -2,8 +2,8 @@
 
 // The parameters and the window state that tpviz remembers between runs (QSettings).
 
-#include "layer_config.h"
-#include "scene.h"
+#include "layer/layer_config.h"
+#include "scene/scene.h"
 
 #include <QString>
 

@@ -1,11 +1,11 @@
 #include "command_line.h"
 
-#include "file_text.h"
-#include "jax_random.h"
-#include "option_rows.h"
-#include "scene_file.h"
-#include "scene_options.h"
-#include "timeline.h"
+#include "io/file_text.h"
+#include "io/scene_file.h"
+#include "nnx/jax_random.h"
+#include "scene/option_rows.h"
+#include "scene/scene_options.h"
+#include "scene/timeline.h"
 
 namespace tp {
 namespace {

@@ -2,9 +2,9 @@
 
 // tpviz's command line: the scene options shared with tpviz-cli, plus --screenshot and --step.
 
-#include "array_source.h"
-#include "layer_config.h"
-#include "scene.h"
+#include "io/array_source.h"
+#include "layer/layer_config.h"
+#include "scene/scene.h"
 
 #include <memory>
 #include <optional>

@@ -4,8 +4,8 @@
 // screen, or else the inputs as a request; show() to put a request on screen; sceneShown when a
 // new scene is there.
 
-#include "scene.h"
-#include "scene_request.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QObject>
 #include <QString>

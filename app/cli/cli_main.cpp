@@ -1,16 +1,16 @@
 // tpviz-cli: the command-line face of the core, for scripting and for checking the app's numbers.
 
-#include "jax_random.h"
-#include "option_rows.h"
-#include "python_snippet.h"
-#include "report.h"
-#include "scene.h"
-#include "scene_arrays.h"
-#include "scene_backward.h"
-#include "scene_options.h"
-#include "scene_request.h"
-#include "standard_output.h"
-#include "verification.h"
+#include "io/standard_output.h"
+#include "layer/verification.h"
+#include "nnx/jax_random.h"
+#include "scene/option_rows.h"
+#include "scene/python_snippet.h"
+#include "scene/report.h"
+#include "scene/scene.h"
+#include "scene/scene_arrays.h"
+#include "scene/scene_backward.h"
+#include "scene/scene_options.h"
+#include "scene/scene_request.h"
 
 #include <algorithm>
 #include <cstdio>

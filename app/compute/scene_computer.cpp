@@ -1,6 +1,6 @@
 #include "scene_computer.h"
 
-#include "scene_request.h"
+#include "scene/scene_request.h"
 
 #include <QThread>
 

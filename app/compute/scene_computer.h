@@ -2,9 +2,9 @@
 
 // Computes scenes off the UI thread: debounced requests, progress, cancel and restart.
 
-#include "array_source.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "io/array_source.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QStringList>
 

@@ -1,6 +1,6 @@
 #include "costs_panel.h"
 
-#include "range_text.h"
+#include "layer/range_text.h"
 #include "tp_sweep_plot.h"
 
 #include <QComboBox>

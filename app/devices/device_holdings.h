@@ -5,8 +5,8 @@
 
 #include "heatmap_image.h"
 #include "matrix_data.h"
-#include "scene.h"
-#include "timeline.h"
+#include "scene/scene.h"
+#include "scene/timeline.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 #include "mpi_launch.h"
 
-#include "hardware.h"
-#include "scene_arguments.h"
+#include "devices/hardware.h"
+#include "scene/scene_arguments.h"
 
 #include <QCoreApplication>
 #include <QDir>

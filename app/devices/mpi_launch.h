@@ -4,7 +4,7 @@
 // options> --json --costs` through QProcess, without blocking the UI thread, and reads what each
 // rank held and spent from rank 0's report (app/mpi/rank_report.h has its JSON keys).
 
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <QElapsedTimer>
 #include <QObject>

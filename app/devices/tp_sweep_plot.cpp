@@ -1,6 +1,6 @@
 #include "tp_sweep_plot.h"
 
-#include "mesh_costs.h"
+#include "devices/mesh_costs.h"
 
 #include <QPainter>
 #include <QPainterPath>

@@ -3,7 +3,7 @@
 // How memory per device and bytes on the wire change with tp_size: the valid tp sizes of a
 // scene, and a small plot of them with the current one marked.
 
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 #include <QString>
 #include <QWidget>

@@ -1,11 +1,11 @@
 #include "export_actions.h"
 
-#include "binary_file.h"
+#include "io/binary_file.h"
 #include "picture_export.h"
-#include "report.h"
-#include "scene_arguments.h"
-#include "scene_arrays.h"
-#include "scene_options.h"
+#include "scene/report.h"
+#include "scene/scene_arguments.h"
+#include "scene/scene_arrays.h"
+#include "scene/scene_options.h"
 #include "scene_session.h"
 
 #include <QAction>

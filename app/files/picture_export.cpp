@@ -1,8 +1,8 @@
 #include "picture_export.h"
 
-#include "binary_file.h"
+#include "io/binary_file.h"
+#include "io/staged_file.h"
 #include "matrix_view.h"
-#include "staged_file.h"
 
 #include <QAbstractItemView>
 #include <QBuffer>

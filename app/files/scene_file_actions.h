@@ -3,7 +3,7 @@
 // File > Open scene, Open Recent, Save scene and Save scene as: the scene on screen as a .tpviz
 // file (core/io/scene_file.h) and back.
 
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <QObject>
 #include <QStringList>

@@ -1,15 +1,15 @@
 // tpviz-mpi: the tensor-parallel split on real processes, one MPI rank per device of the
 // data x model mesh; rank 0 prints tpviz-cli's report plus what each rank held and spent.
 
-#include "jax_random.h"
+#include "io/standard_output.h"
 #include "mpi_run.h"
-#include "option_rows.h"
-#include "python_snippet.h"
+#include "nnx/jax_random.h"
 #include "rank_agreement.h"
 #include "rank_faults.h"
-#include "scene_arguments.h"
-#include "scene_arrays.h"
-#include "standard_output.h"
+#include "scene/option_rows.h"
+#include "scene/python_snippet.h"
+#include "scene/scene_arguments.h"
+#include "scene/scene_arrays.h"
 #include "test_options.h"
 
 #include <mpi.h>

@@ -1,13 +1,13 @@
 #include "mpi_run.h"
 
-#include "forward.h"
-#include "mesh_costs.h"
-#include "nnx_init.h"
+#include "devices/mesh_costs.h"
+#include "io/standard_output.h"
+#include "layer/forward.h"
+#include "nnx/nnx_init.h"
 #include "rank_check.h"
 #include "rank_report.h"
-#include "report.h"
-#include "scene_arrays.h"
-#include "standard_output.h"
+#include "scene/report.h"
+#include "scene/scene_arrays.h"
 
 #include <algorithm>
 #include <climits>

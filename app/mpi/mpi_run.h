@@ -4,7 +4,7 @@
 // by world_size = data * tp_size ranks, reported by rank 0 as tpviz-cli reports it.
 
 #include "rank_faults.h"
-#include "scene_options.h"
+#include "scene/scene_options.h"
 
 #include <mpi.h>
 

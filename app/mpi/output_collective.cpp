@@ -1,6 +1,6 @@
 #include "output_collective.h"
 
-#include "mesh_costs.h"
+#include "devices/mesh_costs.h"
 
 #include <cassert>
 

@@ -1,7 +1,7 @@
 #include "rank_check.h"
 
-#include "forward.h"
-#include "nnx_init.h"
+#include "layer/forward.h"
+#include "nnx/nnx_init.h"
 
 #include <algorithm>
 #include <array>

@@ -3,8 +3,8 @@
 // Gathering the ranks' results on rank 0 and checking them: against the single-process reference
 // when the whole layer fits rank 0's memory budget, otherwise block by block on each rank.
 
+#include "layer/verification.h"
 #include "output_collective.h"
-#include "verification.h"
 
 #include <mpi.h>
 

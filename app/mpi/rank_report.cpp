@@ -1,6 +1,6 @@
 #include "rank_report.h"
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <sys/resource.h>
 

@@ -10,7 +10,7 @@
 //              "communication_s"}, ...]   (in rank order)
 
 #include "rank_share.h"
-#include "report.h"
+#include "scene/report.h"
 
 #include <mpi.h>
 

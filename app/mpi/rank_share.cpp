@@ -1,7 +1,7 @@
 #include "rank_share.h"
 
-#include "mesh_costs.h"
-#include "nnx_init.h"
+#include "devices/mesh_costs.h"
+#include "nnx/nnx_init.h"
 
 #include <algorithm>
 #include <cassert>

@@ -11,8 +11,8 @@
 // Every array is drawn straight from the seed with the sliced NNX generation, never the whole
 // kernel.
 
-#include "eigen_types.h"
-#include "layer_config.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #include "test_options.h"
 
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 namespace tp::mpi {
 namespace {

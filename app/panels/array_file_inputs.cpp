@@ -1,6 +1,6 @@
 #include "array_file_inputs.h"
 
-#include "safetensors.h"
+#include "io/safetensors.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -4,8 +4,8 @@
 // a .safetensors file, optionally transposed), and optionally the bias and x, each with its
 // problem shown right under it.
 
-#include "array_source.h"
-#include "layer_config.h"
+#include "io/array_source.h"
+#include "layer/layer_config.h"
 
 #include <QStringList>
 #include <QWidget>

@@ -1,7 +1,7 @@
 #include "group_table_model.h"
 
+#include "layer/range_text.h"
 #include "palette.h"
-#include "range_text.h"
 
 #include <QBrush>
 #include <QColor>

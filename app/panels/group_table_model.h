@@ -2,9 +2,9 @@
 
 // The groups of the split as a side table: what each group reads and writes, and where the walk is.
 
-#include "layer_config.h"
-#include "sharding_plan.h"
-#include "timeline.h"
+#include "layer/layer_config.h"
+#include "layer/sharding_plan.h"
+#include "scene/timeline.h"
 
 #include <QAbstractTableModel>
 

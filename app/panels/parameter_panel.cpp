@@ -1,7 +1,7 @@
 #include "parameter_panel.h"
 
 #include "array_file_inputs.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
 
 #include <QCheckBox>
 #include <QComboBox>

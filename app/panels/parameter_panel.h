@@ -2,9 +2,9 @@
 
 // The parameter inputs of a scene, each with its validation message right under it.
 
-#include "array_source.h"
-#include "layer_config.h"
-#include "scene.h"
+#include "io/array_source.h"
+#include "layer/layer_config.h"
+#include "scene/scene.h"
 
 #include <QStringList>
 #include <QWidget>

@@ -1,6 +1,6 @@
 #include "python_dialog.h"
 
-#include "python_snippet.h"
+#include "scene/python_snippet.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -2,8 +2,8 @@
 
 // A runnable JAX/Flax script of the scene on screen, to copy and run.
 
-#include "layer_config.h"
-#include "scene.h"
+#include "layer/layer_config.h"
+#include "scene/scene.h"
 
 #include <QDialog>
 

@@ -3,7 +3,7 @@
 
 #include "parameter_panel.h"
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <QComboBox>
 #include <QFormLayout>

@@ -2,7 +2,7 @@
 
 // The check's error map: how far the split's output is from the reference, element by element.
 
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <memory>
 

@@ -3,7 +3,7 @@
 // How the picture's height is shared between the layer (x, the kernel and the bias) and the
 // outputs under it.
 
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 namespace tp {
 

@@ -4,10 +4,10 @@
 #include "heatmap_image.h"
 #include "heatmap_legend.h"
 #include "hover_text.h"
+#include "layer/trace.h"
 #include "matrix_view.h"
 #include "palette.h"
 #include "readable_height.h"
-#include "trace.h"
 #include "trace_panel.h"
 #include "unused_cells_overlay.h"
 

@@ -4,7 +4,7 @@
 // kernel, and the value legend. Groups carry their colours; the current group stands out.
 
 #include "compute/scene_computer.h"
-#include "timeline.h"
+#include "scene/timeline.h"
 
 #include <QWidget>
 

@@ -4,9 +4,9 @@
 
 #include "layer_panel.h"
 
+#include "layer/range_text.h"
 #include "matrix_view.h"
 #include "mistake_text.h"
-#include "range_text.h"
 #include "unused_cells_overlay.h"
 
 #include <QGridLayout>

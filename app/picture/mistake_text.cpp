@@ -1,6 +1,6 @@
 #include "mistake_text.h"
 
-#include "range_text.h"
+#include "layer/range_text.h"
 
 #include <QCoreApplication>
 

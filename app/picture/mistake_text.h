@@ -3,7 +3,7 @@
 // The words the picture says about a scene's mistake (mistakes.h): what the wrong code does, in
 // the titles of the arrays it makes and beside them.
 
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <QString>
 

@@ -3,10 +3,10 @@
 #include "error_map.h"
 #include "heatmap_image.h"
 #include "hover_text.h"
+#include "layer/range_text.h"
 #include "matrix_view.h"
 #include "mistake_text.h"
 #include "pending_overlay.h"
-#include "range_text.h"
 #include "title_row.h"
 #include "verification_view.h"
 

@@ -4,7 +4,7 @@
 // reference x @ kernel + bias and the check.
 
 #include "compute/scene_computer.h"
-#include "timeline.h"
+#include "scene/timeline.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 
 // Covers the not-yet-computed part of a MatrixView, so a result visibly fills step by step.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <QWidget>
 

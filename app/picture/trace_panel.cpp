@@ -1,7 +1,7 @@
 #include "trace_panel.h"
 
 #include "cell_text.h"
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

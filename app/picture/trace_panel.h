@@ -2,8 +2,8 @@
 
 // The sum behind one output value, term by term (core/layer/trace.h), in words and numbers.
 
-#include "layer_config.h"
-#include "trace.h"
+#include "layer/layer_config.h"
+#include "layer/trace.h"
 
 #include <QFrame>
 

@@ -3,7 +3,7 @@
 // Veils the cells of a MatrixView that a computation does not read, so that the blocks it reads
 // stand out: slice-x reads only kernel[block of rows, group's columns] of each group.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <QWidget>
 

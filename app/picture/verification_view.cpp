@@ -1,6 +1,6 @@
 #include "verification_view.h"
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <QLabel>
 #include <QPushButton>

@@ -2,8 +2,8 @@
 
 // The check of the split result against the reference, in plain sight.
 
-#include "layer_config.h"
-#include "verification.h"
+#include "layer/layer_config.h"
+#include "layer/verification.h"
 
 #include <QFrame>
 

@@ -3,8 +3,8 @@
 // One timeline per tab, each with its own position: the Layer tab walks the loop, the Devices tab
 // the mesh program (timeline.h). The step controls drive the tab on screen.
 
-#include "scene.h"
-#include "timeline.h"
+#include "scene/scene.h"
+#include "scene/timeline.h"
 
 #include <QObject>
 

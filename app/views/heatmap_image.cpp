@@ -1,7 +1,7 @@
 #include "heatmap_image.h"
 
 #include "cell_text.h"
-#include "max_abs_columns.h"
+#include "layer/max_abs_columns.h"
 #include "palette.h"
 
 #include <QFontMetricsF>

@@ -3,7 +3,7 @@
 // Rendering a matrix as a heatmap image: a pure function of (matrix, style, size), tested by
 // reading pixels. Widgets only cache and draw what it returns.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 #include "matrix_data.h"
 
 #include <QFont>

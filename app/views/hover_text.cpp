@@ -1,6 +1,6 @@
 #include "hover_text.h"
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 namespace tp {
 

@@ -2,7 +2,7 @@
 
 // A read-only, non-owning view of a float32 row-major matrix, kept alive by a shared owner.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <algorithm>
 #include <cassert>

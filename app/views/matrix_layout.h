@@ -2,7 +2,7 @@
 
 // Where a MatrixView draws its title, group band and cells: pure geometry, no widget.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <QPoint>
 #include <QRectF>

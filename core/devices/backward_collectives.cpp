@@ -1,4 +1,4 @@
-#include "backward_collectives.h"
+#include "devices/backward_collectives.h"
 
 #include <cassert>
 

@@ -17,8 +17,8 @@
 //   dbias all-reduce (D > 1):       V = F/P*4 (column) or F*4 (row, replicated) over D devices
 // each costing ringCost (mesh_costs.h). A collective over one device is left out.
 
-#include "layer_config.h"
-#include "mesh_costs.h"
+#include "devices/mesh_costs.h"
+#include "layer/layer_config.h"
 
 #include <string>
 #include <string_view>

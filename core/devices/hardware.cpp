@@ -1,4 +1,4 @@
-#include "hardware.h"
+#include "devices/hardware.h"
 
 #include <array>
 

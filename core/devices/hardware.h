@@ -8,7 +8,7 @@
 // A ring sends to one neighbour at a time, so the bandwidth is one link in one direction. Latency
 // per ring step and memory traffic are left out: this is the bandwidth-bound floor.
 
-#include "mesh_costs.h"
+#include "devices/mesh_costs.h"
 
 #include <optional>
 #include <span>

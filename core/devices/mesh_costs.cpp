@@ -1,4 +1,4 @@
-#include "mesh_costs.h"
+#include "devices/mesh_costs.h"
 
 #include <cassert>
 

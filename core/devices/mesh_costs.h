@@ -14,8 +14,8 @@
 // reduce-scatter send (P-1)/P*V per device in P-1 steps; all-reduce (reduce-scatter, then
 // all-gather) sends 2(P-1)/P*V in 2(P-1) steps. P = 1: no collective.
 
-#include "layer_config.h"
-#include "sharding_plan.h"
+#include "layer/layer_config.h"
+#include "layer/sharding_plan.h"
 
 #include <cstdint>
 #include <string>

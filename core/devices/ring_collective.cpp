@@ -1,4 +1,4 @@
-#include "ring_collective.h"
+#include "devices/ring_collective.h"
 
 #include <cassert>
 #include <cstring>

@@ -16,11 +16,11 @@
 //     Then the bias is added once, by the chunk's owner.
 //   all-reduce (row, replicated output): that reduce-scatter, the bias, then the all-gather.
 
-#include "eigen_types.h"
-#include "forward.h"
-#include "mesh_costs.h"
-#include "nnx_init.h"
-#include "verification.h"
+#include "devices/mesh_costs.h"
+#include "layer/eigen_types.h"
+#include "layer/forward.h"
+#include "layer/layer_params.h"
+#include "layer/verification.h"
 
 #include <cstdint>
 #include <vector>

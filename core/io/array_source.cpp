@@ -1,8 +1,8 @@
-#include "array_source.h"
+#include "io/array_source.h"
 
-#include "file_text.h"
-#include "npy.h"
-#include "safetensors.h"
+#include "io/file_text.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
 
 #include <cassert>
 #include <new>

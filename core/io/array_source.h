@@ -3,10 +3,10 @@
 // A layer's arrays from files: the kernel, and optionally the bias and x, each from an .npy file
 // or a tensor of a .safetensors file. What no file gives is drawn from the seed as nnx does.
 
-#include "eigen_types.h"
-#include "float_array.h"
-#include "layer_config.h"
-#include "nnx_init.h"
+#include "io/float_array.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
+#include "nnx/nnx_init.h"
 
 #include <optional>
 #include <string>

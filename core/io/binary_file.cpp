@@ -1,7 +1,7 @@
-#include "binary_file.h"
+#include "io/binary_file.h"
 
-#include "file_text.h"
-#include "staged_file.h"
+#include "io/file_text.h"
+#include "io/staged_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
-#include "file_text.h"
+#include "io/file_text.h"
 
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "float_array.h"
+#include "io/float_array.h"
 
 #include <bit>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 // A float32 array read from a file (1-D or 2-D), and the float types array files store.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,10 +1,10 @@
-#include "npy.h"
+#include "io/npy.h"
 
-#include "binary_file.h"
-#include "file_text.h"
-#include "layer_config.h"
-#include "nnx_init.h"
-#include "staged_file.h"
+#include "io/binary_file.h"
+#include "io/file_text.h"
+#include "io/staged_file.h"
+#include "layer/layer_config.h"
+#include "nnx/nnx_init.h"
 
 #include <bit>
 #include <cassert>

@@ -5,8 +5,8 @@
 //   LE in 2.0 and 3.0), then a Python dict literal {'descr': ..., 'fortran_order': ...,
 //   'shape': (...), } padded with spaces and ended by '\n', then the raw array data.
 
-#include "eigen_types.h"
-#include "float_array.h"
+#include "io/float_array.h"
+#include "layer/eigen_types.h"
 
 #include <cstdint>
 #include <string>

@@ -1,9 +1,9 @@
-#include "safetensors.h"
+#include "io/safetensors.h"
 
-#include "binary_file.h"
-#include "file_text.h"
-#include "layer_config.h"
-#include "nnx_init.h"
+#include "io/binary_file.h"
+#include "io/file_text.h"
+#include "layer/layer_config.h"
+#include "nnx/nnx_init.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,8 +8,8 @@
 //   the rest: the byte buffer; offsets are relative to its start, tensors are little-endian and
 //            C order, and together they cover the buffer exactly (no holes, no overlaps).
 
-#include "eigen_types.h"
-#include "float_array.h"
+#include "io/float_array.h"
+#include "layer/eigen_types.h"
 
 #include <cstdint>
 #include <map>

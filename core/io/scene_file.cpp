@@ -1,7 +1,7 @@
-#include "scene_file.h"
+#include "io/scene_file.h"
 
-#include "binary_file.h"
-#include "file_text.h"
+#include "io/binary_file.h"
+#include "io/file_text.h"
 
 #include <nlohmann/json.hpp>
 

@@ -11,10 +11,10 @@
 // Keys other than "format" and "version" may be left out (their defaults apply); unknown keys
 // are refused.
 
-#include "array_source.h"
-#include "layer_config.h"
-#include "mistakes.h"
-#include "scene.h"
+#include "io/array_source.h"
+#include "layer/layer_config.h"
+#include "layer/mistakes.h"
+#include "layer/scene_source.h"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "staged_file.h"
+#include "io/staged_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "standard_output.h"
+#include "io/standard_output.h"
 
 #include <fcntl.h>
 #include <unistd.h>

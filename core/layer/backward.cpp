@@ -1,4 +1,4 @@
-#include "backward.h"
+#include "layer/backward.h"
 
 #include <omp.h>
 

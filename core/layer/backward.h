@@ -3,10 +3,10 @@
 // The layer's backward pass: the gradients of y = x @ kernel + bias for a cotangent dy, whole (as
 // jax.vjp of the full layer gives them) and split across the tensor-parallel groups.
 
-#include "eigen_types.h"
-#include "layer_config.h"
-#include "sharding_plan.h"
-#include "verification.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
+#include "layer/sharding_plan.h"
+#include "layer/verification.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "finite_max_abs.h"
+#include "layer/finite_max_abs.h"
 
 namespace tp {
 

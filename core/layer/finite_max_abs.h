@@ -3,7 +3,7 @@
 // The largest |element| of a matrix when every element is finite: the colour scale a picture of
 // the kernel is drawn with, found without drawing it.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <bit>
 #include <charconv>

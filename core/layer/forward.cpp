@@ -1,4 +1,4 @@
-#include "forward.h"
+#include "layer/forward.h"
 
 #include <omp.h>
 

@@ -2,9 +2,9 @@
 
 // The layer's forward pass y = x @ kernel + bias, whole and split across tensor-parallel groups.
 
-#include "eigen_types.h"
-#include "progress.h"
-#include "sharding_plan.h"
+#include "layer/eigen_types.h"
+#include "layer/progress.h"
+#include "layer/sharding_plan.h"
 
 #include <vector>
 

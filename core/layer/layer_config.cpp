@@ -1,7 +1,7 @@
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
-#include "float_format.h"
-#include "range_text.h"
+#include "layer/float_format.h"
+#include "layer/range_text.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "max_abs_columns.h"
+#include "layer/max_abs_columns.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 // element a scan of the column row by row keeps, and its row. Plain loops built for the baseline
 // CPU, AVX2 and AVX-512, chosen by the SIMD path; every path gives the same bits.
 
-#include "eigen_types.h"
-#include "simd_path.h"
+#include "layer/eigen_types.h"
+#include "layer/simd_path.h"
 
 #include <cstdint>
 #include <vector>

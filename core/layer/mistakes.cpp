@@ -1,6 +1,4 @@
-#include "mistakes.h"
-
-#include "nnx_init.h"
+#include "layer/mistakes.h"
 
 #include <cassert>
 
@@ -214,18 +212,6 @@ std::optional<BiasInit> biasShowingMistake(const LayerConfig& config, Mistake mi
     if (mistake != Mistake::BiasPerPartial || config.tpSize == 1 || !biasIsZero)
         return std::nullopt;
     return BiasInit{BiasInit::Kind::Normal, 0.5f};
-}
-
-GroupLayer groupLayer(const LayerConfig& config) {
-    LayerConfig shard = config;
-    if (config.mode == ParallelMode::Column)
-        shard.features = config.features / config.tpSize;
-    else
-        shard.inDim = config.inDim / config.tpSize;
-    // nnx.Linear(shard.inDim, shard.features, rngs=nnx.Rngs(seed)): the same keys, drawn for the
-    // shard's shape, with the shard's fan_in.
-    return {kernelBlock(shard, {0, shard.inDim}, {0, shard.features}),
-            biasSlice(shard, {0, shard.features})};
 }
 
 ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const MatrixCRef& kernel,

@@ -3,10 +3,10 @@
 // The mistakes the brief warns about, run for real: each computes what a user's wrong code would,
 // so that the check can show how it differs from x @ kernel + bias.
 
-#include "eigen_types.h"
-#include "forward.h"
-#include "layer_config.h"
-#include "progress.h"
+#include "layer/eigen_types.h"
+#include "layer/forward.h"
+#include "layer/layer_config.h"
+#include "layer/progress.h"
 
 #include <optional>
 #include <string>
@@ -67,12 +67,12 @@ std::optional<BiasInit> biasShowingMistake(const LayerConfig& config, Mistake mi
 ///   row:    nnx.Linear(chunk, features, rngs=nnx.Rngs(seed)), kernel (chunk, features), bias
 ///           (features,)
 /// with the scene's bias init, bit for bit as NNX draws it (the shard's own shape and fan_in).
-/// Every group passes the same seed and shape, so every group gets this same layer.
+/// Every group passes the same seed and shape, so every group gets this same layer (drawn by
+/// nnx_init.h's groupLayer).
 struct GroupLayer {
     Matrix kernel;
     RowVector bias;
 };
-GroupLayer groupLayer(const LayerConfig& config);
 
 /// The split forward pass with `mistake` (not None) made, for a config that mistakeProblems
 /// accepts; x (N, inDim), kernel (inDim, features), bias (features,) are the one layer's arrays,

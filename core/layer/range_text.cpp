@@ -1,4 +1,4 @@
-#include "range_text.h"
+#include "layer/range_text.h"
 
 namespace tp {
 

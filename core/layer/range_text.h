@@ -3,7 +3,7 @@
 // How tpviz writes a range, a slice, a shape and a count: one spelling for the app, the CLI and the
 // reports.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <cstdint>
 #include <string>

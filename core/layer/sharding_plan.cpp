@@ -1,4 +1,4 @@
-#include "sharding_plan.h"
+#include "layer/sharding_plan.h"
 
 #include <cassert>
 

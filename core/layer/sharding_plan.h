@@ -2,8 +2,8 @@
 
 // Which slice of the one layer each tensor-parallel group owns.
 
-#include "eigen_types.h"
-#include "layer_config.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
 
 #include <vector>
 

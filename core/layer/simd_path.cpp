@@ -1,4 +1,4 @@
-#include "simd_path.h"
+#include "layer/simd_path.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "trace.h"
+#include "layer/trace.h"
 
 #include <algorithm>
 #include <cassert>

@@ -3,8 +3,8 @@
 // Tracing one output value back to its inputs: y[i, j] = sum_k x[i, k] * kernel[k, j] + bias[j],
 // term by term, and (row mode) each group's partial contribution.
 
-#include "eigen_types.h"
-#include "forward.h"
+#include "layer/eigen_types.h"
+#include "layer/forward.h"
 
 #include <vector>
 

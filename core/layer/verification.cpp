@@ -1,4 +1,4 @@
-#include "verification.h"
+#include "layer/verification.h"
 
 #include <algorithm>
 #include <array>

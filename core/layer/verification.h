@@ -3,7 +3,7 @@
 // How close a split forward pass is to the reference x @ kernel + bias, and whether the difference
 // is what float32 rounding can produce (the default verdict) or a mistake.
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <cstdint>
 #include <string>

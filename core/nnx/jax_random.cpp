@@ -1,6 +1,6 @@
-#include "jax_random.h"
+#include "nnx/jax_random.h"
 
-#include "jax_random_simd.h"
+#include "nnx/jax_random_simd.h"
 
 #include <algorithm>
 #include <bit>

@@ -9,9 +9,9 @@
 // element is a pure function of (key, layout, n, i), so ranges can be drawn in any order and on
 // any number of threads with identical bits.
 
-#include "layer_config.h"
-#include "simd_path.h"
-#include "threefry.h"
+#include "layer/layer_config.h"
+#include "layer/simd_path.h"
+#include "nnx/threefry.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // The AVX2 + FMA path of jax_random.cpp's float pipeline and threefry, eight lanes per vector.
 // Compiled with -mavx2 -mfma (core/CMakeLists.txt) and called only on CPUs that have both.
 
-#include "jax_random_simd.h"
+#include "nnx/jax_random_simd.h"
 
 #include <immintrin.h>
 

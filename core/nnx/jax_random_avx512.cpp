@@ -2,7 +2,7 @@
 // Compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl (core/CMakeLists.txt) and called only
 // on CPUs that have all four.
 
-#include "jax_random_simd.h"
+#include "nnx/jax_random_simd.h"
 
 // GCC 12's AVX-512 intrinsics pass an intentionally undefined operand (_mm512_undefined_*) that
 // its own -Wmaybe-uninitialized then reports at every use (GCC bug 105593).

@@ -5,7 +5,7 @@
 // only, so this header declares functions (defined in the baseline jax_random.cpp) and data, and
 // defines no inline code that such a file could emit with its wider instructions.
 
-#include "jax_random.h"
+#include "nnx/jax_random.h"
 
 #include <cstdint>
 

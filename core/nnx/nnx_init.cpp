@@ -1,4 +1,4 @@
-#include "nnx_init.h"
+#include "nnx/nnx_init.h"
 
 #include <algorithm>
 #include <cassert>
@@ -163,6 +163,18 @@ Matrix cotangent(const LayerConfig& config) {
                                  std::uint64_t(config.batch * config.features), config.prng),
               config.features, {0, config.batch}, {0, config.features}, dy.data(), nullptr);
     return dy;
+}
+
+GroupLayer groupLayer(const LayerConfig& config) {
+    LayerConfig shard = config;
+    if (config.mode == ParallelMode::Column)
+        shard.features = config.features / config.tpSize;
+    else
+        shard.inDim = config.inDim / config.tpSize;
+    // nnx.Linear(shard.inDim, shard.features, rngs=nnx.Rngs(seed)): the same keys, drawn for the
+    // shard's shape, with the shard's fan_in.
+    return {kernelBlock(shard, {0, shard.inDim}, {0, shard.features}),
+            biasSlice(shard, {0, shard.features})};
 }
 
 }  // namespace tp

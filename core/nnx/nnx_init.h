@@ -3,22 +3,14 @@
 // The parameters of nnx.Linear(inDim, features, rngs=nnx.Rngs(seed)) and the input x, bit for bit
 // as Flax NNX and JAX make them (spec: shared/spec/nnx-init.md, §14 "the scene").
 
-#include "eigen_types.h"
-#include "jax_random.h"
-#include "layer_config.h"
-#include "progress.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
+#include "layer/layer_params.h"
+#include "layer/mistakes.h"
+#include "layer/progress.h"
+#include "nnx/jax_random.h"
 
 namespace tp {
-
-/// The arrays of one scene:
-///   rngs  = nnx.Rngs(seed)
-///   model = nnx.Linear(inDim, features, rngs=rngs)          # kernel: count 0, bias: count 1
-///   x     = jax.random.normal(rngs.params(), (batch, inDim))  # count 2
-struct LayerParams {
-    Matrix kernel;   ///< (inDim, features), lecun_normal
-    RowVector bias;  ///< (features,), zeros or normal(stddev)
-    Matrix x;        ///< (batch, inDim), standard normal
-};
 
 /// The keys of the scene's draws from nnx.Rngs(seed): fold_in(key, 0) for the kernel,
 /// fold_in(key, 1) for the bias, fold_in(key, 2) for x, key = jax.random.key(seed) (spec §3), and
@@ -67,5 +59,9 @@ Matrix inputBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
 /// The cotangent of the layer's output for the backward pass, (batch, features), drawn as x is:
 ///   dy = jax.random.normal(rngs.params(), (batch, features))   # count 3, after x's count 2
 Matrix cotangent(const LayerConfig& config);
+
+/// The one nnx.Linear each group builds for itself in the init-per-group mistake (see GroupLayer
+/// in mistakes.h): the scene's draws for the shard's own shape and fan_in.
+GroupLayer groupLayer(const LayerConfig& config);
 
 }  // namespace tp

@@ -1,4 +1,4 @@
-#include "threefry.h"
+#include "nnx/threefry.h"
 
 namespace tp {
 

@@ -1,7 +1,7 @@
-#include "backward_report.h"
+#include "scene/backward_report.h"
 
-#include "range_text.h"
-#include "report_format.h"
+#include "layer/range_text.h"
+#include "scene/report_format.h"
 
 #include <ostream>
 

@@ -2,8 +2,8 @@
 
 // The backward pass in tpviz-cli's reports (--backward).
 
-#include "report.h"
-#include "scene_backward.h"
+#include "scene/report.h"
+#include "scene/scene_backward.h"
 
 #include <iosfwd>
 #include <sstream>

@@ -1,8 +1,8 @@
-#include "file_options.h"
+#include "scene/file_options.h"
 
-#include "file_text.h"
-#include "option_rows.h"
-#include "scene_file.h"
+#include "io/file_text.h"
+#include "io/scene_file.h"
+#include "scene/option_rows.h"
 
 #include <algorithm>
 #include <utility>

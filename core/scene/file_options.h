@@ -4,8 +4,8 @@
 // files read after them all, and the words that say which file gave a refused value
 // (parseSceneOptions's part for them; see scene_options.h).
 
-#include "layer_config.h"
-#include "scene_options.h"
+#include "layer/layer_config.h"
+#include "scene/scene_options.h"
 
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
-#include "fused_forward.h"
+#include "scene/fused_forward.h"
 
-#include "finite_max_abs.h"
-#include "simd_path.h"
+#include "layer/finite_max_abs.h"
+#include "layer/simd_path.h"
 
 #include <omp.h>
 

@@ -5,7 +5,7 @@
 // read finds the kernel's colour scale (Scene::kernelMaxAbs): a pass of its own over a
 // (4096, 16384) kernel costs about a tenth of its scene.
 
-#include "forward.h"
+#include "layer/forward.h"
 
 #include <optional>
 

@@ -1,7 +1,7 @@
-#include "option_rows.h"
+#include "scene/option_rows.h"
 
-#include "file_text.h"
-#include "float_format.h"
+#include "io/file_text.h"
+#include "layer/float_format.h"
 
 #include <algorithm>
 #include <cassert>

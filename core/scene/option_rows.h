@@ -5,7 +5,7 @@
 // back. parseSceneOptions, sceneOptionsHelp, sceneOptionNames, cliOnlyOptions and sceneArguments
 // all read these rows; a new option is a new row.
 
-#include "scene_options.h"
+#include "scene/scene_options.h"
 
 #include <span>
 #include <string>

@@ -1,10 +1,10 @@
-#include "report.h"
+#include "scene/report.h"
 
-#include "backward_report.h"
-#include "float_format.h"
-#include "range_text.h"
-#include "report_format.h"
-#include "timeline.h"
+#include "layer/float_format.h"
+#include "layer/range_text.h"
+#include "scene/backward_report.h"
+#include "scene/report_format.h"
+#include "scene/timeline.h"
 
 #include <algorithm>
 #include <cassert>

@@ -2,7 +2,7 @@
 
 // tpviz-cli's output: a computed scene as readable text or as one JSON document.
 
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 // The pieces of tpviz-cli's reports that more than one part of a report writes: arrays as text
 // and as JSON, figures, and a check's verdict as a JSON object.
 
-#include "eigen_types.h"
-#include "verification.h"
+#include "layer/eigen_types.h"
+#include "layer/verification.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,28 +3,22 @@
 // One scene, computed end to end: parameters, the split forward pass, the reference and the check.
 // The desktop app and tpviz-cli both compute through computeScene (scene_request.h).
 
-#include "array_source.h"
-#include "forward.h"
-#include "hardware.h"
-#include "layer_config.h"
-#include "mistakes.h"
-#include "nnx_init.h"
-#include "progress.h"
-#include "ring_collective.h"
-#include "verification.h"
+#include "devices/hardware.h"
+#include "devices/ring_collective.h"
+#include "io/array_source.h"
+#include "layer/forward.h"
+#include "layer/layer_config.h"
+#include "layer/mistakes.h"
+#include "layer/progress.h"
+#include "layer/scene_source.h"
+#include "layer/verification.h"
+#include "nnx/nnx_init.h"
 
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace tp {
-
-/// Where a scene's arrays come from.
-enum class SceneSource {
-    Nnx,    ///< nnx.Linear(inDim, features, rngs=nnx.Rngs(seed)) and x from the same Rngs
-    Brief,  ///< the brief's worked example (x [[1, 2]], a 2x4 kernel, bias [0.5, -0.5, 1, 2], tp 2)
-    Files,  ///< arrays read from files (see array_source.h); the others drawn as for Nnx
-};
 
 /// How a scene is run beyond its layer: a mistake made on purpose, and the check's rule.
 struct SceneRun {

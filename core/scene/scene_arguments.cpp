@@ -1,6 +1,6 @@
-#include "scene_arguments.h"
+#include "scene/scene_arguments.h"
 
-#include "option_rows.h"
+#include "scene/option_rows.h"
 
 namespace tp {
 

@@ -2,7 +2,7 @@
 
 // Scene options spelled back as the command-line arguments that give them.
 
-#include "scene_options.h"
+#include "scene/scene_options.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "scene_backward.h"
+#include "scene/scene_backward.h"
 
 #include <cassert>
 

@@ -3,9 +3,9 @@
 // A computed scene's backward pass: the cotangent, each group's gradients, the reference, the check
 // and the collectives the devices would run.
 
-#include "backward.h"
-#include "backward_collectives.h"
-#include "scene.h"
+#include "devices/backward_collectives.h"
+#include "layer/backward.h"
+#include "scene/scene.h"
 
 #include <vector>
 

@@ -1,8 +1,8 @@
-#include "scene_options.h"
+#include "scene/scene_options.h"
 
-#include "file_options.h"
-#include "file_text.h"
-#include "option_rows.h"
+#include "io/file_text.h"
+#include "scene/file_options.h"
+#include "scene/option_rows.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,11 +2,11 @@
 
 // The command-line options that describe a scene, shared by tpviz-cli and tpviz --screenshot.
 
-#include "array_source.h"
-#include "hardware.h"
-#include "layer_config.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "devices/hardware.h"
+#include "io/array_source.h"
+#include "layer/layer_config.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <map>
 #include <string>

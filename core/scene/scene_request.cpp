@@ -1,8 +1,8 @@
-#include "scene_request.h"
+#include "scene/scene_request.h"
 
-#include "finite_max_abs.h"
-#include "fused_forward.h"
-#include "mistakes.h"
+#include "layer/finite_max_abs.h"
+#include "layer/mistakes.h"
+#include "scene/fused_forward.h"
 
 #include <cassert>
 #include <string_view>

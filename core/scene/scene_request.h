@@ -5,9 +5,9 @@
 // tpviz-mpi's options) translates its input into a SceneRequest; sceneProblems says whether the
 // request can be computed, and computeScene computes it.
 
-#include "array_source.h"
-#include "layer_config.h"
-#include "scene.h"
+#include "io/array_source.h"
+#include "layer/layer_config.h"
+#include "scene/scene.h"
 
 #include <optional>
 #include <utility>

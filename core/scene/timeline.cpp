@@ -1,7 +1,7 @@
-#include "timeline.h"
+#include "scene/timeline.h"
 
-#include "mesh_costs.h"
-#include "range_text.h"
+#include "devices/mesh_costs.h"
+#include "layer/range_text.h"
 
 #include <algorithm>
 #include <cassert>

@@ -14,10 +14,10 @@
 // A mistake is made by the loop only: its mesh program has no collective (the collective belongs
 // to the correct split; the Devices tab shows the correct split).
 
-#include "layer_config.h"
-#include "mistakes.h"
-#include "ring_collective.h"
-#include "sharding_plan.h"
+#include "devices/ring_collective.h"
+#include "layer/layer_config.h"
+#include "layer/mistakes.h"
+#include "layer/sharding_plan.h"
 
 #include <string>
 #include <vector>

@@ -6,12 +6,12 @@
 #include "compute/scene_computer.h"
 #include "files/export_actions.h"
 #include "files/scene_file_actions.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
 #include "main_window.h"
 #include "matrix_bits.h"
-#include "npy.h"
 #include "panels/array_file_inputs.h"
 #include "panels/parameter_panel.h"
-#include "safetensors.h"
 
 #include <QCheckBox>
 #include <QComboBox>

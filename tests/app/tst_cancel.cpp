@@ -6,7 +6,7 @@
 #include "main_window.h"
 #include "matrix_view.h"
 #include "parameter_panel.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
 
 #include <QApplication>
 #include <QComboBox>

@@ -11,10 +11,10 @@
 #include "palette.h"
 #include "parameter_panel.h"
 #include "process_run.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
+#include "scene/timeline.h"
 #include "screenshot.h"
 #include "steps/step_controller.h"
-#include "timeline.h"
 
 #include <QComboBox>
 #include <QLabel>

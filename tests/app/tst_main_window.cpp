@@ -2,8 +2,8 @@
 // row mode, settings. Cancelling a big scene: tst_cancel.
 
 #include "config_fixtures.h"
-#include "float_format.h"
 #include "heatmap_image.h"
+#include "layer/float_format.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
@@ -12,9 +12,9 @@
 #include "parameter_panel.h"
 #include "pending_overlay.h"
 #include "python_dialog.h"
+#include "scene/timeline.h"
 #include "step_actions.h"
 #include "step_controller.h"
-#include "timeline.h"
 #include "trace_panel.h"
 #include "verification_view.h"
 

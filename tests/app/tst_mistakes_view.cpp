@@ -11,9 +11,9 @@
 #include "mistake_text.h"
 #include "output_panel.h"
 #include "parameter_panel.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
+#include "scene/timeline.h"
 #include "step_controller.h"
-#include "timeline.h"
 #include "trace_panel.h"
 #include "verification_view.h"
 

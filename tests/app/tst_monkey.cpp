@@ -16,11 +16,11 @@
 #include "parameter_panel.h"
 #include "python_dialog.h"
 #include "sanitizer_build.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
+#include "scene/timeline.h"
 #include "step_actions.h"
 #include "step_controller.h"
 #include "steps/tab_timelines.h"
-#include "timeline.h"
 #include "window_controls.h"
 
 #include <QAction>

@@ -3,10 +3,10 @@
 // verdict), Cancel ending mpirun and its ranks, and the refusals that say what is missing.
 
 #include "devices/costs_panel.h"
+#include "devices/hardware.h"
 #include "devices/mpi_launch.h"
 #include "devices/mpi_run_panel.h"
-#include "hardware.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
 
 #include <QDir>
 #include <QFile>

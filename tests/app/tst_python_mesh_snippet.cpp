@@ -1,10 +1,10 @@
 // The mesh part of the Python snippet: it parses as Python, and its numbers are the scene's.
 
 #include "config_fixtures.h"
-#include "mesh_costs.h"
+#include "devices/mesh_costs.h"
 #include "process_run.h"
-#include "python_mesh_snippet.h"
-#include "python_snippet.h"
+#include "scene/python_mesh_snippet.h"
+#include "scene/python_snippet.h"
 
 #include <QTest>
 

@@ -6,7 +6,7 @@
 #include "compute/scene_computer.h"
 #include "main_window.h"
 #include "sanitizer_build.h"
-#include "scene_request.h"
+#include "scene/scene_request.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -6,11 +6,11 @@
 #include "devices/devices_view.h"
 #include "main_window.h"
 #include "parameter_panel.h"
+#include "scene/timeline.h"
 #include "steps/step_actions.h"
 #include "steps/step_controller.h"
 #include "steps/step_keys.h"
 #include "steps/tab_timelines.h"
-#include "timeline.h"
 
 #include <QAction>
 #include <QApplication>

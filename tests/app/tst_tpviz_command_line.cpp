@@ -1,7 +1,7 @@
 // The tpviz executable: --help, --screenshot (also of a kernel file), and refused options.
 
 #include "command_line.h"
-#include "npy.h"
+#include "io/npy.h"
 #include "process_run.h"
 #include "screenshot.h"
 

@@ -3,8 +3,8 @@
 
 #include "layer_panel.h"
 #include "matrix_view.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 #include "trace_panel.h"
 
 #include <QSignalSpy>

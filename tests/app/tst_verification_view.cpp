@@ -1,7 +1,7 @@
 // The check's box in words: passed, failed and inconclusive, from real scenes' verdicts.
 
-#include "scene.h"
-#include "scene_request.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 #include "verification_view.h"
 
 #include <QTest>

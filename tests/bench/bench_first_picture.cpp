@@ -25,12 +25,12 @@
 // and read the medians: every ratio comes from the same iteration.
 
 #include "cell_renderer.h"
-#include "fused_forward.h"
 #include "heatmap_image.h"
+#include "layer/verification.h"
 #include "matrix_data.h"
-#include "nnx_init.h"
-#include "scene.h"
-#include "verification.h"
+#include "nnx/nnx_init.h"
+#include "scene/fused_forward.h"
+#include "scene/scene.h"
 
 #include <QGuiApplication>
 #include <QtConcurrent/QtConcurrentRun>

@@ -2,7 +2,7 @@
 // product against OpenBLAS's cblas_sgemm. Each iteration times both sides back to back, so the
 // reported ratio (median over iterations) is measured under the same machine load.
 
-#include "forward.h"
+#include "layer/forward.h"
 
 #include <benchmark/benchmark.h>
 

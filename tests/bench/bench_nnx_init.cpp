@@ -11,8 +11,8 @@
 //                  <path>_cpu in values per second of CPU time (all threads; robust when other
 //                  work shares the machine), and the ratios <path>/<slower path> of each.
 
-#include "jax_random.h"
-#include "nnx_init.h"
+#include "nnx/jax_random.h"
+#include "nnx/nnx_init.h"
 
 #include <benchmark/benchmark.h>
 #include <omp.h>

@@ -7,9 +7,9 @@
 // gradients, the reference, the three checks); then the worst error / bound of each gradient over
 // the sweep. Exits 1 when a correct gradient fails.
 
-#include "scene.h"
-#include "scene_backward.h"
-#include "scene_request.h"
+#include "scene/scene.h"
+#include "scene/scene_backward.h"
+#include "scene/scene_request.h"
 
 #include <algorithm>
 #include <chrono>

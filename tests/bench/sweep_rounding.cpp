@@ -7,10 +7,10 @@
 // |y - ref| <= c * sqrt(K + 1) * u * s would have needed, and the median time of verify() against
 // the median time of the split forward pass (medians of 5, measured back to back).
 
-#include "forward.h"
-#include "scene.h"
-#include "scene_request.h"
-#include "verification.h"
+#include "layer/forward.h"
+#include "layer/verification.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <algorithm>
 #include <chrono>

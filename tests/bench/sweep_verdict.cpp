@@ -7,10 +7,10 @@
 // splits and the smallest margin (largest error / bound) of each mistake, and from which in_dim
 // each mistake's verdict is inconclusive. Exits 1 when a verdict breaks the rule.
 
-#include "mistakes.h"
-#include "scene.h"
-#include "scene_request.h"
-#include "verification.h"
+#include "layer/mistakes.h"
+#include "layer/verification.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <algorithm>
 #include <cmath>

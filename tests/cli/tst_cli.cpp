@@ -1,13 +1,13 @@
 // tpviz-cli end to end: exit codes, text and JSON output, the brief's example, refused input.
 
 #include "config_fixtures.h"
-#include "float_format.h"
 #include "help_columns.h"
+#include "layer/float_format.h"
 #include "process_run.h"
-#include "python_snippet.h"
 #include "sanitizer_build.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "scene/python_snippet.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

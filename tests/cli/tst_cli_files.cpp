@@ -1,11 +1,11 @@
 // tpviz-cli with arrays from files: --kernel (.npy, .safetensors with --transpose), --bias FILE,
 // --x FILE, --scene, --save-npy, and every refused combination with its reason.
 
+#include "io/npy.h"
+#include "io/safetensors.h"
+#include "io/scene_file.h"
 #include "matrix_bits.h"
-#include "npy.h"
 #include "python_numpy.h"
-#include "safetensors.h"
-#include "scene_file.h"
 
 #include <QDir>
 #include <QFile>

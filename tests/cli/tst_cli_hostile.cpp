@@ -2,7 +2,7 @@
 // headers that claim gigabytes, arrays the system cannot give, and files whose text would drive
 // the terminal. Each is refused in words with exit 2, at once.
 
-#include "npy.h"
+#include "io/npy.h"
 #include "process_run.h"
 #include "sanitizer_build.h"
 

@@ -1,8 +1,8 @@
 // The arrays of a layer read from files: every problem starts with the array it belongs to, so
 // that each input can show its own (the app places them by that tag alone).
 
-#include "array_source.h"
-#include "npy.h"
+#include "io/array_source.h"
+#include "io/npy.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,12 +1,12 @@
 // The backward pass: every gradient of both modes against gradients summed here in double, dy's
 // bits against the normal draw of the stream's fourth key, the check's K, and the collectives.
 
-#include "backward.h"
-#include "backward_collectives.h"
-#include "float_format.h"
-#include "jax_random.h"
-#include "nnx_init.h"
-#include "sharding_plan.h"
+#include "devices/backward_collectives.h"
+#include "layer/backward.h"
+#include "layer/float_format.h"
+#include "layer/sharding_plan.h"
+#include "nnx/jax_random.h"
+#include "nnx/nnx_init.h"
 
 #include <QTest>
 

@@ -3,10 +3,10 @@
 // a writer forever, /dev/zero never ends), and each reader (.npy, .safetensors, .tpviz) refuses
 // it so.
 
-#include "binary_file.h"
-#include "npy.h"
-#include "safetensors.h"
-#include "scene_file.h"
+#include "io/binary_file.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
+#include "io/scene_file.h"
 
 #include <QFile>
 #include <QTemporaryDir>

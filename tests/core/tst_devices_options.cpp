@@ -1,8 +1,8 @@
 // The mesh options of the shared scene options, and the costs object of the JSON report.
 
-#include "report.h"
-#include "scene_options.h"
-#include "scene_request.h"
+#include "scene/report.h"
+#include "scene/scene_options.h"
+#include "scene/scene_request.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -2,10 +2,10 @@
 // the split forward pass and the check, which never passes a non-finite output; a scene exactly at
 // the memory budget is accepted and one byte over it is refused with a message.
 
-#include "forward.h"
-#include "scene.h"
-#include "scene_request.h"
-#include "verification.h"
+#include "layer/forward.h"
+#include "layer/verification.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

@@ -1,9 +1,9 @@
 // The kernel's colour scale: its largest |element| when all are finite, found in one pass, and the
 // scene's copy of it whichever pass computed the scene.
 
-#include "finite_max_abs.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "layer/finite_max_abs.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // Float text forms: the shortest form reads back to the same float32 bits.
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <QTest>
 

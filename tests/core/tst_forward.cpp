@@ -1,10 +1,10 @@
 // Column- and row-parallel forward passes against the reference x @ kernel + bias.
 
-#include "finite_max_abs.h"
-#include "forward.h"
-#include "fused_forward.h"
+#include "layer/finite_max_abs.h"
+#include "layer/forward.h"
+#include "layer/verification.h"
 #include "matrix_bits.h"
-#include "verification.h"
+#include "scene/fused_forward.h"
 
 #include <QTest>
 

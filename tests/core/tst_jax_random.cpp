@@ -2,8 +2,8 @@
 // normal, truncated normal and the float pieces (log1p, erf_inv), against the spec's numbers and
 // against published JAX values.
 
-#include "float_format.h"
-#include "jax_random.h"
+#include "layer/float_format.h"
+#include "nnx/jax_random.h"
 #include "test_vectors.h"
 
 #include <QTest>

@@ -1,7 +1,7 @@
 // LayerConfig validation, its messages, and the small parsers the CLI and the app share.
 
 #include "config_problems.h"
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 #include <QTest>
 

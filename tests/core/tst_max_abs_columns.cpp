@@ -2,7 +2,7 @@
 // checked bit for bit against a plain scan of each column, on bands full of ties, zeros of both
 // signs, NaN and infinities, with widths that end inside a vector and span several tiles.
 
-#include "max_abs_columns.h"
+#include "layer/max_abs_columns.h"
 
 #include <QTest>
 

@@ -2,8 +2,8 @@
 // mesh settings, and the time estimate on the hardware presets.
 
 #include "config_problems.h"
-#include "hardware.h"
-#include "mesh_costs.h"
+#include "devices/hardware.h"
+#include "devices/mesh_costs.h"
 
 #include <QTest>
 

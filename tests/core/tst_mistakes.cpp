@@ -1,12 +1,12 @@
 // The mistakes the brief warns about, run for real: each is caught by the check, refused where it
 // does not apply, and said to have no effect where it has none.
 
-#include "mistakes.h"
-#include "python_snippet.h"
-#include "scene.h"
-#include "scene_options.h"
-#include "scene_request.h"
-#include "timeline.h"
+#include "layer/mistakes.h"
+#include "scene/python_snippet.h"
+#include "scene/scene.h"
+#include "scene/scene_options.h"
+#include "scene/scene_request.h"
+#include "scene/timeline.h"
 
 #include <QRegularExpression>
 #include <QTest>

@@ -1,8 +1,8 @@
 // nnx.Linear's parameters and the scene's input, bit for bit against the spec's vectors and the
 // published Flax values; sliced generation, statistical properties, progress and threads.
 
-#include "float_format.h"
-#include "nnx_init.h"
+#include "layer/float_format.h"
+#include "nnx/nnx_init.h"
 #include "test_vectors.h"
 
 #include <QTest>

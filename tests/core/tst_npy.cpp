@@ -2,8 +2,8 @@
 // written byte by byte here, round trips through our writer, every refused input, and numpy
 // itself reading our files and writing files we read.
 
+#include "io/npy.h"
 #include "matrix_bits.h"
-#include "npy.h"
 #include "python_numpy.h"
 
 #include <QFile>

@@ -5,10 +5,10 @@
 //  - each group's slice of the kernel, bias and x, generated alone, equals the slice of the whole
 //    layer bit for bit.
 
-#include "forward.h"
+#include "layer/forward.h"
 #include "matrix_bits.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

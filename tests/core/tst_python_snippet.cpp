@@ -2,7 +2,7 @@
 
 #include "config_fixtures.h"
 #include "process_run.h"
-#include "python_snippet.h"
+#include "scene/python_snippet.h"
 
 #include <QTest>
 

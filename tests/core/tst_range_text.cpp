@@ -1,6 +1,6 @@
 // How ranges, slices and shapes are written: one spelling for every place that shows them.
 
-#include "range_text.h"
+#include "layer/range_text.h"
 
 #include <QTest>
 

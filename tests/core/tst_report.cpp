@@ -2,10 +2,10 @@
 // nnx.Linear scene bit for bit, summaries, and numpy-style shortening of big arrays.
 
 #include "config_fixtures.h"
-#include "float_format.h"
-#include "report.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "layer/float_format.h"
+#include "scene/report.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 #include "test_vectors.h"
 
 #include <QJsonArray>

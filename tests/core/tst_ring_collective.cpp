@@ -1,9 +1,9 @@
 // The ring collectives run on the devices' buffers: every step of small hand-checked cases, the
 // all-gather bit for bit and the all-reduce within tolerance on NNX layers, and the memory caps.
 
-#include "ring_collective.h"
-#include "scene.h"
-#include "scene_request.h"
+#include "devices/ring_collective.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

@@ -2,8 +2,8 @@
 // byte here (8-byte little-endian header length, JSON header, byte buffer), round trips through
 // our writer, and every refused input.
 
+#include "io/safetensors.h"
 #include "matrix_bits.h"
-#include "safetensors.h"
 
 #include <QTemporaryDir>
 #include <QTest>

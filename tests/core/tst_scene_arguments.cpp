@@ -1,11 +1,11 @@
 // Scene options spelled back as arguments (sceneArguments): every option of the table, both
 // spellings, read back by parseSceneOptions to the same options.
 
-#include "npy.h"
-#include "option_rows.h"
-#include "safetensors.h"
-#include "scene_arguments.h"
-#include "scene_file.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
+#include "io/scene_file.h"
+#include "scene/option_rows.h"
+#include "scene/scene_arguments.h"
 
 #include <QDir>
 #include <QTemporaryDir>

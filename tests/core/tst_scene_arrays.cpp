@@ -2,11 +2,11 @@
 // replaced, never written through), a folder left holding one scene's arrays, files tpviz did not
 // write refused, and a write that fails midway leaving the folder as it was.
 
-#include "npy.h"
-#include "scene.h"
-#include "scene_arrays.h"
-#include "scene_request.h"
-#include "staged_file.h"
+#include "io/npy.h"
+#include "io/staged_file.h"
+#include "scene/scene.h"
+#include "scene/scene_arrays.h"
+#include "scene/scene_request.h"
 
 #include <QTemporaryDir>
 #include <QTest>

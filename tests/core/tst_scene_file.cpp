@@ -1,7 +1,7 @@
 // The .tpviz scene file: a round trip, a file written by hand, array paths relative to the file,
 // and every malformed file naming the key and the reason.
 
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <QDir>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // The command-line options shared by tpviz-cli and tpviz --screenshot.
 
-#include "option_rows.h"
-#include "scene_file.h"
-#include "scene_options.h"
+#include "io/scene_file.h"
+#include "scene/option_rows.h"
+#include "scene/scene_options.h"
 
 #include <QFile>
 #include <QRegularExpression>

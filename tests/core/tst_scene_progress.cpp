@@ -2,8 +2,8 @@
 // and the check, each by what it costs, so that a big batch does not reach 99% while its products
 // are still to come.
 
-#include "scene.h"
-#include "scene_request.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

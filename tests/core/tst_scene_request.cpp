@@ -1,11 +1,11 @@
 // One request per scene: sceneProblems tags each problem with the setting, the run or the file it
 // belongs to, and computeScene(request) computes every source as its parts do.
 
-#include "forward.h"
-#include "fused_forward.h"
+#include "layer/forward.h"
 #include "matrix_bits.h"
-#include "nnx_init.h"
-#include "scene_request.h"
+#include "nnx/nnx_init.h"
+#include "scene/fused_forward.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

@@ -1,7 +1,7 @@
 // Threefry-2x32 against the Random123 known answers that JAX's tests also assert.
 
+#include "nnx/threefry.h"
 #include "test_vectors.h"
-#include "threefry.h"
 
 #include <QTest>
 

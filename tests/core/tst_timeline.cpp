@@ -1,9 +1,9 @@
 // The two timelines of a scene, the loop (Layer tab) and the mesh program (Devices tab): the
 // steps of each, what each changes, the equation line and the caption.
 
-#include "scene.h"
-#include "scene_request.h"
-#include "timeline.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
+#include "scene/timeline.h"
 
 #include <QTest>
 

@@ -1,9 +1,9 @@
 // Tracing an output value to its terms: the terms add up to the output, the largest are listed
 // first when in_dim is big, and row mode's partials add up with the bias once.
 
-#include "scene.h"
-#include "scene_request.h"
-#include "trace.h"
+#include "layer/trace.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

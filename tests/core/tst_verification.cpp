@@ -1,10 +1,10 @@
 // The check of a split forward pass: the float32 rounding bound, its figures, and a sweep of
 // correct splits of real NNX layers, none of which may fail it.
 
-#include "float_format.h"
-#include "scene.h"
-#include "scene_request.h"
-#include "verification.h"
+#include "layer/float_format.h"
+#include "layer/verification.h"
+#include "scene/scene.h"
+#include "scene/scene_request.h"
 
 #include <QTest>
 

@@ -16,7 +16,7 @@
 //     for those only the absence of crashes and sanitizer reports is checked.
 //   - floatBitsHex prints the bit pattern as 8 lower-case hex digits.
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <charconv>
 #include <cmath>

@@ -5,7 +5,7 @@
 // array with writeNpy and reading it back gives the same float32 bits.
 
 #include "fuzz_input_file.h"
-#include "npy.h"
+#include "io/npy.h"
 
 #include <cstring>
 

@@ -5,7 +5,7 @@
 // 2-D tensor the transposed read is the transpose of the plain read, bit for bit.
 
 #include "fuzz_input_file.h"
-#include "safetensors.h"
+#include "io/safetensors.h"
 
 #include <cstring>
 

@@ -4,7 +4,7 @@
 // scene it accepts survives a round trip: the text
 // sceneFileText writes for it parses back to the same scene.
 
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <string>
 

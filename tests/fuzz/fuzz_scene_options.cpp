@@ -10,8 +10,8 @@
 //     every row of the option table, once as separate words and once as --name=value, parse again
 //     without errors to the same config and the same spelling, bit for bit.
 
-#include "scene_arguments.h"
-#include "scene_options.h"
+#include "scene/scene_arguments.h"
+#include "scene/scene_options.h"
 
 #include <cstdint>
 #include <cstdio>

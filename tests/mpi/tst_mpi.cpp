@@ -3,10 +3,10 @@
 // model counts them, the per-block check, and refusals and failures that end the job without a
 // hang.
 
-#include "eigen_types.h"
 #include "help_columns.h"
+#include "layer/eigen_types.h"
+#include "layer/verification.h"
 #include "process_run.h"
-#include "verification.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,7 +2,7 @@
 
 // Named scenes the tests share, so each size is stated once and reads by its purpose.
 
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 namespace tp::test {
 

@@ -2,7 +2,7 @@
 
 // What LayerConfig::validate() says about one input field, as the tests compare it.
 
-#include "layer_config.h"
+#include "layer/layer_config.h"
 
 #include <QString>
 #include <QStringList>

@@ -3,7 +3,7 @@
 // Whether two float32 matrices hold the same bits: the comparison the spec's bit-exact promises
 // are tested with (== would call -0 and +0 equal and NaN unequal to itself).
 
-#include "eigen_types.h"
+#include "layer/eigen_types.h"
 
 #include <cstring>
 

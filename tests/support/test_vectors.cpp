@@ -1,6 +1,6 @@
 #include "test_vectors.h"
 
-#include "float_format.h"
+#include "layer/float_format.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -2,8 +2,8 @@
 
 // The initialisation spec's ground-truth vectors (tests/data/nnx_scenes.json), read once and typed.
 
-#include "eigen_types.h"
-#include "layer_config.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
 
 #include <QString>
 

@@ -2,8 +2,8 @@
 // This file is over 600 lines because each input the widget takes has its own test.
 
 #include "cell_image_cache.h"
-#include "float_format.h"
 #include "hover_text.h"
+#include "layer/float_format.h"
 #include "matrix_view.h"
 #include "palette.h"
 

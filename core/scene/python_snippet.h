@@ -2,9 +2,9 @@
 
 // A Python script that builds a scene with JAX and Flax NNX, for checking tpviz against them.
 
-#include "layer_config.h"
-#include "mistakes.h"
-#include "verification.h"
+#include "layer/layer_config.h"
+#include "layer/mistakes.h"
+#include "layer/verification.h"
 
 #include <string>
 

@@ -2,8 +2,8 @@
 
 // The part of the Python snippet that runs the scene's layer on a real JAX device mesh.
 
-#include "layer_config.h"
-#include "verification.h"
+#include "layer/layer_config.h"
+#include "layer/verification.h"
 
 #include <string>
 

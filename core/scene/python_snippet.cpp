@@ -1,7 +1,7 @@
-#include "python_snippet.h"
+#include "scene/python_snippet.h"
 
-#include "float_format.h"
-#include "python_mesh_snippet.h"
+#include "layer/float_format.h"
+#include "scene/python_mesh_snippet.h"
 
 #include <charconv>
 #include <cstdlib>

@@ -1,8 +1,8 @@
-#include "python_mesh_snippet.h"
+#include "scene/python_mesh_snippet.h"
 
-#include "mesh_costs.h"
-#include "python_snippet.h"
-#include "range_text.h"
+#include "devices/mesh_costs.h"
+#include "layer/range_text.h"
+#include "scene/python_snippet.h"
 
 #include <sstream>
 

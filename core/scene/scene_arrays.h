@@ -2,7 +2,7 @@
 
 // A computed scene's arrays written out as .npy files, for numpy and other tools.
 
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
-#include "scene_arrays.h"
+#include "scene/scene_arrays.h"
 
-#include "npy.h"
-#include "staged_file.h"
+#include "io/npy.h"
+#include "io/staged_file.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -17,6 +17,10 @@ SceneSession::SceneSession(QMainWindow* window, ParameterPanel* inputs, SceneCom
       m_computer(computer),
       m_timelines(timelines) {
     setObjectName(QStringLiteral("sceneSession"));
+    connect(computer, &SceneComputer::failed, this, &SceneSession::sceneRefused);
+    connect(computer, &SceneComputer::arraysRefused, this, [this](const QStringList& problems) {
+        emit sceneRefused(problems.join(QStringLiteral("; ")));
+    });
 }
 
 SceneRequest SceneSession::request() const {

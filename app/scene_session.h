@@ -59,6 +59,9 @@ public:
 signals:
     /// A new scene is on screen.
     void sceneShown();
+    /// The scene asked for last cannot be computed (out of memory, its array files refused): the
+    /// reason in words; the scene on screen, if any, stays.
+    void sceneRefused(const QString& reason);
 
 private:
     QMainWindow* m_window;

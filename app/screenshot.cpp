@@ -5,6 +5,7 @@
 #include "main_window.h"
 #include "panels/parameter_panel.h"
 #include "picture/layer_panel.h"
+#include "scene_session.h"
 #include "steps/step_controller.h"
 
 #include <QApplication>
@@ -39,6 +40,12 @@ int runScreenshot(const AppCommandLine& line) {
     window.resize(kScreenshotSize);
     QEventLoop loop;
     QObject::connect(&window, &MainWindow::sceneShown, &loop, &QEventLoop::quit);
+    QString refused;  // why the scene could not be computed (e.g. memory): no picture then
+    QObject::connect(window.session(), &SceneSession::sceneRefused, &loop,
+                     [&](const QString& reason) {
+                         refused = reason;
+                         loop.quit();
+                     });
     if (line.view == CentreView::Devices)
         window.viewTabs()->setCurrentWidget(window.devicesView());
     window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
@@ -46,6 +53,10 @@ int runScreenshot(const AppCommandLine& line) {
     window.show();
     if (!window.scene())
         loop.exec();
+    if (!window.scene()) {
+        std::fprintf(stderr, "tpviz: %s\n", qPrintable(refused));
+        return 2;
+    }
     StepController* steps = window.stepController();
     steps->setStep(line.step.value_or(steps->lastStep()));
     if (line.trace)

@@ -103,6 +103,24 @@ private slots:
                  (QStringList{"elsewhere.png", "shot.png"}));
     }
 
+    // A scene the memory cannot hold (an address-space limit below its 1 GiB kernel) exits 2
+    // with the budget's sentence, as tpviz-cli does, instead of waiting for a scene that never
+    // comes; no picture is written.
+    void screenshotOfASceneMemoryCannotHoldExitsWithTwo() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("shot.png");
+        const Run run = test::runProcess(
+            QStringLiteral("/usr/bin/prlimit"),
+            {"--as=900000000", "--", QStringLiteral(TPVIZ_APP_PATH), "--screenshot", file,
+             "--batch", "2", "--in-dim", "16384", "--features", "16384", "--tp", "2"},
+            {.environment = {{"QT_QPA_PLATFORM", "offscreen"}}, .timeoutMs = 60000});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.errText().contains("not enough memory for this scene"),
+                 qPrintable(run.errText()));
+        QVERIFY(!QFileInfo::exists(file));
+    }
+
     void screenshotWritesAPngOfTheWindowSize_data() {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("tiny 2x4 tp2 step 1") << QStringList{

@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QImage>
 #include <QImageWriter>
 #include <QMenuBar>
 #include <QPainter>
@@ -24,15 +25,22 @@
 
 namespace tp {
 
-QPixmap settledGrab(QWidget* widget) {
+QImage settledGrab(QWidget* widget) {
     const auto views = widget->findChildren<MatrixView*>();
     const auto rendering = [&] {
         return std::any_of(views.begin(), views.end(),
                            [](MatrixView* v) { return v->isRendering(); });
     };
-    QPixmap shot;
+    // The picture's pixels are allocated here, once, and checked: QWidget::grab() paints on
+    // when its pixmap could not be allocated, and a style then crashes on the missing device.
+    const qreal dpr = widget->devicePixelRatioF();
+    QImage shot(widget->size() * dpr, QImage::Format_ARGB32_Premultiplied);
+    if (shot.isNull())
+        return shot;
+    shot.setDevicePixelRatio(dpr);
     for (int round = 0; round < 20; ++round) {
-        shot = widget->grab();
+        shot.fill(Qt::transparent);
+        widget->render(&shot);
         if (!rendering())
             break;
         QElapsedTimer waited;
@@ -144,7 +152,11 @@ bool writePicture(QWidget* widget, const QString& path, QString* error) {
     };
     if (const QString problem = pictureFileProblem(path); !problem.isEmpty())
         return fail(problem);
-    const QPixmap shot = settledGrab(widget);
+    const QImage shot = settledGrab(widget);
+    if (shot.isNull())
+        return fail(QStringLiteral("not enough memory for a picture of %1 x %2 pixels")
+                        .arg(widget->width())
+                        .arg(widget->height()));
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -152,7 +164,7 @@ bool writePicture(QWidget* widget, const QString& path, QString* error) {
         writeSvg(widget, &buffer);
     } else {
         QImageWriter writer(&buffer, QFileInfo(path).suffix().toLower().toLatin1());
-        if (!writer.write(shot.toImage()))
+        if (!writer.write(shot))
             return fail(writer.errorString());
     }
     const std::string file = path.toStdString();

@@ -4,15 +4,16 @@
 
 #include <QString>
 
-class QPixmap;
+class QImage;
 class QWidget;
 
 namespace tp {
 
 /// Grabs `widget` as pixels once no matrix view inside it is still rendering its image on a
 /// worker thread (each grab starts the renders its paint needs; it waits up to 10 s per round),
-/// so the picture shows every matrix rather than the blank before its first image.
-QPixmap settledGrab(QWidget* widget);
+/// so the picture shows every matrix rather than the blank before its first image. A null image
+/// when its pixels cannot be allocated.
+QImage settledGrab(QWidget* widget);
 
 /// Why `path` cannot take a picture, in words (the path left to the caller), or "": its suffix is
 /// neither .svg nor a format QImageWriter writes, or a file cannot be made there (a missing folder,

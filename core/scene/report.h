@@ -2,9 +2,8 @@
 
 // tpviz-cli's output: a computed scene as readable text or as one JSON document.
 
+#include "scene/report_format.h"
 #include "scene/scene.h"
-
-#include <nlohmann/json.hpp>
 
 #include <iosfwd>
 #include <string>
@@ -12,9 +11,6 @@
 namespace tp {
 
 struct SceneBackward;
-
-/// A JSON value whose objects keep their keys in the order they were added.
-using Json = nlohmann::ordered_json;
 
 /// Readable text: the config, each group with its range, equation and partial, the concatenated (or
 /// summed) output, the reference and the verification (the verdict in words, the rounding bound's

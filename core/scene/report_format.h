@@ -13,6 +13,9 @@
 
 namespace tp {
 
+/// A JSON value whose objects keep their keys in the order they were added.
+using Json = nlohmann::ordered_json;
+
 /// numpy-style summarised printing of a matrix, one row a line after `indent`: past 1000 values,
 /// the first and last 3 rows and columns.
 void writeMatrix(std::ostringstream& out, const MatrixCRef& m, const std::string& indent);
@@ -26,7 +29,10 @@ void writeJsonVector(std::ostream& out, const RowVectorCRef& v);
 std::string threeDigits(double value);
 std::string ratioText(double ratio);
 
+/// A figure in JSON: the number, or null for NaN and infinities.
+Json jsonNumber(double value);
+
 /// A check as the JSON report's "verification" object: verdict, passed, rule and every figure.
-nlohmann::ordered_json verificationJson(const Verification& v);
+Json verificationJson(const Verification& v);
 
 }  // namespace tp

@@ -1,0 +1,20 @@
+#pragma once
+
+// The --costs part of tpviz-cli's reports: each device's bytes and FLOPs on the mesh, the output
+// collective and its run on the devices' buffers, and the time estimate, as text and as JSON.
+
+#include "scene/report_format.h"
+#include "scene/scene.h"
+
+#include <sstream>
+
+namespace tp {
+
+/// The text report's devices section for a scene of config `c`.
+void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCosts& costs);
+
+/// The JSON report's "costs" object: mesh, devices, output_layout, per_device, collective and
+/// estimate.
+Json costsJson(const SceneCosts& costs);
+
+}  // namespace tp

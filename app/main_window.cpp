@@ -233,6 +233,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
+    connect(m_output, &OutputPanel::outputCellLeft, m_layer, &LayerPanel::clearTrace);
     connect(m_output->verificationView(), &VerificationView::biasChosen, m_parameters,
             &ParameterPanel::chooseBias);
 

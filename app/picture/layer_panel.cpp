@@ -252,8 +252,6 @@ void LayerPanel::traceOutput(int row, int col) {
     if (s.result.output.rows() != s.reference.rows() ||
         s.result.output.cols() != s.reference.cols()) {
         clearTrace();
-        m_trace->clear();
-        showTracePanel();
         return;
     }
     const OutputTrace t = tp::traceOutput(s.params.x, s.params.kernel, s.params.bias, s.result,
@@ -271,6 +269,8 @@ void LayerPanel::traceOutput(int row, int col) {
 void LayerPanel::clearTrace() {
     for (MatrixView* view : {m_x, m_kernel, m_bias})
         view->setTraceLines(-1, -1, QColor());
+    m_trace->clear();
+    showTracePanel();
 }
 
 void LayerPanel::setScene(ScenePtr scene) {

@@ -62,6 +62,7 @@ public slots:
     /// the owning group's colour and shows the sum in the trace panel. A mistake's output of
     /// another shape than y (sum-groups, concat-partials) has no y[row, col]: the trace clears.
     void traceOutput(int row, int col);
+    /// No output cell is traced: the outlines go and the trace panel shows its hint.
     void clearTrace();
     void zoomIn();
     void zoomOut();

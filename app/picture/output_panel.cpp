@@ -153,7 +153,10 @@ void OutputPanel::connectHover(MatrixView* view, const QString& name) {
                 emit outputCellHovered(row,
                                        view == m_partial ? int(m_partialFirstColumn) + col : col);
             });
-    connect(view, &MatrixView::hoverLeft, this, [this] { emit hoverText(QString()); });
+    connect(view, &MatrixView::hoverLeft, this, [this] {
+        emit hoverText(QString());
+        emit outputCellLeft();
+    });
 }
 
 void OutputPanel::setScene(ScenePtr scene) {

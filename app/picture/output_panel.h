@@ -60,6 +60,8 @@ signals:
     /// The pointer is over y[row, col] (in the full output's coordinates) in any output view: the
     /// partial, the concatenation or running sum, y = sum + bias, or the reference.
     void outputCellHovered(int row, int col);
+    /// The pointer left the output view it was over: no output cell is traced.
+    void outputCellLeft();
 
 protected:
     /// A new palette (View > Theme): the warning's colours follow the window's lightness.

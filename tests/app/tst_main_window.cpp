@@ -257,6 +257,14 @@ private slots:
         } else {
             QVERIFY(text.contains(QString("belongs to group %1").arg(col / 4)));
         }
+        // The pointer leaves the outputs: the outlines go, and the panel is back to its hint.
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(output->viewport(), &leave);
+        QCOMPARE(layer->kernelView()->tracedColumn(), -1);
+        QCOMPARE(layer->inputView()->tracedRow(), -1);
+        QCOMPARE(layer->biasView()->tracedColumn(), -1);
+        QVERIFY2(!layer->tracePanel()->text().contains("sum_k"),
+                 qPrintable(layer->tracePanel()->text()));
     }
 
     void equationLineForAStep() {

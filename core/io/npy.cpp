@@ -6,9 +6,11 @@
 #include "layer/layer_config.h"
 #include "nnx/nnx_init.h"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <charconv>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -289,40 +291,55 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
         return failure(path, "the file has " + std::to_string(available - needed) +
                                  " bytes after the data its header describes (" + what + ")");
     const bool converts = *type != StoredFloat::Float32 || bigEndian;
-    const std::int64_t memory = *count * 4 + (converts ? needed : 0);
+    const Index rows = shape.size() == 2 ? Index(shape[0]) : 1;
+    const Index cols = Index(shape.back());
+    // Fortran order stores a 2-D array column by column (the same as by rows when it has one row
+    // or one column). Such data, and data to convert, is read a chunk at a time into a buffer and
+    // placed from there, so that reading never holds a second copy of the array.
+    const bool columnMajor = header->fortranOrder && rows > 1 && cols > 1;
+    const bool chunked = converts || columnMajor;
+    const std::int64_t chunk = std::min<std::int64_t>(*count, kNpyReadChunkElements);
+    const std::int64_t memory = *count * 4 + (chunked ? chunk * (itemSize + 4) : 0);
     if (memory > maxBytes)
         return failure(path, what + " needs " + formatBytes(memory) +
                                  " in memory, over the memory budget of " + formatBytes(maxBytes));
 
     FloatArray array;
     array.shape = shape;
-    const Index rows = shape.size() == 2 ? Index(shape[0]) : 1;
-    const Index cols = Index(shape.back());
-    // Fortran order stores a 2-D array column by column: read it as column-major, then copy.
-    const bool columnMajor = header->fortranOrder && shape.size() == 2;
-    Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor> columns;
-    float* out = nullptr;
-    if (columnMajor) {
-        columns.resize(rows, cols);
-        out = columns.data();
-    } else {
-        array.values = uninitializedMatrix(rows, cols);
-        out = array.values.data();
-    }
-    if (converts) {
-        std::vector<unsigned char> raw(static_cast<std::size_t>(needed));
-        if (!file.readAt(dataStart, raw.data(), needed))
+    array.values = uninitializedMatrix(rows, cols);
+    float* out = array.values.data();
+    if (!chunked) {
+        if (!file.readAt(dataStart, out, needed))
             return {std::nullopt, file.error()};
-        decodeFloats(raw.data(), *count, *type, bigEndian, out);
-    } else if (!file.readAt(dataStart, out, needed)) {
-        return {std::nullopt, file.error()};
+    } else {
+        std::vector<unsigned char> raw(static_cast<std::size_t>(chunk * itemSize));
+        std::vector<float> decoded(columnMajor ? static_cast<std::size_t>(chunk) : 0);
+        Index row = 0;  // where the next element of a column-major file goes
+        Index col = 0;
+        for (std::int64_t start = 0; start < *count; start += chunk) {
+            const std::int64_t n = std::min(chunk, *count - start);
+            if (!file.readAt(dataStart + start * itemSize, raw.data(), n * itemSize))
+                return {std::nullopt, file.error()};
+            float* to = columnMajor ? decoded.data() : out + start;
+            if (converts)
+                decodeFloats(raw.data(), n, *type, bigEndian, to);
+            else
+                std::memcpy(to, raw.data(), static_cast<std::size_t>(n) * sizeof(float));
+            if (!columnMajor)
+                continue;
+            for (std::int64_t i = 0; i < n; ++i) {
+                out[row * cols + col] = decoded[static_cast<std::size_t>(i)];
+                if (++row == rows) {
+                    row = 0;
+                    ++col;
+                }
+            }
+        }
     }
-    if (columnMajor)
-        array.values = columns;
     array.notice = conversionNotice(*type);
     if (bigEndian)
         array.notice += std::string(array.notice.empty() ? "" : "; ") + "read as big-endian";
-    if (columnMajor)
+    if (header->fortranOrder && shape.size() == 2)
         array.notice +=
             std::string(array.notice.empty() ? "" : "; ") + "stored in Fortran order, read by rows";
     return {std::move(array), ""};

@@ -13,6 +13,10 @@
 
 namespace tp {
 
+/// Data that is converted (float64, float16, big-endian) or stored in Fortran order is read and
+/// placed this many elements at a time, so that reading holds the array once and a buffer.
+inline constexpr std::int64_t kNpyReadChunkElements = std::int64_t(1) << 20;
+
 class StagedFile;
 
 /// Reads a 1-D or 2-D float array from an .npy file in one pass: float32 as is, float64 and

@@ -144,6 +144,45 @@ private slots:
                      read.array->notice.c_str());
     }
 
+    // Fortran-order and converted data larger than a read chunk: every element lands where its
+    // row and column say, across the chunks' boundaries (which fall inside a column here).
+    void chunkedReadsPlaceEveryElement_data() {
+        QTest::addColumn<QString>("descr");
+        QTest::addColumn<bool>("fortran");
+        QTest::newRow("<f4 Fortran") << "<f4" << true;
+        QTest::newRow("<f8 Fortran") << "<f8" << true;
+        QTest::newRow(">f4 Fortran") << ">f4" << true;
+        QTest::newRow("<f8 C") << "<f8" << false;
+    }
+    void chunkedReadsPlaceEveryElement() {
+        QFETCH(QString, descr);
+        QFETCH(bool, fortran);
+        const Index rows = 1031;
+        const Index cols = 1201;  // rows * cols > kNpyReadChunkElements, not a multiple of rows
+        QVERIFY(rows * cols > kNpyReadChunkElements && kNpyReadChunkElements % rows != 0);
+        Matrix expected(rows, cols);
+        for (Index r = 0; r < rows; ++r)
+            for (Index c = 0; c < cols; ++c)
+                expected(r, c) = float(r * cols + c);  // exact in float32, float64 and 1 per cell
+        std::string data;
+        const bool wide = descr.endsWith("f8");
+        const bool big = descr.startsWith(">");
+        for (Index i = 0; i < rows * cols; ++i) {
+            const Index r = fortran ? i % rows : i / cols;
+            const Index c = fortran ? i / rows : i % cols;
+            const float v = expected(r, c);
+            data += wide ? rawBytes<double>({double(v)}, big) : rawBytes<float>({v}, big);
+        }
+        const std::string header = "{'descr': '" + descr.toStdString() +
+                                   "', 'fortran_order': " + (fortran ? "True" : "False") +
+                                   ", 'shape': (" + std::to_string(rows) + ", " +
+                                   std::to_string(cols) + "), }";
+        writeFile(path("chunked.npy"), npyByHand(1, header, data));
+        const FloatArrayRead read = readNpy(path("chunked.npy").toStdString(), kBudget);
+        QVERIFY2(read.array, read.error.c_str());
+        QVERIFY(sameBits(read.array->values, expected));
+    }
+
     void roundTripKeepsEveryBit() {
         // Values whose bits matter: signed zero, subnormals, infinities, NaN payloads, extremes.
         Matrix m(3, 5);

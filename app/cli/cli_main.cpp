@@ -49,8 +49,19 @@ int computeAndReport(tp::SceneOptions& options) {
         }
     }
     std::optional<tp::SceneCosts> costs;
-    if (options.costs)
-        costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
+    if (options.costs) {
+        try {
+            costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
+        } catch (const std::bad_alloc&) {
+            const std::int64_t ring = tp::ringRunBytes(options.config);
+            std::cerr << "tpviz-cli: not enough memory for the costs of this scene: the ring's "
+                         "run on the devices' buffers needs "
+                      << tp::formatBytes(ring) << " (" << ring
+                      << " bytes) beside the scene and an allocation failed; leave out --costs "
+                         "or choose smaller sizes\n";
+            return 2;
+        }
+    }
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
     const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
     std::optional<tp::SceneBackward> backward;

@@ -55,6 +55,7 @@ void MatrixView::setGroups(std::vector<IndexRange> groups, Qt::Orientation axis,
     m_style.groups = std::move(groups);
     m_style.groupIds = std::move(groupIds);
     m_style.groupAxis = axis;
+    m_bandExtent = -1;
     invalidate();
 }
 
@@ -129,6 +130,7 @@ int MatrixView::numberPixelSize() const {
 void MatrixView::setGroupLabelRanges(std::vector<IndexRange> ranges, QString what) {
     m_labelRanges = std::move(ranges);
     m_labelWhat = std::move(what);
+    m_bandExtent = -1;
     invalidateLayout();
 }
 
@@ -166,8 +168,10 @@ QString MatrixView::cellDescription(int row, int col) const {
 
 void MatrixView::changeEvent(QEvent* event) {
     if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange ||
-        event->type() == QEvent::StyleChange)
+        event->type() == QEvent::StyleChange) {
+        m_bandExtent = -1;
         invalidate();
+    }
     QAbstractScrollArea::changeEvent(event);
 }
 

@@ -215,6 +215,9 @@ private:
     HeatmapStyle m_style;
     std::vector<IndexRange> m_labelRanges;
     QString m_labelWhat;
+    /// groupBandExtent of the group labels, measured once per set of groups, labels and font
+    /// (every layout asks for it; measuring a label per group made tp 20,000 slow); -1: not yet.
+    mutable qreal m_bandExtent = -1;
     QPointer<MatrixView> m_columnLeader;
     QString m_title;
     QString m_name;

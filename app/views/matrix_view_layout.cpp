@@ -51,12 +51,15 @@ MatrixLayoutInput MatrixView::layoutInput() const {
         in.titleHeight = QFontMetricsF(titleFont).height();
     }
     if (!m_style.groups.empty()) {
-        std::vector<QString> labels;
-        for (std::size_t k = 0; k < m_style.groups.size(); ++k)
-            labels.push_back(
-                rangeText(k < m_labelRanges.size() ? m_labelRanges[k] : m_style.groups[k]));
+        if (m_bandExtent < 0) {
+            std::vector<QString> labels;
+            for (std::size_t k = 0; k < m_style.groups.size(); ++k)
+                labels.push_back(
+                    rangeText(k < m_labelRanges.size() ? m_labelRanges[k] : m_style.groups[k]));
+            m_bandExtent = groupBandExtent(font(), m_style.groupAxis, labels);
+        }
         in.band = m_style.groupAxis == Qt::Horizontal ? BandSide::Above : BandSide::Left;
-        in.bandExtent = groupBandExtent(font(), m_style.groupAxis, labels);
+        in.bandExtent = m_bandExtent;
     }
     in.zoom = m_zoom;
     in.horizontalAlign = m_horizontalAlign;

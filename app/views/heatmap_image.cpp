@@ -1,6 +1,7 @@
 #include "heatmap_image.h"
 
 #include "cell_text.h"
+#include "heatmap_downsample.h"
 #include "layer/max_abs_columns.h"
 #include "palette.h"
 
@@ -9,9 +10,7 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
-#include <cstdint>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -43,12 +42,6 @@ QRgb mix(QRgb a, QRgb b, float amountOfB) {
 
 int stepOf(float t) {
     return int(std::lround(std::clamp(t, -1.0f, 1.0f) * float(kSteps)));
-}
-
-// max(largest, |v|) for a finite v; NaN and +-inf leave `largest` as it is.
-float finiteMax(float largest, float v) {
-    const float a = std::fabs(v);
-    return a <= std::numeric_limits<float>::max() && a > largest ? a : largest;
 }
 
 // The colour of quantised step s in [-kSteps, kSteps] of a group's diverging ramp.
@@ -95,86 +88,6 @@ std::vector<int> groupsAlong(const HeatmapStyle& style, Index pixels, Index coun
         }
     }
     return result;
-}
-
-// The Mean of the elements under each pixel of a band of rows into out[0..width), summed row by
-// row in order; returns the largest finite |element| of the band when kTrackMax.
-template <bool kTrackMax>
-float reduceMean(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
-                 float* out) {
-    const std::size_t width = colsOfPixel.size();
-    float rowMax = 0.0f;
-    std::fill(out, out + width, 0.0f);
-    for (Index r = rows.start; r < rows.stop; ++r) {
-        const float* row = m.rowData(r);
-        for (std::size_t x = 0; x < width; ++x) {
-            const IndexRange cols = colsOfPixel[x];
-            float acc = out[x];
-            for (Index c = cols.start; c < cols.stop; ++c) {
-                acc += row[c];
-                if constexpr (kTrackMax)
-                    rowMax = finiteMax(rowMax, row[c]);
-            }
-            out[x] = acc;
-        }
-    }
-    for (std::size_t x = 0; x < width; ++x)
-        out[x] /= float(rows.size() * colsOfPixel[x].size());
-    return rowMax;
-}
-
-// The bits of |v|, which order as |v| does for numbers and infinities, and above them all for NaN.
-constexpr std::uint32_t kInfinityBits = 0x7F800000u;
-std::uint32_t absBits(float v) {
-    return std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
-}
-
-// The MaxAbs of the elements under each pixel of a band of rows into out[0..width): the element
-// a scan of the pixel's elements row by row would keep, the first with the largest |value|
-// (a NaN replaces anything and is replaced only by a later NaN; all zeros give +0). Found in
-// two steps over one read of the band. Down each column, row after row: the column's winner and
-// its row, by the same rule (maxAbsDownColumns, vectorised for the SIMD path in use). Then along
-// each pixel's columns: the winner with the largest |value|, a tie going to the earlier row (the
-// scan meets it first), then to the earlier column. Returns the band's largest finite |element|
-// when kTrackMax.
-template <bool kTrackMax>
-float reduceMaxAbs(const MatrixData& m, IndexRange rows, const std::vector<IndexRange>& colsOfPixel,
-                   float* out, ColumnWinners& winners) {
-    const Index cols = m.cols();
-    maxAbsDownColumns({m.rowData(rows.start), rows.size(), cols, m.stride()}, kTrackMax, winners);
-    const float* const value = winners.value.data();
-    const std::int32_t* const winnerRow = winners.row.data();
-    const std::size_t width = colsOfPixel.size();
-    for (std::size_t x = 0; x < width; ++x) {
-        const IndexRange pixelCols = colsOfPixel[x];
-        // Without a branch per column, whose outcome no predictor guesses: the largest |value|
-        // first, then the first column among those reaching it with the earliest row.
-        std::uint32_t top = 0;
-        for (Index c = pixelCols.start; c < pixelCols.stop; ++c)
-            top = std::max(top, absBits(value[c]));
-        if (top > kInfinityBits) {
-            // A NaN replaces anything: the last column's NaN, which the scan meets last.
-            Index c = pixelCols.stop - 1;
-            while (!std::isnan(value[c]))
-                --c;
-            out[x] = value[c];
-            continue;
-        }
-        Index best = pixelCols.start;
-        std::int32_t bestRow = std::numeric_limits<std::int32_t>::max();
-        for (Index c = pixelCols.start; c < pixelCols.stop; ++c) {
-            const bool better = (absBits(value[c]) == top) & (winnerRow[c] < bestRow);
-            bestRow = better ? winnerRow[c] : bestRow;
-            best = better ? c : best;
-        }
-        out[x] = value[best];
-    }
-    float bandMax = 0.0f;
-    if constexpr (kTrackMax) {
-        for (Index c = 0; c < cols; ++c)
-            bandMax = std::max(bandMax, winners.finiteMax[std::size_t(c)]);
-    }
-    return bandMax;
 }
 
 bool onHatch(int style, int x, int y, int spacing, int width) {

@@ -93,9 +93,15 @@ private slots:
                                      .features = 4096,
                                      .tpSize = 8,
                                      .output = tp::OutputLayout::Replicated};
-        QCOMPARE(
-            costs.errText(),
-            "tpviz-cli: " + QString::fromStdString(tp::allocationFailureMessage(config)) + "\n");
+        // The words name the part that ran out: the ring's buffers, not the scene.
+        const std::int64_t ring = tp::ringRunBytes(config);
+        QCOMPARE(costs.errText(),
+                 "tpviz-cli: not enough memory for the costs of this scene: the ring's run on the "
+                 "devices' buffers needs " +
+                     QString::fromStdString(tp::formatBytes(ring)) +
+                     QString(" (%1 bytes) beside the scene and an allocation failed; leave out "
+                             "--costs or choose smaller sizes\n")
+                         .arg(ring));
     }
 
     void briefExampleJson() {

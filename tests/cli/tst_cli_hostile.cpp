@@ -169,23 +169,6 @@ private slots:
                                     "the memory budget of 2.0 GiB; choose a smaller array\n");
     }
 
-    // The ring's run of --costs needs (3 + 1/8) x 256 MiB of the devices' buffers beside a
-    // 40 MiB scene: within the 2 GiB budget, not within a 500 MB address space. The words say
-    // which part ran out, not the scene's need alone.
-    void costsTheSystemCannotGive() {
-        if (test::kSanitized)
-            QSKIP("AddressSanitizer cannot run under a small address-space limit");
-        const Run run =
-            runCliLimited(500000, {"--in-dim", "256", "--features", "16384", "--batch", "512",
-                                   "--tp", "8", "--output", "replicated", "--summary", "--costs"});
-        QVERIFY2(run.finished, qPrintable(run.errText()));
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.errText().startsWith("tpviz-cli: not enough memory for the costs of this "
-                                          "scene: the ring's run on the devices' buffers needs "),
-                 qPrintable(run.errText()));
-        QVERIFY2(run.errText().contains("leave out --costs"), qPrintable(run.errText()));
-    }
-
     // A 90 MB header is within the format's 100 MB, but its document is not within 500 MB. The
     // room is asked for before the document is built: nlohmann::json frees a half-built document
     // with an allocation of its own, and when that fails too the program ends (it did).

@@ -2,33 +2,17 @@
 
 #include "matrix_view.h"
 
-#include <QEvent>
 #include <QPainter>
-#include <QScrollBar>
 
 namespace tp {
 
-PendingOverlay::PendingOverlay(MatrixView* view) : QWidget(view->viewport()), m_view(view) {
-    setAttribute(Qt::WA_TransparentForMouseEvents);
-    setObjectName(QStringLiteral("pendingOverlay"));
-    view->viewport()->installEventFilter(this);
-    connect(view, &MatrixView::zoomChanged, this, &PendingOverlay::follow);
-    connect(view->horizontalScrollBar(), &QScrollBar::valueChanged, this, &PendingOverlay::follow);
-    connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this, &PendingOverlay::follow);
-    hide();
-}
+PendingOverlay::PendingOverlay(MatrixView* view)
+    : CellsOverlay(view, QStringLiteral("pendingOverlay")) {}
 
 void PendingOverlay::setPending(Index fromColumn, const QString& caption) {
     m_fromColumn = fromColumn;
     m_caption = caption;
     follow();
-}
-
-bool PendingOverlay::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->viewport() &&
-        (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest))
-        follow();
-    return QWidget::eventFilter(watched, event);
 }
 
 void PendingOverlay::follow() {

@@ -2,17 +2,14 @@
 
 // Covers the not-yet-computed part of a MatrixView, so a result visibly fills step by step.
 
+#include "cells_overlay.h"
 #include "layer/eigen_types.h"
-
-#include <QWidget>
 
 namespace tp {
 
-class MatrixView;
-
 /// A see-through sheet over the columns [fromColumn, end) of a MatrixView, with a caption. It
 /// follows the view's zoom, scroll and size. fromColumn -1 hides it; 0 covers the whole matrix.
-class PendingOverlay : public QWidget {
+class PendingOverlay : public CellsOverlay {
     Q_OBJECT
 
 public:
@@ -24,12 +21,10 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void follow();
+    void follow() override;
 
-    MatrixView* m_view;
     Index m_fromColumn = -1;
     QString m_caption;
 };

@@ -2,34 +2,16 @@
 
 #include "matrix_view.h"
 
-#include <QEvent>
 #include <QPainter>
-#include <QScrollBar>
 
 namespace tp {
 
-UnusedCellsOverlay::UnusedCellsOverlay(MatrixView* view) : QWidget(view->viewport()), m_view(view) {
-    setAttribute(Qt::WA_TransparentForMouseEvents);
-    setObjectName(QStringLiteral("unusedCellsOverlay"));
-    view->viewport()->installEventFilter(this);
-    connect(view, &MatrixView::zoomChanged, this, &UnusedCellsOverlay::follow);
-    connect(view->horizontalScrollBar(), &QScrollBar::valueChanged, this,
-            &UnusedCellsOverlay::follow);
-    connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this,
-            &UnusedCellsOverlay::follow);
-    hide();
-}
+UnusedCellsOverlay::UnusedCellsOverlay(MatrixView* view)
+    : CellsOverlay(view, QStringLiteral("unusedCellsOverlay")) {}
 
 void UnusedCellsOverlay::setUsedBlocks(std::vector<CellBlock> blocks) {
     m_blocks = std::move(blocks);
     follow();
-}
-
-bool UnusedCellsOverlay::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->viewport() &&
-        (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest))
-        follow();
-    return QWidget::eventFilter(watched, event);
 }
 
 void UnusedCellsOverlay::follow() {

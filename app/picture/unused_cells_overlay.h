@@ -3,15 +3,12 @@
 // Veils the cells of a MatrixView that a computation does not read, so that the blocks it reads
 // stand out: slice-x reads only kernel[block of rows, group's columns] of each group.
 
+#include "cells_overlay.h"
 #include "layer/eigen_types.h"
-
-#include <QWidget>
 
 #include <vector>
 
 namespace tp {
-
-class MatrixView;
 
 /// A cell block: rows `rows` and columns `cols` of a matrix.
 struct CellBlock {
@@ -21,7 +18,7 @@ struct CellBlock {
 
 /// A see-through sheet over the whole viewport of a MatrixView that washes out every cell outside
 /// the used blocks; it follows the view's zoom, scroll and size. No blocks: it hides.
-class UnusedCellsOverlay : public QWidget {
+class UnusedCellsOverlay : public CellsOverlay {
     Q_OBJECT
 
 public:
@@ -32,12 +29,10 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void follow();
+    void follow() override;
 
-    MatrixView* m_view;
     std::vector<CellBlock> m_blocks;
 };
 

@@ -2,6 +2,7 @@
 // scene's copy of it whichever pass computed the scene.
 
 #include "layer/finite_max_abs.h"
+#include "random_matrix.h"
 #include "scene/scene.h"
 #include "scene/scene_request.h"
 
@@ -18,14 +19,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
-Matrix randomMatrix(Index rows, Index cols, unsigned seed) {
-    std::mt19937 engine(seed);
-    std::normal_distribution<float> normal;
-    Matrix m(rows, cols);
-    for (Index i = 0; i < m.size(); ++i)
-        m.data()[i] = normal(engine);
-    return m;
-}
+using test::randomMatrix;
 
 }  // namespace
 

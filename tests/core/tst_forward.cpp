@@ -4,6 +4,7 @@
 #include "layer/forward.h"
 #include "layer/verification.h"
 #include "matrix_bits.h"
+#include "random_matrix.h"
 #include "scene/fused_forward.h"
 
 #include <QTest>
@@ -16,14 +17,7 @@ using tp::test::sameBits;
 
 namespace {
 
-Matrix randomMatrix(Index rows, Index cols, unsigned seed) {
-    std::mt19937 engine(seed);
-    std::normal_distribution<float> normal;
-    Matrix m(rows, cols);
-    for (Index i = 0; i < m.size(); ++i)
-        m.data()[i] = normal(engine);
-    return m;
-}
+using test::randomMatrix;
 
 RowVector randomRow(Index size, unsigned seed) {
     return randomMatrix(1, size, seed);

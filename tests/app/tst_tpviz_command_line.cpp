@@ -3,6 +3,7 @@
 #include "command_line.h"
 #include "io/npy.h"
 #include "process_run.h"
+#include "sanitizer_build.h"
 #include "screenshot.h"
 
 #include <QDir>
@@ -107,6 +108,8 @@ private slots:
     // with the budget's sentence, as tpviz-cli does, instead of waiting for a scene that never
     // comes; no picture is written.
     void screenshotOfASceneMemoryCannotHoldExitsWithTwo() {
+        if (test::kSanitized)
+            QSKIP("AddressSanitizer cannot run under a small address-space limit");
         QTemporaryDir dir;
         const QString file = dir.filePath("shot.png");
         const Run run = test::runProcess(

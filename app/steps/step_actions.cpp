@@ -7,11 +7,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QMouseEvent>
+#include <QProxyStyle>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
-#include <QStyleOptionSlider>
 #include <QToolBar>
 #include <QWidget>
 
@@ -31,40 +30,15 @@ QAction* makeAction(QWidget* parent, QStyle::StandardPixmap icon, const QString&
     return action;
 }
 
-// A slider that moves to the step under a click in its groove, as a user expects of a step
-// slider, instead of a page towards it; the handle, now under the mouse, can be dragged on.
-class StepSlider : public QSlider {
+// A step slider's style: a left click in the groove sets the step under it (Qt's absolute-set
+// button), as a user expects, instead of paging towards it; the handle then follows a drag.
+class StepSliderStyle : public QProxyStyle {
 public:
-    StepSlider() : QSlider(Qt::Horizontal) {}
-
-protected:
-    void mousePressEvent(QMouseEvent* event) override {
-        const QRect handle = handleRect();
-        if (event->button() != Qt::LeftButton || handle.contains(event->position().toPoint())) {
-            QSlider::mousePressEvent(event);
-            return;
-        }
-        QStyleOptionSlider option;
-        initStyleOption(&option);
-        const QRect groove =
-            style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, this);
-        // The step whose handle centre is nearest the click.
-        const int x = event->position().toPoint().x() - groove.x() - handle.width() / 2;
-        setValue(QStyle::sliderValueFromPosition(
-            minimum(), maximum(), x, groove.width() - handle.width(), option.upsideDown));
-        // A press on the handle where it now is, so that a drag goes on from there.
-        const QPointF centre = handleRect().center();
-        QMouseEvent press(event->type(), centre, mapToGlobal(centre), event->button(),
-                          event->buttons(), event->modifiers());
-        QSlider::mousePressEvent(&press);
-        event->setAccepted(press.isAccepted());
-    }
-
-private:
-    QRect handleRect() const {
-        QStyleOptionSlider option;
-        initStyleOption(&option);
-        return style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, this);
+    int styleHint(StyleHint hint, const QStyleOption* option, const QWidget* widget,
+                  QStyleHintReturn* returned) const override {
+        if (hint == SH_Slider_AbsoluteSetButtons)
+            return Qt::LeftButton;
+        return QProxyStyle::styleHint(hint, option, widget, returned);
     }
 };
 
@@ -99,7 +73,10 @@ StepActions::StepActions(StepController* controller, QWidget* parent) : QObject(
     });
     connect(m_end, &QAction::triggered, this, [this] { m_controller->goToEnd(); });
 
-    m_slider = new StepSlider;
+    m_slider = new QSlider(Qt::Horizontal);
+    auto* sliderStyle = new StepSliderStyle;
+    sliderStyle->setParent(m_slider);
+    m_slider->setStyle(sliderStyle);
     m_slider->setObjectName(QStringLiteral("stepSlider"));
     m_slider->setPageStep(1);
     m_slider->setTickPosition(QSlider::TicksBelow);

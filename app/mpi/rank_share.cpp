@@ -1,6 +1,7 @@
 #include "rank_share.h"
 
 #include "devices/mesh_costs.h"
+#include "layer/products.h"
 #include "nnx/nnx_init.h"
 
 #include <algorithm>
@@ -45,13 +46,13 @@ RankShare drawShare(const LayerConfig& config, const RankPlace& place) {
 
 void columnPartial(const RankShare& share, Eigen::Ref<Matrix, 0, Eigen::OuterStride<>> out) {
     assert(out.rows() == share.x.rows() && out.cols() == share.kernel.cols());
-    out.noalias() = share.x * share.kernel;
+    multiply(out, share.x, share.kernel);
     out.rowwise() += share.bias;
 }
 
 void rowPartial(const RankShare& share, Eigen::Ref<Matrix> out) {
     assert(out.rows() == share.x.rows() && out.cols() == share.kernel.cols());
-    out.noalias() = share.x * share.kernel;
+    multiply(out, share.x, share.kernel);
 }
 
 void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Matrix> out) {
@@ -59,8 +60,8 @@ void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Ma
     const Index width = share.kernel.cols() / tpSize;
     assert(out.rows() == rows * tpSize && out.cols() == width);
     for (Index b = 0; b < tpSize; ++b)
-        out.middleRows(b * rows, rows).noalias() =
-            share.x * share.kernel.middleCols(b * width, width);
+        multiply(out.middleRows(b * rows, rows), share.x,
+                 share.kernel.middleCols(b * width, width));
 }
 
 std::int64_t rankBytesNeeded(const LayerConfig& config) {

@@ -1,5 +1,7 @@
 #include "layer/backward.h"
 
+#include "layer/products.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -19,8 +21,8 @@ std::int64_t backwardBytesNeeded(const LayerConfig& c) {
 Gradients backwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy) {
     assert(x.rows() == dy.rows() && x.cols() == kernel.rows() && kernel.cols() == dy.cols());
     Gradients g;
-    g.dx.noalias() = dy * kernel.transpose();
-    g.dkernel.noalias() = x.transpose() * dy;
+    g.dx = product(dy, transposed(kernel));
+    g.dkernel = product(transposed(x), dy);
     g.dbias = dy.colwise().sum();
     return g;
 }
@@ -29,12 +31,11 @@ namespace {
 
 // a^T @ b summed over the data axis's batch blocks in order: what each data row of the mesh
 // computes from its own rows, then their all-reduce over "data". a (batch, m), b (batch, n).
-template <typename A, typename B>
-Matrix dataSummedProduct(const A& a, const B& b, Index dataSize) {
+Matrix dataSummedProduct(const MatrixCRef& a, const MatrixCRef& b, Index dataSize) {
     const Index rows = a.rows() / dataSize;
-    Matrix sum = a.topRows(rows).transpose() * b.topRows(rows);
+    Matrix sum = product(transposed(a.topRows(rows)), b.topRows(rows));
     for (Index d = 1; d < dataSize; ++d)
-        sum.noalias() += a.middleRows(d * rows, rows).transpose() * b.middleRows(d * rows, rows);
+        multiplyAdd(sum, transposed(a.middleRows(d * rows, rows)), b.middleRows(d * rows, rows));
     return sum;
 }
 
@@ -83,11 +84,11 @@ BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, c
             grads.dbias.segment(g.kernelCols.start, g.kernelCols.size()) =
                 dataSummedColumns(dys, dataSize);
             const auto ks = kernel.middleCols(g.kernelCols.start, g.kernelCols.size());
-            result.dxPartials[std::size_t(i)].noalias() = dys * ks.transpose();
+            result.dxPartials[std::size_t(i)] = product(dys, transposed(ks));
         } else {
             const auto ks = kernel.middleRows(g.kernelRows.start, g.kernelRows.size());
-            grads.dx.middleCols(g.kernelRows.start, g.kernelRows.size()).noalias() =
-                dy * ks.transpose();
+            multiply(grads.dx.middleCols(g.kernelRows.start, g.kernelRows.size()), dy,
+                     transposed(ks));
         }
     }
     if (column) {

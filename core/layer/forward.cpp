@@ -9,10 +9,6 @@
 namespace tp {
 namespace {
 
-// out = a @ b, a (N, K), b (K, cols), out (N, cols): the product of a group or of the reference.
-template <typename Out>
-void product(Out&& out, const MatrixCRef& a, const MatrixCRef& b);
-
 // The partials of a split forward pass: one (batch, partialCols) matrix per group, each filled by
 // computePiece(group, rows, piece) for blocks of batch rows, with progress and cancellation.
 template <typename ComputePiece>
@@ -32,7 +28,7 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
         x.rows(), plan, plan.chunk, progress,
         [&](const ShardGroup& group, IndexRange rows, auto piece) {
             const IndexRange cols = group.kernelCols;
-            product(piece, x.middleRows(rows.start, rows.size()), kernelSlice(kernel, group));
+            multiply(piece, x.middleRows(rows.start, rows.size()), kernelSlice(kernel, group));
             piece.rowwise() += bias.segment(cols.start, cols.size());
         });
     // Different columns are never summed: the pieces are put side by side (an all-gather).
@@ -47,12 +43,12 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
     // Group i: x[:, rows_i] @ kernel[rows_i, :], a partial sum of every output, without the bias.
-    ForwardResult result =
-        computePartials(x.rows(), plan, plan.features, progress,
-                        [&](const ShardGroup& group, IndexRange rows, auto piece) {
-                            product(piece, inputSlice(x, group).middleRows(rows.start, rows.size()),
-                                    kernelSlice(kernel, group));
-                        });
+    ForwardResult result = computePartials(
+        x.rows(), plan, plan.features, progress,
+        [&](const ShardGroup& group, IndexRange rows, auto piece) {
+            multiply(piece, inputSlice(x, group).middleRows(rows.start, rows.size()),
+                     kernelSlice(kernel, group));
+        });
 
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
     result.runningSums.reserve(std::size_t(plan.tpSize));
@@ -76,7 +72,7 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
 Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias) {
     assert(x.cols() == kernel.rows() && kernel.cols() == bias.size());
     Matrix output(x.rows(), kernel.cols());
-    product(output, x, kernel);
+    multiply(output, x, kernel);
     output.rowwise() += bias;
     return output;
 }
@@ -95,47 +91,6 @@ void concatenateInGroupOrder(ForwardResult& result) {
 }
 
 namespace {
-
-// out = a @ b for an `a` of at most kFewRows rows; a (N, K), b (K, cols), out (N, cols).
-// Eigen runs a product of so few rows on one thread, packing the kernel into blocks as it goes;
-// here each column block of b is read once, row after row, and every element is summed in the
-// order k = 0, 1, ..., K - 1 (a multiply, then an add: this file never fuses them). The sum of
-// an element depends on neither the block nor the thread, so a group's columns computed alone
-// equal the same columns of the full product, bit for bit. Threads share the column blocks
-// unless the caller already runs in parallel.
-void productOfFewRows(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b) {
-    const Index rows = a.rows();
-    const Index depth = a.cols();
-    const Index cols = b.cols();
-    assert(rows <= kFewRows && b.rows() == depth && out.rows() == rows && out.cols() == cols);
-    // At least one block per thread, so that both cores read the kernel.
-    const Index threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-    const Index blocks = std::max((cols + kColumnBlock - 1) / kColumnBlock,
-                                  std::min<Index>(threads, (cols + 63) / 64));
-    const bool parallel = blocks > 1 && rows * depth * cols > (Index(1) << 20);
-#pragma omp parallel for schedule(static) if (parallel)
-    for (Index block = 0; block < blocks; ++block) {
-        const Index c0 = cols * block / blocks;
-        const Index width = cols * (block + 1) / blocks - c0;
-        Matrix sums = Matrix::Zero(rows, width);
-        for (Index k = 0; k < depth; ++k) {
-            const auto kernelRow = b.row(k).segment(c0, width);
-            for (Index r = 0; r < rows; ++r)
-                sums.row(r) += a(r, k) * kernelRow;
-        }
-        out.middleCols(c0, width) = sums;
-    }
-}
-
-// Through productOfFewRows for a few rows, else Eigen's blocked product, which is faster once
-// each kernel element serves many rows.
-template <typename Out>
-void product(Out&& out, const MatrixCRef& a, const MatrixCRef& b) {
-    if (a.rows() <= kFewRows)
-        productOfFewRows(out, a, b);
-    else
-        out.noalias() = a * b;
-}
 
 // Runs work(group, rowBlock) for every group and every block of batch rows.
 // On one thread, or for tp = 1, the groups run in turn and Eigen threads inside each product.

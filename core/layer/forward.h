@@ -3,6 +3,7 @@
 // The layer's forward pass y = x @ kernel + bias, whole and split across tensor-parallel groups.
 
 #include "layer/eigen_types.h"
+#include "layer/products.h"
 #include "layer/progress.h"
 #include "layer/sharding_plan.h"
 
@@ -63,18 +64,9 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
 
 /// The reference x @ kernel + bias from one full product, shape (N, features). With at most
 /// kFewRows rows in x (and in every group's product) each element is summed in order over k, so a
-/// column split's output equals it bit for bit; with more rows Eigen's blocked product computes
-/// both.
+/// column split's output equals it bit for bit on every SIMD path; with more rows the blocked
+/// product computes both (layer/products.h).
 Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias);
-
-/// Products of at most this many rows of x are summed in order over k, a multiply and then an add
-/// per term (never fused), in column blocks of the kernel: each kernel element then serves at
-/// most kFewRows products, so the product is bound by reading the kernel, not by arithmetic.
-inline constexpr Index kFewRows = 4;
-/// Columns of the kernel one task of such a product sums at a time: the (N, kColumnBlock) sums
-/// stay in cache while the kernel streams past once, in runs of kColumnBlock floats (16 KiB) that
-/// prefetching follows.
-inline constexpr Index kColumnBlock = 4096;
 
 /// Column mode: result.output, (N, features), from result.partials concatenated in group order
 /// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)).

@@ -259,7 +259,7 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
                 assert(own.kernel.rows() == plan.inDim && own.kernel.cols() == plan.chunk);
                 result = eachGroup(plan, batch, plan.chunk, progress,
                                    [&](const ShardGroup&, Matrix& partial) {
-                                       partial.noalias() = x * own.kernel;
+                                       multiply(partial, x, own.kernel);
                                        partial.rowwise() += own.bias;
                                    });
                 if (!isCancelled(progress))
@@ -269,7 +269,7 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             assert(own.kernel.rows() == plan.chunk && own.kernel.cols() == plan.features);
             result = eachGroup(plan, batch, plan.features, progress,
                                [&](const ShardGroup& g, Matrix& partial) {
-                                   partial.noalias() = inputSlice(x, g) * own.kernel;
+                                   multiply(partial, inputSlice(x, g), own.kernel);
                                });
             if (isCancelled(progress))
                 return result;
@@ -281,9 +281,9 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             result = eachGroup(
                 plan, batch, plan.chunk, progress, [&](const ShardGroup& g, Matrix& partial) {
                     const IndexRange b = sliceXInputBlock(plan, g.index);
-                    partial.noalias() =
-                        x.middleCols(b.start, b.size()) *
-                        kernel.block(b.start, g.kernelCols.start, b.size(), g.kernelCols.size());
+                    multiply(
+                        partial, x.middleCols(b.start, b.size()),
+                        kernel.block(b.start, g.kernelCols.start, b.size(), g.kernelCols.size()));
                     partial.rowwise() += bias.segment(g.kernelCols.start, g.kernelCols.size());
                 });
             if (!isCancelled(progress))

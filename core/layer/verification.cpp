@@ -1,5 +1,7 @@
 #include "layer/verification.h"
 
+#include "layer/products.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -439,8 +441,9 @@ double worstCaseBound(double magnitude, Index inDim) {
 
 Matrix magnitudes(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias) {
     assert(x.cols() == kernel.rows() && kernel.cols() == bias.size());
-    Matrix s(x.rows(), kernel.cols());
-    s.noalias() = x.cwiseAbs() * kernel.cwiseAbs();
+    const Matrix absX = x.cwiseAbs();
+    const Matrix absKernel = kernel.cwiseAbs();
+    Matrix s = product(absX, absKernel);
     s.rowwise() += bias.cwiseAbs();
     return s;
 }

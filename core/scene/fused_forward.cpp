@@ -54,9 +54,14 @@ struct BlockOfFewRows {
     return largestBits;
 }
 
-// sumBlock for the baseline CPU, and for AVX-512 (sixteen lanes; each lane rounds as the
-// baseline's do, the multiply and the add never fused), chosen by the SIMD path in use.
+// sumBlock for the baseline CPU, for AVX2 (eight lanes) and for AVX-512 (sixteen lanes; each lane
+// rounds as the baseline's do, the multiply and the add never fused), chosen by the SIMD path in
+// use.
 std::int32_t sumBlockBaseline(const BlockOfFewRows& b, std::int32_t largestBits) {
+    return sumBlock(b, largestBits);
+}
+[[gnu::target("avx2,fma")]] std::int32_t sumBlockAvx2(const BlockOfFewRows& b,
+                                                      std::int32_t largestBits) {
     return sumBlock(b, largestBits);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq")]] std::int32_t sumBlockAvx512(
@@ -95,7 +100,7 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
     std::vector<std::atomic<Index>> blocksLeft(std::size_t(plan.tpSize));
     for (std::atomic<Index>& left : blocksLeft)
         left.store(blocksPerGroup, std::memory_order_relaxed);
-    const bool avx512 = resolveSimdPath(SimdPath::Best) == SimdPath::Avx512;
+    const SimdPath path = resolveSimdPath(SimdPath::Best);
     const bool parallel = tasks > 1 && rows * depth * kernel.cols() > (Index(1) << 20);
     std::int32_t largestBits = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(max : largestBits) if (parallel)
@@ -123,8 +128,10 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
                                   kernel.data() + referenceC0,
                                   splitSums.data(),
                                   referenceSums.data()};
-        if (avx512)
+        if (path == SimdPath::Avx512)
             largestBits = sumBlockAvx512(sums, largestBits);
+        else if (path == SimdPath::Avx2)
+            largestBits = sumBlockAvx2(sums, largestBits);
         else
             largestBits = sumBlockBaseline(sums, largestBits);
         both.split.partials[std::size_t(g)].middleCols(c0, width) = splitSums;

@@ -1,0 +1,133 @@
+// The products of layer/products.h for one instruction set. This file is compiled once per set
+// (core/CMakeLists.txt), with TPVIZ_PRODUCT_ISA naming the set (baseline, avx2, avx512) and its
+// flags: Eigen is header-only, so each object holds Eigen's kernels for its own instruction set.
+//
+// Eigen's namespace is renamed per object (the define below). Without it, every object would
+// define the same Eigen template instances, each compiled for its own set, and the linker would
+// keep one of them for all callers: the AVX-512 one on a CPU without AVX-512, or the baseline one
+// in the AVX2 path. Nothing else here may instantiate an inline function or template outside
+// this object's namespaces (the test product_objects_share_no_code lists such symbols).
+
+#include "layer/product_kernel.h"
+
+#define TPVIZ_JOIN_NAMES(a, b) a##b
+#define TPVIZ_JOINED_NAMES(a, b) TPVIZ_JOIN_NAMES(a, b)
+#define Eigen TPVIZ_JOINED_NAMES(Eigen_, TPVIZ_PRODUCT_ISA)
+
+#include <omp.h>
+#include <Eigen/Core>
+
+namespace tp::products::TPVIZ_PRODUCT_ISA {
+namespace {
+
+using Index = std::int64_t;
+using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ColMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+using Stride = Eigen::OuterStride<>;
+
+Index smaller(Index a, Index b) {
+    return a < b ? a : b;
+}
+Index larger(Index a, Index b) {
+    return a < b ? b : a;
+}
+
+// out = a @ b for an `a` of at most kFewRows rows, neither factor transposed. Each column block of
+// b is read once, row after row, and every element is summed in the order k = 0, 1, ..., K - 1:
+// a multiply, then an add (this file is compiled without fusing them), each vector lane rounding
+// as a scalar does. An element's sum depends on neither the block, the thread nor the instruction
+// set, so a group's columns computed alone equal the same columns of the full product, bit for
+// bit, on every path. Threads share the column blocks unless the caller already runs in parallel.
+void multiplyFewRows(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
+    const Index rows = a.rows;
+    const Index depth = a.cols;
+    const Index cols = b.cols;
+    // At least one block per thread, so that both cores read b.
+    const Index threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    const Index blocks =
+        larger((cols + kColumnBlock - 1) / kColumnBlock, smaller(threads, (cols + 63) / 64));
+    const bool parallel = blocks > 1 && rows * depth * cols > (Index(1) << 20);
+#pragma omp parallel for schedule(static) if (parallel)
+    for (Index block = 0; block < blocks; ++block) {
+        const Index c0 = cols * block / blocks;
+        const Index width = cols * (block + 1) / blocks - c0;
+        float sums[kFewRows][kColumnBlock];
+        for (Index r = 0; r < rows; ++r)
+            for (Index c = 0; c < width; ++c)
+                sums[r][c] = 0.0f;
+        for (Index k = 0; k < depth; ++k) {
+            const float* __restrict bRow = b.data + k * b.stride + c0;
+            for (Index r = 0; r < rows; ++r) {
+                const float ark = a.data[r * a.stride + k];
+                float* __restrict rowSums = sums[r];
+                for (Index c = 0; c < width; ++c)
+                    rowSums[c] += ark * bRow[c];
+            }
+        }
+        for (Index r = 0; r < rows; ++r) {
+            float* __restrict o = out.data + r * out.stride + c0;
+            for (Index c = 0; c < width; ++c)
+                o[c] = accumulate ? o[c] + sums[r][c] : sums[r][c];
+        }
+    }
+}
+
+// The blocked product of Eigen for this instruction set (fused multiply-adds where the set has
+// them), on the factors' own memory.
+template <typename Out, typename A, typename B>
+void blocked(Out&& out, const A& a, const B& b, bool accumulate) {
+    if (accumulate)
+        out.noalias() += a * b;
+    else
+        out.noalias() = a * b;
+}
+
+// The factor's memory as an Eigen map of its orientation, passed to use(map).
+template <typename Use>
+void withMap(const Factor& f, Use&& use) {
+    if (f.transposed)
+        use(Eigen::Map<const ColMajorMatrix, 0, Stride>(f.data, f.rows, f.cols, Stride(f.stride)));
+    else
+        use(Eigen::Map<const RowMajorMatrix, 0, Stride>(f.data, f.rows, f.cols, Stride(f.stride)));
+}
+
+// The blocked product, split over threads by the longer side of out: each thread one run of
+// columns (rows) of out with one thread's Eigen product of a by its run of b's columns (of a's
+// rows). On two cores this beats Eigen's own threading inside one product (measured on
+// (256, 1024, 4096) and (1024, 4096, 16384): 0.87x and 1.10x OpenBLAS's time, against 1.09x and
+// 1.17x).
+void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
+    Eigen::Map<RowMajorMatrix, 0, Stride> o(out.data, out.rows, out.cols, Stride(out.stride));
+    withMap(a, [&](const auto& am) {
+        withMap(b, [&](const auto& bm) {
+            const Index threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+            const bool byColumns = out.cols >= out.rows;
+            const Index side = byColumns ? out.cols : out.rows;
+            const Index parts = smaller(threads, side / 64);
+            if (parts <= 1 || out.rows * out.cols * a.cols < (Index(1) << 22)) {
+                blocked(o, am, bm, accumulate);
+                return;
+            }
+#pragma omp parallel for schedule(static)
+            for (Index part = 0; part < parts; ++part) {
+                const Index start = side * part / parts;
+                const Index size = side * (part + 1) / parts - start;
+                if (byColumns)
+                    blocked(o.middleCols(start, size), am, bm.middleCols(start, size), accumulate);
+                else
+                    blocked(o.middleRows(start, size), am.middleRows(start, size), bm, accumulate);
+            }
+        });
+    });
+}
+
+}  // namespace
+
+void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
+    if (a.rows <= kFewRows && !a.transposed && !b.transposed)
+        multiplyFewRows(out, a, b, accumulate);
+    else
+        multiplyBlocked(out, a, b, accumulate);
+}
+
+}  // namespace tp::products::TPVIZ_PRODUCT_ISA

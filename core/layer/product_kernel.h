@@ -1,0 +1,51 @@
+#pragma once
+
+// The interface between layer/products.cpp and the products compiled once per instruction set
+// (layer/product_kernel.cpp). Internal to the core. Plain pointers and sizes only: each kernel
+// object holds its own renamed copy of Eigen, whose types cannot cross into the rest of the core.
+
+#include <cstdint>
+
+namespace tp::products {
+
+/// A factor of a product as the product reads it: `rows` x `cols`, element (r, c) at
+/// data[r * stride + c], or, when `transposed`, at data[c * stride + r] (the transpose of a
+/// row-major block).
+struct Factor {
+    const float* data;
+    std::int64_t rows;
+    std::int64_t cols;
+    std::int64_t stride;
+    bool transposed;
+};
+
+/// The product's output: `rows` x `cols`, row-major, element (r, c) at data[r * stride + c].
+struct Output {
+    float* data;
+    std::int64_t rows;
+    std::int64_t cols;
+    std::int64_t stride;
+};
+
+/// Products of at most this many rows of a are summed in order over k, a multiply and then an add
+/// per term (never fused), in column blocks of b; each element of b then serves at most kFewRows
+/// products, so the product is bound by reading b, not by arithmetic.
+inline constexpr std::int64_t kFewRows = 4;
+/// Columns of b one task of such a product sums at a time: the (rows, kColumnBlock) sums stay in
+/// cache while b streams past once, in runs of kColumnBlock floats (16 KiB) that prefetching
+/// follows.
+inline constexpr std::int64_t kColumnBlock = 4096;
+
+// out = a @ b, or out += a @ b when `accumulate`, for each instruction set; a (N, K), b (K, M),
+// out (N, M). Each may only be called on a CPU that has its instruction set.
+namespace baseline {
+void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+}
+namespace avx2 {
+void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+}
+namespace avx512 {
+void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+}
+
+}  // namespace tp::products

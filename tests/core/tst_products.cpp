@@ -1,0 +1,145 @@
+// The core's products on every SIMD path this process runs: each transposition of the factors,
+// into a block of a bigger matrix, set and accumulated, few rows and many; the product of few
+// rows has the same bits on every path and a group's columns equal the full product's.
+
+#include "layer/products.h"
+#include "layer/verification.h"
+
+#include "matrix_bits.h"
+#include "random_matrix.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace tp;
+using tp::test::randomMatrix;
+using tp::test::sameBits;
+
+namespace {
+
+// a @ b in double precision, with the magnitudes |a| @ |b| for each element's rounding bound.
+struct Exact {
+    Eigen::MatrixXd value;
+    Eigen::MatrixXd magnitude;
+};
+
+Exact exactProduct(const Matrix& a, const Matrix& b) {
+    const Eigen::MatrixXd ad = a.cast<double>(), bd = b.cast<double>();
+    return {ad * bd, ad.cwiseAbs() * bd.cwiseAbs()};
+}
+
+// Every element of `actual` within the float32 rounding bound of a K-term sum of `exact`.
+bool withinBound(const Matrix& actual, const Exact& exact, Index depth, QString* where) {
+    for (Index r = 0; r < actual.rows(); ++r)
+        for (Index c = 0; c < actual.cols(); ++c) {
+            const double error = std::abs(double(actual(r, c)) - exact.value(r, c));
+            if (error > roundingGamma(depth) * exact.magnitude(r, c)) {
+                *where = QString("(%1, %2): %3 against %4")
+                             .arg(r)
+                             .arg(c)
+                             .arg(actual(r, c))
+                             .arg(exact.value(r, c));
+                return false;
+            }
+        }
+    return true;
+}
+
+}  // namespace
+
+class TestProducts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void productsAreWithinTheRoundingBoundOnEveryPath_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("depth");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<bool>("transposeA");
+        QTest::addColumn<bool>("transposeB");
+        QTest::addColumn<int>("path");
+        for (const SimdPath path : availableSimdPaths())
+            for (const auto& shape : {std::array{3, 700, 5000}, std::array{64, 300, 900},
+                                      std::array{200, 64, 1000}, std::array{1, 1, 1}})
+                for (const bool ta : {false, true})
+                    for (const bool tb : {false, true})
+                        QTest::newRow(qPrintable(QString("%1 %2x%3x%4%5%6")
+                                                     .arg(simdPathName(path))
+                                                     .arg(shape[0])
+                                                     .arg(shape[1])
+                                                     .arg(shape[2])
+                                                     .arg(ta ? " a^T" : "")
+                                                     .arg(tb ? " b^T" : "")))
+                            << shape[0] << shape[1] << shape[2] << ta << tb << int(path);
+    }
+
+    void productsAreWithinTheRoundingBoundOnEveryPath() {
+        QFETCH(int, rows);
+        QFETCH(int, depth);
+        QFETCH(int, cols);
+        QFETCH(bool, transposeA);
+        QFETCH(bool, transposeB);
+        QFETCH(int, path);
+        const Matrix a = randomMatrix(rows, depth, 1), b = randomMatrix(depth, cols, 2);
+        // Stored as the product reads them: the transpose of a's memory when a^T is asked.
+        const Matrix aStored = transposeA ? Matrix(a.transpose()) : a;
+        const Matrix bStored = transposeB ? Matrix(b.transpose()) : b;
+        const ProductFactor af(aStored, transposeA), bf(bStored, transposeB);
+        const Exact exact = exactProduct(a, b);
+        QString where;
+
+        // Into a block of a bigger matrix: the elements around it are left alone.
+        Matrix big = Matrix::Constant(rows + 2, cols + 3, 7.0f);
+        multiply(big.block(1, 2, rows, cols), af, bf, SimdPath(path));
+        QVERIFY2(withinBound(big.block(1, 2, rows, cols), exact, depth, &where), qPrintable(where));
+        QCOMPARE(big.row(0).cwiseEqual(7.0f).count(), big.cols());
+        QCOMPARE(big.col(0).cwiseEqual(7.0f).count(), big.rows());
+        QCOMPARE(big.col(1).cwiseEqual(7.0f).count(), big.rows());
+
+        // Accumulated: out += a @ b onto a @ b itself gives 2 (a @ b), within twice the bound.
+        Matrix twice = product(af, bf, SimdPath(path));
+        multiplyAdd(twice, af, bf, SimdPath(path));
+        const Exact doubled{2 * exact.value, 2 * exact.magnitude};
+        QVERIFY2(withinBound(twice, doubled, depth + 1, &where), qPrintable(where));
+    }
+
+    // A product of at most kFewRows rows sums each element in order over k, a multiply then an
+    // add: the same bits on every path, and a block of columns alone equals the same columns of
+    // the whole product.
+    void productsOfFewRowsHaveTheSameBitsOnEveryPath() {
+        const Matrix b = randomMatrix(3000, 9000, 9);
+        for (Index rows = 1; rows <= kFewRows; ++rows) {
+            const Matrix a = randomMatrix(rows, 3000, unsigned(rows));
+            const Matrix baseline = product(a, b, SimdPath::Scalar);
+            // In order over k without fusing: the scalar loop below is that definition.
+            for (const Index c : {Index(0), Index(4321), Index(8999)})
+                for (Index r = 0; r < rows; ++r) {
+                    float sum = 0.0f;
+                    for (Index k = 0; k < a.cols(); ++k) {
+                        const volatile float term = a(r, k) * b(k, c);
+                        sum += term;
+                    }
+                    QCOMPARE(baseline(r, c), sum);
+                }
+            for (const SimdPath path : availableSimdPaths()) {
+                QVERIFY2(sameBits(product(a, b, path), baseline), simdPathName(path));
+                const Matrix columns = product(a, b.middleCols(1000, 777), path);
+                QVERIFY2(sameBits(columns, baseline.middleCols(1000, 777)), simdPathName(path));
+            }
+        }
+    }
+
+    // The product on a path below the one in use really runs that path: a path with FMA gives
+    // other last bits than the baseline on a long sum (when this process runs such a path).
+    void aPathWithFusedMultiplyAddsGivesOtherLastBits() {
+        const std::vector<SimdPath> paths = availableSimdPaths();
+        if (paths.back() == SimdPath::Scalar)
+            QSKIP("this process runs only the scalar path");
+        const Matrix a = randomMatrix(64, 4096, 3), b = randomMatrix(4096, 64, 4);
+        QVERIFY(!sameBits(product(a, b, SimdPath::Scalar), product(a, b, paths.back())));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestProducts)
+#include "tst_products.moc"

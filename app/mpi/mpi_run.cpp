@@ -115,12 +115,8 @@ Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
     scene.result.plan = ShardingPlan::make(scene.config);
     scene.result.output = std::move(output);
     scene.result.partials = std::move(partials);
-    if (scene.config.mode == ParallelMode::Row && !scene.result.partials.empty()) {
-        const std::vector<Matrix>& p = scene.result.partials;
-        scene.result.runningSums.push_back(p.front());
-        for (std::size_t i = 1; i < p.size(); ++i)
-            scene.result.runningSums.push_back(scene.result.runningSums.back() + p[i]);
-    }
+    if (scene.config.mode == ParallelMode::Row && !scene.result.partials.empty())
+        sumInGroupOrder(scene.result);
     if (whole) {
         scene.params = initLayer(scene.config);
         const LayerParams& q = scene.params;

@@ -51,10 +51,7 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
         });
 
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
-    result.runningSums.reserve(std::size_t(plan.tpSize));
-    result.runningSums.push_back(result.partials.front());
-    for (std::size_t i = 1; i < result.partials.size(); ++i)
-        result.runningSums.push_back(result.runningSums.back() + result.partials[i]);
+    sumInGroupOrder(result);
     // The bias belongs to the layer, not to a group: added once, to the combined sum.
     result.output = result.runningSums.back();
     result.output.rowwise() += bias;
@@ -87,6 +84,24 @@ void concatenateInGroupOrder(ForwardResult& result) {
         for (const ShardGroup& group : plan.groups)
             result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
                 result.partials[std::size_t(group.index)].row(r);
+    }
+}
+
+// Memory-bound as well (tp matrices of the whole output, written for the first time): both
+// threads share it by rows, each row summed through the groups while it is in cache.
+void sumInGroupOrder(ForwardResult& result) {
+    const std::vector<Matrix>& partials = result.partials;
+    const Index batch = partials.front().rows();
+    const Index cols = partials.front().cols();
+    result.runningSums.resize(partials.size());
+    for (Matrix& sum : result.runningSums)
+        sum.resize(batch, cols);
+    const Index elements = batch * cols * Index(partials.size());
+#pragma omp parallel for schedule(static) if (elements > (Index(1) << 16))
+    for (Index r = 0; r < batch; ++r) {
+        result.runningSums.front().row(r) = partials.front().row(r);
+        for (std::size_t k = 1; k < partials.size(); ++k)
+            result.runningSums[k].row(r) = result.runningSums[k - 1].row(r) + partials[k].row(r);
     }
 }
 

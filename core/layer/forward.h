@@ -72,4 +72,9 @@ Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const Row
 /// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)).
 void concatenateInGroupOrder(ForwardResult& result);
 
+/// Row mode: result.runningSums from result.partials, runningSums[k] = partials[0] + ... +
+/// partials[k], each added element by element in group order (the same bits however the work is
+/// shared); result.output is left alone.
+void sumInGroupOrder(ForwardResult& result);
+
 }  // namespace tp

@@ -59,10 +59,7 @@ ForwardResult eachGroup(const ShardingPlan& plan, Index rows, Index cols, Progre
 
 // runningSums[k] = partials[0] + ... + partials[k]; output = the last of them.
 void addPartials(ForwardResult& result) {
-    result.runningSums.clear();
-    result.runningSums.push_back(result.partials.front());
-    for (std::size_t i = 1; i < result.partials.size(); ++i)
-        result.runningSums.push_back(result.runningSums.back() + result.partials[i]);
+    sumInGroupOrder(result);
     result.output = result.runningSums.back();
 }
 

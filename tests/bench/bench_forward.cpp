@@ -1,6 +1,7 @@
-// The grouped column-parallel forward against one full product of the same size, and Eigen's full
-// product against OpenBLAS's cblas_sgemm. Each iteration times both sides back to back, so the
-// reported ratio (median over iterations) is measured under the same machine load.
+// The grouped column- and row-parallel forward passes against one full product of the same size,
+// and the core's full product (layer/products.h) on each SIMD path against OpenBLAS's
+// cblas_sgemm. Each iteration times both sides back to back, so the reported ratio (median over
+// iterations) is measured under the same machine load.
 
 #include "layer/forward.h"
 
@@ -47,19 +48,19 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
-// Arguments: batch, inDim, features, tp.
-void BM_ColumnForwardVsFull(benchmark::State& state) {
+// Arguments: batch, inDim, features, tp; the split of `mode`.
+void forwardVsFull(benchmark::State& state, ParallelMode mode) {
     const Index batch = state.range(0), inDim = state.range(1), features = state.range(2);
     const Index tpSize = state.range(3);
     const Arrays& a = arrays(batch, inDim, features);
-    const ShardingPlan plan = ShardingPlan::make(ParallelMode::Column, inDim, features, tpSize);
+    const ShardingPlan plan = ShardingPlan::make(mode, inDim, features, tpSize);
     std::vector<double> ratios;
     for (auto _ : state) {
         Matrix full;
         const double fullTime = seconds([&] { full = forwardReference(a.x, a.kernel, a.bias); });
         ForwardResult grouped;
         const double groupedTime =
-            seconds([&] { grouped = forwardColumnParallel(a.x, a.kernel, a.bias, plan); });
+            seconds([&] { grouped = forwardParallel(a.x, a.kernel, a.bias, plan); });
         benchmark::DoNotOptimize(full.data());
         benchmark::DoNotOptimize(grouped.output.data());
         ratios.push_back(groupedTime / fullTime);
@@ -69,18 +70,35 @@ void BM_ColumnForwardVsFull(benchmark::State& state) {
     state.counters["GFLOPs"] = benchmark::Counter(2.0 * batch * inDim * features,
                                                   benchmark::Counter::kIsIterationInvariantRate,
                                                   benchmark::Counter::OneK::kIs1000);
+    state.SetLabel(simdPathName());
+}
+
+void BM_ColumnForwardVsFull(benchmark::State& state) {
+    forwardVsFull(state, ParallelMode::Column);
+}
+
+void BM_RowForwardVsFull(benchmark::State& state) {
+    forwardVsFull(state, ParallelMode::Row);
 }
 
 #ifdef TPVIZ_HAVE_OPENBLAS
-// Arguments: batch, inDim, features. Ratio = Eigen full product / cblas_sgemm (below 1: Eigen
+// Arguments: batch, inDim, features, SIMD path (0 scalar, 1 avx2, 2 avx512; a path this CPU
+// does not run is skipped). Ratio = the core's full product / cblas_sgemm (below 1: the core
 // faster).
 void BM_EigenVsOpenBlas(benchmark::State& state) {
     const Index batch = state.range(0), inDim = state.range(1), features = state.range(2);
+    const auto path = SimdPath(state.range(3));
+    if (resolveSimdPath(path) != path) {
+        state.SkipWithError("this process does not run that SIMD path");
+        for (auto _ : state) {
+        }
+        return;
+    }
     const Arrays& a = arrays(batch, inDim, features);
     Matrix eigenOut(batch, features), blasOut(batch, features);
     std::vector<double> ratios;
     for (auto _ : state) {
-        const double eigenTime = seconds([&] { eigenOut.noalias() = a.x * a.kernel; });
+        const double eigenTime = seconds([&] { multiply(eigenOut, a.x, a.kernel, path); });
         const double blasTime = seconds([&] {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(batch), int(features),
                         int(inDim), 1.0f, a.x.data(), int(inDim), a.kernel.data(), int(features),
@@ -92,6 +110,7 @@ void BM_EigenVsOpenBlas(benchmark::State& state) {
         state.SetIterationTime(blasTime);
     }
     state.counters["eigen_over_blas"] = median(ratios);
+    state.SetLabel(simdPathName(path));
     state.counters["GFLOPs"] = benchmark::Counter(2.0 * batch * inDim * features,
                                                   benchmark::Counter::kIsIterationInvariantRate,
                                                   benchmark::Counter::OneK::kIs1000);
@@ -106,15 +125,25 @@ void forwardArgs(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
+void pathArgs(benchmark::internal::Benchmark* b) {
+    for (const auto& shape : {std::vector<std::int64_t>{256, 1024, 4096}, {1024, 4096, 16384}})
+        for (std::int64_t path = 0; path <= 2; ++path)
+            b->Args({shape[0], shape[1], shape[2], path});
+}
+
 BENCHMARK(BM_ColumnForwardVsFull)
+    ->Apply(forwardArgs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+BENCHMARK(BM_RowForwardVsFull)
     ->Apply(forwardArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 #ifdef TPVIZ_HAVE_OPENBLAS
 BENCHMARK(BM_EigenVsOpenBlas)
-    ->Args({256, 1024, 4096})
-    ->Args({1024, 4096, 16384})
+    ->Apply(pathArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);

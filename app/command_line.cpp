@@ -161,7 +161,7 @@ std::string appHelp() {
 }
 
 std::string appVersion() {
-    return std::string("tpviz ") + TPVIZ_VERSION + "\nSIMD path: " + simdPathName() + "\n";
+    return std::string("tpviz ") + TPVIZ_VERSION + "\n" + simdPathLine() + "\n";
 }
 
 }  // namespace tp

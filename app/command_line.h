@@ -52,7 +52,7 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& args);
 /// The --help text: usage, the shared options and the extras.
 std::string appHelp();
 
-/// The --version text: "tpviz VERSION" and the SIMD path the PRNG runs (tp::simdPathName).
+/// The --version text: "tpviz VERSION" and the SIMD path in use (tp::simdPathLine).
 std::string appVersion();
 
 }  // namespace tp

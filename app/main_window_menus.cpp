@@ -83,15 +83,16 @@ void MainWindow::showAbout() {
     QMessageBox about(this);
     about.setWindowTitle(tr("About tpviz"));
     about.setIconPixmap(windowIcon().pixmap(96, 96));
-    about.setText(tr("<h3>tpviz %1</h3><p>SIMD path: %2</p><p>Shows how tensor parallelism splits "
-                     "one linear layer "
-                     "<code>y = x @ kernel + bias</code>: column-parallel groups compute different "
-                     "output columns that are concatenated; row-parallel groups compute partial "
-                     "sums of the same outputs that are added, with the bias added once.</p>"
-                     "<p>The parameters are those of <code>nnx.Linear(in_dim, features, "
-                     "rngs=nnx.Rngs(seed))</code>, bit for bit. The groups are simulated by a loop "
-                     "over array slices: no devices, no communication.</p>")
-                      .arg(QApplication::applicationVersion(), simdPathName()));
+    about.setText(
+        tr("<h3>tpviz %1</h3><p>%2</p><p>Shows how tensor parallelism splits "
+           "one linear layer "
+           "<code>y = x @ kernel + bias</code>: column-parallel groups compute different "
+           "output columns that are concatenated; row-parallel groups compute partial "
+           "sums of the same outputs that are added, with the bias added once.</p>"
+           "<p>The parameters are those of <code>nnx.Linear(in_dim, features, "
+           "rngs=nnx.Rngs(seed))</code>, bit for bit. The groups are simulated by a loop "
+           "over array slices: no devices, no communication.</p>")
+            .arg(QApplication::applicationVersion(), QString::fromStdString(simdPathLine())));
     about.exec();
 }
 

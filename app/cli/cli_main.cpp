@@ -96,9 +96,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     const std::vector<tp::ExtraOption> extras = {tp::versionOption()};
     if (std::find(args.begin(), args.end(), extras.front().name) != args.end())
-        return print(
-            std::string("tpviz-cli ") + TPVIZ_VERSION + "\nSIMD path: " + tp::simdPathName() + '\n',
-            0);
+        return print(std::string("tpviz-cli ") + TPVIZ_VERSION + '\n' + tp::simdPathLine() + '\n',
+                     0);
     tp::SceneOptionsParse parse = tp::parseSceneOptions(args, extras);
     tp::SceneOptions& options = parse.options;
 

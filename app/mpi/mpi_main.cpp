@@ -67,9 +67,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     // --help and --version answer without MPI, so they work outside mpirun too.
     if (std::find(args.begin(), args.end(), tp::versionOption().name) != args.end())
-        return print(
-            std::string("tpviz-mpi ") + TPVIZ_VERSION + "\nSIMD path: " + tp::simdPathName() + '\n',
-            0);
+        return print(std::string("tpviz-mpi ") + TPVIZ_VERSION + '\n' + tp::simdPathLine() + '\n',
+                     0);
     const tp::mpi::TestOptions hidden = tp::mpi::takeTestOptions(args);
     tp::SceneOptionsParse parse = tp::parseSceneOptions(args, extraOptions());
     if (parse.options.help)

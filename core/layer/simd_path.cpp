@@ -66,6 +66,11 @@ const char* simdPathName(SimdPath path) {
     return pathName(resolveSimdPath(path));
 }
 
+std::string simdPathLine() {
+    return std::string("SIMD path: ") + simdPathName() +
+           " (kernel generation, products, heatmap downsampling)";
+}
+
 std::vector<SimdPath> availableSimdPaths() {
     std::vector<SimdPath> paths;
     for (const SimdPath path : {SimdPath::Scalar, SimdPath::Avx2, SimdPath::Avx512}) {

@@ -3,6 +3,7 @@
 // Which SIMD implementation the core's vectorised loops use: chosen once per process at run time
 // from what the CPU supports, so one portable binary runs its fastest path everywhere.
 
+#include <string>
 #include <vector>
 
 namespace tp {
@@ -21,6 +22,10 @@ SimdPath resolveSimdPath(SimdPath path);
 /// The name ("scalar", "avx2" or "avx512") of the path a call with `path` runs; by default the
 /// path in use.
 const char* simdPathName(SimdPath path = SimdPath::Best);
+
+/// What --version and the About box say: "SIMD path: avx2 (kernel generation, products,
+/// heatmap downsampling)", the path in use and what runs on it.
+std::string simdPathLine();
 
 /// Every path this process can run (those the CPU supports, up to TPVIZ_SIMD), slowest first.
 std::vector<SimdPath> availableSimdPaths();

@@ -333,7 +333,9 @@ private slots:
     // A correct split whose sums are long enough for a fixed atol to fail: the app's verdict is the
     // rounding bound's, so it passes (allclose alone would cry wolf here).
     void longSumsPassByTheRoundingBound() {
-        Window w(LayerConfig{.batch = 64, .inDim = 4096, .features = 64, .tpSize = 4});
+        // Row partial sums of 4 rows: summed in order over k on every SIMD path, the same bits.
+        Window w(LayerConfig{
+            .batch = 4, .inDim = 4096, .features = 64, .tpSize = 4, .mode = ParallelMode::Row});
         QTRY_VERIFY_WITH_TIMEOUT(w.window.scene(), 60000);
         const ScenePtr scene = w.window.scene();
         QVERIFY(!scene->verification.allclose);  // what a fixed atol would have said

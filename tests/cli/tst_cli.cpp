@@ -295,9 +295,10 @@ private slots:
 
     // The case: a correct split at an ordinary size passes the rounding bound (exit 0)
     // though it is not allclose at the default tolerances; given explicitly, allclose decides.
+    // Row partial sums of 4 rows: summed in order over k on every SIMD path, the same bits.
     void roundingBoundDecidesTheExitStatus() {
-        const QStringList scene{"--batch", "64",   "--in-dim", "4096",   "--features",
-                                "4096",    "--tp", "8",        "--json", "--summary"};
+        const QStringList scene{"--batch", "4", "--in-dim", "4096", "--features", "64",
+                                "--tp",    "4", "--mode",   "row",  "--json",     "--summary"};
         const Run run = runCli(scene);
         QCOMPARE(run.exitCode, 0);
         const QJsonObject v = QJsonDocument::fromJson(run.out).object()["verification"].toObject();
@@ -305,8 +306,8 @@ private slots:
         QCOMPARE(v["rule"].toString(), QString("rounding-bound"));
         QCOMPARE(v["allclose"].toBool(), false);
         QVERIFY(v["shape_mismatch"].isNull());
-        QCOMPARE(v["elements"].toInteger(), 64 * 4096);
-        QVERIFY(v["bit_identical"].toInteger() < 64 * 4096);
+        QCOMPARE(v["elements"].toInteger(), 4 * 64);
+        QVERIFY(v["bit_identical"].toInteger() < 4 * 64);
         QVERIFY(v["max_ulp"].toInteger() > 0);
         const double ratio = v["max_error_over_bound"].toDouble();
         QVERIFY(ratio > 0 && ratio < 0.01);
@@ -317,8 +318,8 @@ private slots:
             QJsonDocument::fromJson(given.out).object()["verification"].toObject();
         QCOMPARE(g["passed"].toBool(), false);
         QCOMPARE(g["rule"].toString(), QString("allclose"));
-        const Run text = runCli({"--batch", "64", "--in-dim", "4096", "--features", "4096", "--tp",
-                                 "8", "--summary", "--atol", "1e-6"});
+        const Run text = runCli({"--batch", "4", "--in-dim", "4096", "--features", "64", "--tp",
+                                 "4", "--mode", "row", "--summary", "--atol", "1e-6"});
         QVERIFY2(text.out.contains("verification: FAILED by allclose (rtol 1e-05, atol 1e-06, "
                                    "given explicitly)"),
                  text.out.constData());

@@ -29,7 +29,9 @@ namespace tp::simd::avx2 {
 namespace {
 
 constexpr int kLanes = 8;
-constexpr int kBlock = 512;
+// Values per block: with 1024 the block's arrays (about 24 KB) stay in L1, and the packed log's
+// last, partly filled step costs little per value (512 measured 4% slower, 2048 no faster).
+constexpr int kBlock = 1024;
 constexpr int kBlockVectors = kBlock / kLanes;
 // Threefry's independent vectors per step: enough rounds in flight to fill the integer pipes
 // (eight measured 5% faster than four, though they spill a few registers).

@@ -366,6 +366,61 @@ private slots:
                                 .arg(first < count ? floatHex(scalar[first]) : QString())));
     }
 
+    // Short ranges, of every count up to 200, starting where the vectorised path changes how it
+    // draws: at a block's start or not, at the array's end (a tail padded past it), across the
+    // partitionable counter's low word wrapping, across the legacy halves and at the legacy
+    // padding counter (those blocks fall back to the scalar bits).
+    void simdEqualsScalarOnShortRanges_data() {
+        QTest::addColumn<SimdPath>("path");
+        QTest::addColumn<PrngLayout>("layout");
+        QTest::addColumn<qulonglong>("n");
+        QTest::addColumn<qulonglong>("start");
+        const auto add = [](const char* name, PrngLayout layout, std::uint64_t n,
+                            std::uint64_t start) {
+            addRowPerSimdPath(
+                name, [&](QTestData& row) { row << layout << qulonglong(n) << qulonglong(start); });
+        };
+        add("partitionable from 0", PrngLayout::Partitionable, 5000, 0);
+        add("partitionable unaligned", PrngLayout::Partitionable, 5000, 77);
+        add("partitionable at the end", PrngLayout::Partitionable, 5000, 4800);
+        add("partitionable across the low word's wrap", PrngLayout::Partitionable,
+            (std::uint64_t(1) << 32) + 1000, (std::uint64_t(1) << 32) - 100);
+        add("legacy across the halves", PrngLayout::Legacy, 5001, 2401);
+        add("legacy at the padding counter", PrngLayout::Legacy, 5001, 2380);
+        add("legacy at the end", PrngLayout::Legacy, 5001, 4801);
+    }
+
+    void simdEqualsScalarOnShortRanges() {
+        QFETCH(SimdPath, path);
+        QFETCH(PrngLayout, layout);
+        QFETCH(qulonglong, n);
+        QFETCH(qulonglong, start);
+        if (path == SimdPath::Scalar)
+            QSKIP("this process runs no vectorised path");
+        const Key key = foldIn(seedToKey(7), 0);
+        std::vector<float> best(200), scalar(200);
+        for (const bool truncated : {true, false}) {
+            for (std::uint64_t count = 1; count <= 200; ++count) {
+                if (truncated) {
+                    truncatedNormal(key, layout, n, start, count, best.data(), 0.5f, path);
+                    truncatedNormal(key, layout, n, start, count, scalar.data(), 0.5f,
+                                    SimdPath::Scalar);
+                } else {
+                    normal(key, layout, n, start, count, best.data(), 0.5f, path);
+                    normal(key, layout, n, start, count, scalar.data(), 0.5f, SimdPath::Scalar);
+                }
+                for (std::uint64_t k = 0; k < count; ++k) {
+                    if (bitsOfFloat(best[k]) != bitsOfFloat(scalar[k]))
+                        QFAIL(qPrintable(QString("%1, count %2, element %3: %4 vs %5")
+                                             .arg(truncated ? "truncated" : "normal")
+                                             .arg(count)
+                                             .arg(k)
+                                             .arg(floatHex(best[k]), floatHex(scalar[k]))));
+                }
+            }
+        }
+    }
+
     // The float pipeline depends only on the top 23 bits of a word, so these 2^23 words give
     // every value truncatedNormal and normal can produce: the vectorised path (including its
     // double-precision log and the lanes it hands back to the scalar log) equals the scalar path

@@ -25,6 +25,8 @@ using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eige
 using ColMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 using Stride = Eigen::OuterStride<>;
 
+// Not std::min and std::max: an instance the compiler does not inline would be shared code outside
+// this object's namespaces (see the top of the file).
 Index smaller(Index a, Index b) {
     return a < b ? a : b;
 }

@@ -74,10 +74,10 @@ std::int32_t sumBlockBaseline(const BlockOfFewRows& b, std::int32_t largestBits)
 // equal to theirs bit for bit. Task (g, b) takes block b of the g-th chunk of the kernel's columns:
 // the split adds each kernel row of that block through group g's view (kernelSlice) into the
 // partial's sums, and the reference adds the same columns of the full kernel, found from the
-// kernel's width alone (never from the plan's groups), into sums of its own, each as forward.cpp's
-// product of few rows does: a multiply, then an add, in the order k = 0, 1, ..., K - 1. With the
-// plan's groups in place the two read the same memory while it is in cache; the reference never
-// reads a partial. Progress: one unit per group.
+// kernel's width alone (never from the plan's groups), into sums of its own, each as the core's
+// product of few rows (layer/product_kernel.cpp) does: a multiply, then an add, in the order k = 0,
+// 1, ..., K - 1. With the plan's groups in place the two read the same memory while it is in cache;
+// the reference never reads a partial. Progress: one unit per group.
 ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const MatrixCRef& kernel,
                                                      const RowVectorCRef& bias,
                                                      const ShardingPlan& plan, Progress* progress) {
@@ -91,7 +91,7 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
     both.split.partials.assign(std::size_t(plan.tpSize), Matrix(rows, chunk));
     both.reference.resize(rows, kernel.cols());
 
-    // Enough blocks for every thread, as in forward.cpp's product of few rows.
+    // Enough blocks for every thread, as in the core's product of few rows.
     const Index threads = omp_get_max_threads();
     const Index blocksPerGroup =
         std::max((chunk + kColumnBlock - 1) / kColumnBlock,

@@ -173,6 +173,13 @@ const SceneKey kSceneKeys[] = {
          s.mistake = *mistake;
          return "";
      }},
+    {"backward",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         if (!v.is_boolean())
+             return "is not true or false";
+         s.backward = v.get<bool>();
+         return "";
+     }},
     {"step",
      [](const json& v, SceneFile& s, const fs::path&) -> std::string {
          if (auto reason = readInt(v, s.step); !reason.empty())
@@ -287,6 +294,8 @@ std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {
         document["output"] = toString(*c.output);
     if (scene.mistake != Mistake::None)
         document["mistake"] = toString(scene.mistake);
+    if (scene.backward)
+        document["backward"] = true;
     if (scene.source == SceneSource::Brief)
         document["example"] = "brief";
     if (scene.arrays.any()) {

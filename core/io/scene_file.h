@@ -5,7 +5,7 @@
 //    "tp_size": 3, "seed": 0, "mode": "column", "prng": "partitionable", "x64": false,
 //    "bias": "zeros", "data": 1, "step": 0}
 // plus "output": "sharded" or "replicated" when the layout is chosen, "mistake": NAME when one is
-// made (see mistakes.h),
+// made (see mistakes.h), "backward": true when the backward pass is asked for,
 // and, where used, "example": "brief" or "arrays": {"kernel": "w.safetensors:fc.weight",
 // "transpose": true, "bias": "b.npy", "x": "x.npy"} with paths relative to the scene file.
 // Keys other than "format" and "version" may be left out (their defaults apply); unknown keys
@@ -28,6 +28,7 @@ struct SceneFile {
     SceneSource source = SceneSource::Nnx;  ///< Brief with "example", Files with "arrays"
     std::int64_t step = 0;                  ///< the step shown, 0 = start
     Mistake mistake = Mistake::None;        ///< the mistake made on purpose, if any
+    bool backward = false;                  ///< the backward pass is asked for
     ArrayFiles arrays;  ///< absolute, or relative to the working folder, once read
 
     bool operator==(const SceneFile&) const = default;

@@ -52,6 +52,7 @@ SceneOrigin applySceneFile(const std::string& path, SceneOptions& options,
     options.source = read.scene->source;
     options.files = read.scene->arrays;
     options.mistake = read.scene->mistake;
+    options.backward = read.scene->backward;
     return {path, read.keys};
 }
 

@@ -240,6 +240,19 @@ private slots:
         QCOMPARE(over["config"]["seed"].toInt(), 9);
     }
 
+    // A scene saved with the backward pass asked for prints it, as --backward does.
+    void sceneFileKeepsTheBackward() {
+        SceneFile scene;
+        scene.config = {.batch = 3, .inDim = 4, .features = 6, .tpSize = 2, .seed = 9};
+        scene.backward = true;
+        QCOMPARE(writeSceneFile(spath("b.tpviz"), scene), std::string());
+        const QJsonObject doc = jsonOf(runCli({"--scene", path("b.tpviz"), "--json"}));
+        QVERIFY(doc.contains("backward"));
+        const Run same = runCli({"--batch", "3", "--in-dim", "4", "--features", "6", "--tp", "2",
+                                 "--seed", "9", "--backward", "--json"});
+        QCOMPARE(doc, jsonOf(same));
+    }
+
     void sceneFileArraysAreRelativeToIt() {
         QVERIFY(QDir(m_dir.path()).mkpath("scenes"));
         QFile file(path("scenes/rel.tpviz"));

@@ -149,6 +149,12 @@ private slots:
         QCOMPARE(writeSceneFile(file, mesh), std::string());
         QVERIFY(*readSceneFile(file).scene == mesh);
 
+        SceneFile backward;
+        backward.backward = true;
+        QCOMPARE(writeSceneFile(file, backward), std::string());
+        QVERIFY(readSceneFile(file).scene->backward);
+        QVERIFY(!readSceneFile(file).scene->config.output);
+
         SceneFile brief;
         brief.source = SceneSource::Brief;
         QCOMPARE(writeSceneFile(file, brief), std::string());
@@ -184,6 +190,8 @@ private slots:
             "s.tpviz: 'prng' is not a string");
         add("x64 a string", R"({"format": "tpviz-scene", "version": 1, "x64": "yes"})",
             "s.tpviz: 'x64' is not true or false");
+        add("backward a number", R"({"format": "tpviz-scene", "version": 1, "backward": 1})",
+            "s.tpviz: 'backward' is not true or false");
         add("bias bad", R"({"format": "tpviz-scene", "version": 1, "bias": "normal:-1"})",
             "s.tpviz: 'bias' 'normal:-1' is not zeros or normal:STDDEV");
         add("step negative", R"({"format": "tpviz-scene", "version": 1, "step": -1})",

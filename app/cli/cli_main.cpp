@@ -41,13 +41,6 @@ int computeAndReport(tp::SceneOptions& options) {
     tp::SceneRequest request = tp::sceneRequest(options);
     request.arrays = std::move(options.arrays);
     const std::optional<tp::Scene> scene = tp::computeScene(std::move(request));
-    if (!options.saveNpyDir.empty()) {
-        if (const std::string error = tp::saveSceneArrays(*scene, options.saveNpyDir);
-            !error.empty()) {
-            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
-            return 2;
-        }
-    }
     std::optional<tp::SceneCosts> costs;
     if (options.costs) {
         try {
@@ -75,6 +68,14 @@ int computeAndReport(tp::SceneOptions& options) {
         }
     }
     const tp::SceneBackward* shownBackward = backward ? &*backward : nullptr;
+    if (!options.saveNpyDir.empty()) {
+        if (const std::string error =
+                tp::saveSceneArrays(*scene, options.saveNpyDir, shownBackward);
+            !error.empty()) {
+            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
+            return 2;
+        }
+    }
     const bool backwardOk = !backward || backward->verification.passed();
     const int status = scene->verification.passed() && collectiveOk && backwardOk ? 0 : 1;
     if (options.json)

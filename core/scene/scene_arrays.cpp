@@ -17,7 +17,7 @@ struct NamedView {
     const RowVector* vector = nullptr;
 };
 
-std::vector<NamedView> arraysOf(const Scene& scene) {
+std::vector<NamedView> arraysOf(const Scene& scene, const SceneBackward* backward) {
     std::vector<NamedView> arrays = {{"kernel.npy", &scene.params.kernel, nullptr},
                                      {"bias.npy", nullptr, &scene.params.bias},
                                      {"x.npy", &scene.params.x, nullptr}};
@@ -29,20 +29,28 @@ std::vector<NamedView> arraysOf(const Scene& scene) {
         arrays.push_back({"running_sum_" + std::to_string(k) + ".npy", &sums[k], nullptr});
     arrays.push_back({"output.npy", &scene.result.output, nullptr});
     arrays.push_back({"reference.npy", &scene.reference, nullptr});
+    if (backward) {
+        const Gradients& g = backward->result.gradients;
+        arrays.push_back({"dy.npy", &backward->dy, nullptr});
+        arrays.push_back({"dx.npy", &g.dx, nullptr});
+        arrays.push_back({"dkernel.npy", &g.dkernel, nullptr});
+        arrays.push_back({"dbias.npy", nullptr, &g.dbias});
+    }
     return arrays;
 }
 
 }  // namespace
 
-std::vector<std::string> sceneArrayFileNames(const Scene& scene) {
+std::vector<std::string> sceneArrayFileNames(const Scene& scene, const SceneBackward* backward) {
     std::vector<std::string> names;
-    for (const NamedView& array : arraysOf(scene))
+    for (const NamedView& array : arraysOf(scene, backward))
         names.push_back(array.name);
     return names;
 }
 
 bool isSceneArrayFileName(const std::string& name) {
-    for (const char* fixed : {"kernel.npy", "bias.npy", "x.npy", "output.npy", "reference.npy"})
+    for (const char* fixed : {"kernel.npy", "bias.npy", "x.npy", "output.npy", "reference.npy",
+                              "dy.npy", "dx.npy", "dkernel.npy", "dbias.npy"})
         if (name == fixed)
             return true;
     for (const std::string prefix : {"partial_", "running_sum_"}) {
@@ -95,7 +103,8 @@ std::string sceneArrayFolderProblem(const std::string& dir) {
            "scene's arrays; choose another folder";
 }
 
-std::string saveSceneArrays(const Scene& scene, const std::string& dir) {
+std::string saveSceneArrays(const Scene& scene, const std::string& dir,
+                            const SceneBackward* backward) {
     namespace fs = std::filesystem;
     if (std::string problem = sceneArrayFolderProblem(dir); !problem.empty())
         return problem;
@@ -109,7 +118,7 @@ std::string saveSceneArrays(const Scene& scene, const std::string& dir) {
     };
 
     std::vector<StagedFile> files;
-    for (const NamedView& array : arraysOf(scene)) {
+    for (const NamedView& array : arraysOf(scene, backward)) {
         files.emplace_back((fs::path(dir) / array.name).string());
         const std::string error = array.vector ? writeNpy(files.back(), *array.vector, true)
                                                : writeNpy(files.back(), *array.matrix);
@@ -129,7 +138,7 @@ std::string saveSceneArrays(const Scene& scene, const std::string& dir) {
         }
     }
 
-    const std::vector<std::string> written = sceneArrayFileNames(scene);
+    const std::vector<std::string> written = sceneArrayFileNames(scene, backward);
     std::vector<fs::path> stale;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();

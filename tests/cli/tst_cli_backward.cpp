@@ -3,12 +3,15 @@
 
 #include "process_run.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 
 namespace {
 
@@ -149,6 +152,34 @@ private slots:
         QVERIFY(text.contains("all-reduce of dx over \"model\": 80 bytes sent per device in 4"));
         QVERIFY(text.contains("  dkernel (K = batch = 3): passed"));
         QVERIFY(text.indexOf("backward verification") > text.indexOf("\nverification: passed"));
+    }
+
+    // --save-npy with --backward writes dy, dx, dkernel and dbias beside the forward's arrays,
+    // with the values the JSON prints.
+    void saveNpyWritesTheGradients() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("out");
+        const Run run = runCli(kRow + QStringList{"--backward", "--json", "--save-npy", dir});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject b = parsed(run)["backward"].toObject();
+        for (const char* name : {"dy", "dx", "dkernel", "dbias"}) {
+            QFile file(dir + "/" + name + ".npy");
+            QVERIFY2(file.open(QIODevice::ReadOnly), name);
+            const QByteArray bytes = file.readAll();
+            // Format 1.0: magic (6), version (2), the header's length (2, little-endian), header.
+            const int headerEnd = 10 + (uchar(bytes[8]) | uchar(bytes[9]) << 8);
+            QList<float> values((bytes.size() - headerEnd) / 4);
+            std::memcpy(values.data(), bytes.constData() + headerEnd, bytes.size() - headerEnd);
+            QList<float> printed;
+            const QJsonArray array = b[name].toArray();
+            for (const QJsonValue& row : array)
+                if (row.isArray())
+                    for (const QJsonValue& value : row.toArray())
+                        printed << float(value.toDouble());
+                else
+                    printed << float(row.toDouble());
+            QCOMPARE(values, printed);
+        }
     }
 
     // The exit status counts the backward's verdicts: at rtol 0 and atol 0 the forward pass of

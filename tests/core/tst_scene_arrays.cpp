@@ -92,6 +92,8 @@ private slots:
         QTest::newRow("partial_0") << "partial_0.npy" << true;
         QTest::newRow("partial_12") << "partial_12.npy" << true;
         QTest::newRow("running_sum_3") << "running_sum_3.npy" << true;
+        QTest::newRow("dkernel") << "dkernel.npy" << true;
+        QTest::newRow("dbias") << "dbias.npy" << true;
         QTest::newRow("partial_07") << "partial_07.npy" << false;
         QTest::newRow("partial_") << "partial_.npy" << false;
         QTest::newRow("partial_x") << "partial_1x.npy" << false;
@@ -107,6 +109,30 @@ private slots:
         for (const Scene& scene : {sceneOf(2, 4, 8, 4), sceneOf(2, 4, 8, 2, ParallelMode::Row)})
             for (const std::string& written : sceneArrayFileNames(scene))
                 QVERIFY2(isSceneArrayFileName(written), written.c_str());
+    }
+
+    // With the backward pass, the cotangent and the split pass's gradients are written too; a
+    // forward-only scene written into the same folder then removes them.
+    void theBackwardsArraysAreWrittenWithIt() {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.filePath("out").toStdString();
+        for (const ParallelMode mode : {ParallelMode::Column, ParallelMode::Row}) {
+            const Scene scene = sceneOf(3, 4, 8, 2, mode);
+            const SceneBackward backward = computeBackward(scene);
+            QCOMPARE(QString::fromStdString(saveSceneArrays(scene, dir, &backward)), QString());
+            const std::vector<std::string> names = sceneArrayFileNames(scene, &backward);
+            QCOMPARE(namesIn(dir), std::set<std::string>(names.begin(), names.end()));
+            const Gradients& g = backward.result.gradients;
+            QCOMPARE(readText(dir + "/dy.npy"), npyBytes(backward.dy));
+            QCOMPARE(readText(dir + "/dx.npy"), npyBytes(g.dx));
+            QCOMPARE(readText(dir + "/dkernel.npy"), npyBytes(g.dkernel));
+            QCOMPARE(readText(dir + "/dbias.npy"), npyBytes(g.dbias, true));
+            for (const std::string& written : names)
+                QVERIFY2(isSceneArrayFileName(written), written.c_str());
+        }
+        const Scene forward = sceneOf(3, 4, 8, 2);
+        QCOMPARE(QString::fromStdString(saveSceneArrays(forward, dir)), QString());
+        QCOMPARE(namesIn(dir), namesOf(forward));
     }
 
     // A link planted at kernel.npy is replaced by the new file; the file it pointed to keeps its

@@ -23,7 +23,8 @@ std::string padded(std::string text, std::size_t width) {
 
 }  // namespace
 
-void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCosts& costs) {
+void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCosts& costs,
+                    const BackwardHoldings* backward) {
     const MeshCosts& mesh = costs.mesh;
     const DeviceHoldings& h = mesh.perDevice;
     const PartitionSpecs specs = partitionSpecs(c);
@@ -44,6 +45,27 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
         << "per device; the unsharded layer: " << bytesText(mesh.unshardedBytes) << '\n'
         << "  " << padded("flops", 9) << padded(std::to_string(h.flops), 30)
         << "per device, 2 * rows * in_dim * features / tp_size\n";
+    if (backward) {
+        const bool column = c.mode == ParallelMode::Column;
+        const bool dyWhole = !column || c.outputLayout() == OutputLayout::Replicated;
+        const std::pair<const char*, std::pair<std::int64_t, const char*>> gradients[] = {
+            {"dy", {backward->dyBytes, dyWhole ? "all of it" : "its columns"}},
+            {"dx",
+             {backward->dxBytes, column ? "its partial sum of the whole dx, then the all-reduced dx"
+                                        : "its own slice"}},
+            {"dkernel", {backward->dkernelBytes, "its block"}},
+            {"dbias", {backward->dbiasBytes, column ? "its columns" : "all of it, summed once"}},
+        };
+        out << "backward, per device:\n";
+        for (const auto& [name, row] : gradients)
+            out << "  " << padded(name, 9) << padded(bytesText(row.first), 30) << row.second
+                << '\n';
+        out << "  " << padded("total", 9) << padded(bytesText(backward->totalBytes()), 30)
+            << "per device\n"
+            << "  " << padded("flops", 9) << padded(std::to_string(backward->flops), 30)
+            << "per device, dkernel's and dx's products (2 * rows * in_dim * features / tp_size "
+               "each) and dbias's sum\n";
+    }
 
     const CollectiveCost& k = mesh.collective;
     if (k.kind == CollectiveKind::None) {
@@ -88,31 +110,38 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
         out << "nothing sent\n";
 }
 
-Json costsJson(const SceneCosts& costs) {
+Json costsJson(const SceneCosts& costs, const BackwardHoldings* backward) {
     const MeshCosts& mesh = costs.mesh;
     const DeviceHoldings& h = mesh.perDevice;
     const CollectiveCost& k = mesh.collective;
     const TimeEstimate& e = costs.estimate;
-    return {{"mesh", {{"data", mesh.data}, {"model", mesh.model}}},
-            {"devices", mesh.devices},
-            {"output_layout", std::string(toString(mesh.layout))},
-            {"per_device",
-             {{"kernel_bytes", h.kernelBytes},
-              {"bias_bytes", h.biasBytes},
-              {"x_bytes", h.xBytes},
-              {"partial_bytes", h.partialBytes},
-              {"output_bytes", h.outputBytes},
-              {"flops", h.flops}}},
-            {"collective",
-             {{"name", std::string(toString(k.kind))},
-              {"axis", "model"},
-              {"bytes_sent_per_device", k.bytesSentPerDevice},
-              {"ring_steps", k.ringSteps}}},
-            {"estimate",
-             {{"hardware", e.hardware},
-              {"compute_s", jsonNumber(e.computeSeconds)},
-              {"communication_s", jsonNumber(e.communicationSeconds)},
-              {"bound", std::string(toString(e.bound))}}}};
+    Json json = {{"mesh", {{"data", mesh.data}, {"model", mesh.model}}},
+                 {"devices", mesh.devices},
+                 {"output_layout", std::string(toString(mesh.layout))},
+                 {"per_device",
+                  {{"kernel_bytes", h.kernelBytes},
+                   {"bias_bytes", h.biasBytes},
+                   {"x_bytes", h.xBytes},
+                   {"partial_bytes", h.partialBytes},
+                   {"output_bytes", h.outputBytes},
+                   {"flops", h.flops}}},
+                 {"collective",
+                  {{"name", std::string(toString(k.kind))},
+                   {"axis", "model"},
+                   {"bytes_sent_per_device", k.bytesSentPerDevice},
+                   {"ring_steps", k.ringSteps}}},
+                 {"estimate",
+                  {{"hardware", e.hardware},
+                   {"compute_s", jsonNumber(e.computeSeconds)},
+                   {"communication_s", jsonNumber(e.communicationSeconds)},
+                   {"bound", std::string(toString(e.bound))}}}};
+    if (backward)
+        json["backward_per_device"] = {{"dy_bytes", backward->dyBytes},
+                                       {"dx_bytes", backward->dxBytes},
+                                       {"dkernel_bytes", backward->dkernelBytes},
+                                       {"dbias_bytes", backward->dbiasBytes},
+                                       {"flops", backward->flops}};
+    return json;
 }
 
 }  // namespace tp

@@ -363,8 +363,10 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     out << '\n' << verificationText(scene.verification);
     if (backward)
         writeBackwardText(out, scene, *backward, summary);
-    if (costs)
-        writeCostsText(out, c, *costs);
+    if (costs) {
+        const BackwardHoldings holdings = backwardHoldings(c);
+        writeCostsText(out, c, *costs, backward ? &holdings : nullptr);
+    }
     return out.str();
 }
 
@@ -403,8 +405,10 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
     doc.add("verification", verificationJson(scene.verification));
     if (backward)
         writeBackwardJson(doc.open("backward"), scene, *backward, summary);
-    if (costs)
-        doc.add("costs", costsJson(*costs));
+    if (costs) {
+        const BackwardHoldings holdings = backwardHoldings(scene.config);
+        doc.add("costs", costsJson(*costs, backward ? &holdings : nullptr));
+    }
     if (more.is_object())
         for (const auto& [name, value] : more.items())
             doc.add(name, value);

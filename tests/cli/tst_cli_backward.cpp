@@ -73,6 +73,19 @@ private slots:
         for (int i = 0; i < order.size(); ++i)
             QVERIFY2(order[i].toInt() > 0 && (i == 0 || order[i].toInt() > order[i - 1].toInt()),
                      qPrintable(order.join(' ')));
+
+        // --costs adds each device's backward holdings: batch 3, in_dim 5, features 6 over tp 3,
+        // column + sharded: dy 3*2*4 = 24, dx 3*5*4 = 60, dkernel 5*2*4 = 40, dbias 2*4 = 8;
+        // flops 2 * (2*3*5*6/3) + 3*2 = 126.
+        const QJsonObject held = parsed(run)["costs"].toObject()["backward_per_device"].toObject();
+        QCOMPARE(held["dy_bytes"].toInt(), 24);
+        QCOMPARE(held["dx_bytes"].toInt(), 60);
+        QCOMPARE(held["dkernel_bytes"].toInt(), 40);
+        QCOMPARE(held["dbias_bytes"].toInt(), 8);
+        QCOMPARE(held["flops"].toInt(), 126);
+        QVERIFY(!parsed(runCli(kColumn + QStringList{"--json", "--costs"}))["costs"]
+                     .toObject()
+                     .contains("backward_per_device"));
     }
 
     // Column mode: each group's dx partial is (batch, in_dim) and they add up to dx; its dkernel

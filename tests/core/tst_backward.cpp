@@ -2,6 +2,7 @@
 // bits against the normal draw of the stream's fourth key, the check's K, and the collectives.
 
 #include "devices/backward_collectives.h"
+#include "devices/backward_costs.h"
 #include "layer/backward.h"
 #include "layer/float_format.h"
 #include "layer/sharding_plan.h"
@@ -266,6 +267,64 @@ private slots:
                          .arg(c.cost.bytesSentPerDevice)
                          .arg(c.cost.ringSteps);
         QCOMPARE(found.join("; "), expected);
+    }
+
+    // Each device's backward holdings of the same (8, 4096, 16384) layer at tp 8, D 2 (Nd = 4):
+    //   column: dy its columns 4*2048*4 = 32768 (sharded) or all 4*16384*4 = 262144 (replicated),
+    //           dx the whole 4*4096*4 = 65536, dkernel 4096*2048*4 = 33554432, dbias 2048*4 = 8192;
+    //   row:    dy all of it 262144, dx its slice 4*512*4 = 8192, dkernel 512*16384*4 = 33554432,
+    //           dbias 16384*4 = 65536;
+    //   flops:  2 * (2*4*4096*16384/8) = 134217728, plus dbias's adds: 4*2048 = 8192 (column) or
+    //           4*16384 = 65536 (row).
+    void holdings_data() {
+        QTest::addColumn<LayerConfig>("config");
+        QTest::addColumn<QString>("expected");
+        const auto col = ParallelMode::Column;
+        const auto row = ParallelMode::Row;
+        const auto sh = OutputLayout::Sharded;
+        const auto rep = OutputLayout::Replicated;
+        QTest::newRow("column sharded")
+            << makeConfig(col, 8, 4096, 16384, 8, 2, sh) << "32768 65536 33554432 8192 134225920";
+        QTest::newRow("column replicated")
+            << makeConfig(col, 8, 4096, 16384, 8, 2, rep) << "262144 65536 33554432 8192 134225920";
+        QTest::newRow("row sharded")
+            << makeConfig(row, 8, 4096, 16384, 8, 2, sh) << "262144 8192 33554432 65536 134283264";
+        QTest::newRow("row replicated")
+            << makeConfig(row, 8, 4096, 16384, 8, 2, rep) << "262144 8192 33554432 65536 134283264";
+    }
+
+    void holdings() {
+        QFETCH(LayerConfig, config);
+        QFETCH(QString, expected);
+        const BackwardHoldings h = backwardHoldings(config);
+        QCOMPARE(QString("%1 %2 %3 %4 %5")
+                     .arg(h.dyBytes)
+                     .arg(h.dxBytes)
+                     .arg(h.dkernelBytes)
+                     .arg(h.dbiasBytes)
+                     .arg(h.flops),
+                 expected);
+        QCOMPARE(h.totalBytes(), h.dyBytes + h.dxBytes + h.dkernelBytes + h.dbiasBytes);
+    }
+
+    // The holdings are the sizes of the blocks the split pass leaves each group (D = 1).
+    void holdingsAreTheSplitPassBlocks() {
+        for (const ParallelMode mode : {ParallelMode::Column, ParallelMode::Row}) {
+            const LayerConfig c = makeConfig(mode, 3, 8, 12, 4, 1, OutputLayout::Sharded);
+            const LayerParams p = initLayer(c);
+            const Matrix dy = Matrix::Ones(c.batch, c.features);
+            const BackwardResult r = backwardParallel(p.x, p.kernel, dy, ShardingPlan::make(c));
+            const BackwardHoldings h = backwardHoldings(c);
+            const std::int64_t f32 = sizeof(float);
+            for (const ShardGroup& g : r.plan.groups) {
+                QCOMPARE(std::int64_t(r.dkernelBlock(g).size()) * f32, h.dkernelBytes);
+                QCOMPARE(std::int64_t(r.dbiasBlock(g).size()) * f32, h.dbiasBytes);
+                const std::int64_t dx = mode == ParallelMode::Column
+                                            ? r.dxPartials[std::size_t(g.index)].size()
+                                            : r.dxBlock(g).size();
+                QCOMPARE(dx * f32, h.dxBytes);
+            }
+        }
     }
 };
 

@@ -114,6 +114,34 @@ private:
 
 }  // namespace
 
+void runRingSteps(RingRun& run, std::int64_t stepRoom, const RowVectorCRef* bias) {
+    assert(run.kind != CollectiveKind::None && run.model > 1);
+    const std::int64_t p = run.model;
+    const bool reduce = run.kind != CollectiveKind::AllGather;
+    const bool gather = run.kind != CollectiveKind::ReduceScatter;
+    const std::int64_t recordedSteps =
+        (reduce ? p - 1 : 0) + (gather ? p - 1 : 0) + (reduce && bias ? 1 : 0);
+    run.stepBufferBytes =
+        recordedSteps * std::int64_t(run.initial.size()) * std::int64_t(sizeof(float));
+    run.stepBuffersKept = run.stepBufferBytes <= stepRoom;
+    if (!run.stepBuffersKept)
+        run.note = "step buffers not kept: all " + std::to_string(recordedSteps) + " would take " +
+                   formatBytes(run.stepBufferBytes) + ", more than " + formatBytes(stepRoom) +
+                   "; each step's chunks are kept";
+    run.final = run.initial;
+    Ring ring(run);
+    if (reduce) {
+        for (std::int64_t s = 0; s + 1 < p; ++s)
+            ring.step(RingPhase::ReduceScatter,
+                      [&](std::int64_t m) { return ringIndex(m - s - 1, p); });
+        if (bias)
+            ring.addBias(*bias);
+    }
+    if (gather)
+        for (std::int64_t s = 0; s + 1 < p; ++s)
+            ring.step(RingPhase::AllGather, [&](std::int64_t m) { return ringIndex(m - s, p); });
+}
+
 std::int64_t ringRunBytes(const LayerConfig& config) {
     if (collectiveFor(config.mode, config.outputLayout(), config.tpSize) == CollectiveKind::None)
         return 0;
@@ -140,7 +168,6 @@ RingRun runRing(const LayerConfig& config, const ForwardResult& forward, const R
 
     const std::int64_t p = run.model;
     const std::int64_t stackFloats = config.batch * p * config.features;  // D*P*Nd*F
-    const std::int64_t stackBytes = stackFloats * std::int64_t(sizeof(float));
     const std::int64_t scene = bytesNeeded(config);
     const std::int64_t runBytes = ringRunBytes(config);
     if (runBytes > config.memoryBudgetBytes - scene) {
@@ -150,17 +177,6 @@ RingRun runRing(const LayerConfig& config, const ForwardResult& forward, const R
         return run;
     }
     run.simulated = true;
-    const std::int64_t ringSteps = meshCosts(config).collective.ringSteps;
-    const std::int64_t recordedSteps = ringSteps + (column ? 0 : 1);
-    run.stepBufferBytes = recordedSteps * stackBytes;
-    const std::int64_t stepRoom =
-        std::min(kStepBufferCapBytes, config.memoryBudgetBytes - scene - runBytes);
-    run.stepBuffersKept = run.stepBufferBytes <= stepRoom;
-    if (!run.stepBuffersKept)
-        run.note = "step buffers not kept: all " + std::to_string(recordedSteps) + " would take " +
-                   formatBytes(run.stepBufferBytes) + ", more than " + formatBytes(stepRoom) +
-                   "; each step's chunks are kept";
-
     const Index nd = run.rowsPerDevice;
     run.initial = Matrix::Constant(Index(stackFloats / config.features), config.features,
                                    std::numeric_limits<float>::quiet_NaN());
@@ -174,18 +190,8 @@ RingRun runRing(const LayerConfig& config, const ForwardResult& forward, const R
             else
                 run.device(run.initial, d, m) = rows;
         }
-    run.final = run.initial;
-
-    Ring ring(run);
-    if (!column) {
-        for (std::int64_t s = 0; s + 1 < p; ++s)
-            ring.step(RingPhase::ReduceScatter,
-                      [&](std::int64_t m) { return ringIndex(m - s - 1, p); });
-        ring.addBias(bias);
-    }
-    if (run.kind != CollectiveKind::ReduceScatter)
-        for (std::int64_t s = 0; s + 1 < p; ++s)
-            ring.step(RingPhase::AllGather, [&](std::int64_t m) { return ringIndex(m - s, p); });
+    runRingSteps(run, std::min(kStepBufferCapBytes, config.memoryBudgetBytes - scene - runBytes),
+                 column ? nullptr : &bias);
 
     if (run.kind == CollectiveKind::ReduceScatter) {
         // Each device's result is its own chunk: assemble y from them, each element once.

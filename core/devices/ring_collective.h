@@ -101,6 +101,15 @@ struct RingRun {
     }
 };
 
+/// Runs the ring steps of `run.kind` on buffers the caller set up: run.data independent rings of
+/// run.model devices each (device (d, m) is run.device(stack, d, m)), run.rowsPerDevice, the
+/// column chunks and run.initial. A reduce-scatter sends chunk (m - s - 1) mod P at step s and
+/// adds it in, an all-gather sends chunk (m - s) mod P and overwrites, an all-reduce is the one
+/// then the other; `bias`, when given, is added by each chunk's owner after the reduce-scatter (an
+/// AddBias step). Fills steps and final, and keeps every step's buffers when they take at most
+/// `stepRoom` bytes (else says so in run.note). The check is the caller's.
+void runRingSteps(RingRun& run, std::int64_t stepRoom, const RowVectorCRef* bias = nullptr);
+
 /// Runs the scene's collective over its mesh. `forward` is the single-process split pass (its
 /// partials give each device's starting rows: device (d, m) computed group m's product for batch
 /// block d), `bias` the layer's bias (row mode adds it once). The result is checked against

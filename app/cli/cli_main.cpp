@@ -76,7 +76,7 @@ int computeAndReport(tp::SceneOptions& options) {
             return 2;
         }
     }
-    const bool backwardOk = !backward || backward->verification.passed();
+    const bool backwardOk = !backward || backward->passed();
     const int status = scene->verification.passed() && collectiveOk && backwardOk ? 0 : 1;
     if (options.json)
         return print(

@@ -17,6 +17,25 @@ std::vector<IndexRange> featureChunks(Index features, Index p) {
     return chunks;
 }
 
+CollectiveCheck collectiveCheck(const MatrixCRef& actual, const MatrixCRef& expected,
+                                Verification verification, bool exactRequired) {
+    CollectiveCheck check;
+    check.verification = std::move(verification);
+    check.elements = actual.size();
+    for (Index r = 0; r < actual.rows(); ++r)
+        for (Index c = 0; c < actual.cols(); ++c) {
+            const float a = actual(r, c);
+            const float b = expected(r, c);
+            check.bitIdentical += std::memcmp(&a, &b, sizeof a) == 0 ? 1 : 0;
+        }
+    check.exactRequired = exactRequired;
+    if (exactRequired)
+        check.verdict = check.bitIdentical == check.elements ? Verdict::Passed : Verdict::Failed;
+    else
+        check.verdict = check.verification.verdict;
+    return check;
+}
+
 namespace {
 
 int ringIndex(std::int64_t i, std::int64_t p) {
@@ -31,28 +50,16 @@ struct CheckInputs {
     CheckSettings settings;
 };
 
-// The one place a simulated collective is compared with the single-process output. xRows: x's
+// The output collective against the single-process output. xRows: x's
 // rows in the order of `actual`'s rows (with inputs.x set).
 CollectiveCheck compareOutputs(const MatrixCRef& actual, const MatrixCRef& expected,
                                const Matrix& xRows, const RowVectorCRef& bias, bool exactRequired,
                                const CheckInputs& inputs) {
-    CollectiveCheck check;
-    check.verification =
+    return collectiveCheck(
+        actual, expected,
         inputs.x ? verify(actual, expected, xRows, *inputs.kernel, bias, inputs.settings)
-                 : verify(actual, expected, inputs.settings.tolerance);
-    check.elements = actual.size();
-    for (Index r = 0; r < actual.rows(); ++r)
-        for (Index c = 0; c < actual.cols(); ++c) {
-            const float a = actual(r, c);
-            const float b = expected(r, c);
-            check.bitIdentical += std::memcmp(&a, &b, sizeof a) == 0 ? 1 : 0;
-        }
-    check.exactRequired = exactRequired;
-    if (exactRequired)
-        check.verdict = check.bitIdentical == check.elements ? Verdict::Passed : Verdict::Failed;
-    else
-        check.verdict = check.verification.verdict;
-    return check;
+                 : verify(actual, expected, inputs.settings.tolerance),
+        exactRequired);
 }
 
 class Ring {

@@ -61,6 +61,12 @@ struct CollectiveCheck {
     bool passed() const { return verdict == Verdict::Passed; }
 };
 
+/// A collective's result `actual` against what it should hold: `verification` (the caller's verify
+/// of actual against expected), each element's float32 bits compared, and the verdict:
+/// exactRequired (a gather only moves values) needs every bit, else the verification decides.
+CollectiveCheck collectiveCheck(const MatrixCRef& actual, const MatrixCRef& expected,
+                                Verification verification, bool exactRequired);
+
 /// Step buffers are kept only while all of them together stay under this many bytes and within
 /// what the memory budget leaves after the scene and the run (ringRunBytes); past it a run keeps
 /// the steps' chunk indices and the first and last buffers only.

@@ -1,6 +1,7 @@
 #include "scene/backward_report.h"
 
 #include "layer/range_text.h"
+#include "scene/costs_report.h"
 #include "scene/report_format.h"
 
 #include <ostream>
@@ -106,8 +107,14 @@ void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneB
         out << "backward collectives: none\n";
     else
         out << "backward collectives, in the order they run:\n";
-    for (const BackwardCollective& collective : backward.collectives)
+    for (std::size_t i = 0; i < backward.collectives.size(); ++i) {
+        const BackwardCollective& collective = backward.collectives[i];
         out << collectiveLine(collective);
+        if (i < backward.rings.size())
+            out << ringRunText(backward.rings[i],
+                               collective.of == "dy" ? "dy" : "the split pass's " + collective.of,
+                               "    ");
+    }
     const BackwardVerification& v = backward.verification;
     out << "backward verification, each gradient against jax.vjp's with the rounding bound of its "
            "own product:\n"

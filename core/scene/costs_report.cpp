@@ -23,6 +23,31 @@ std::string padded(std::string text, std::size_t width) {
 
 }  // namespace
 
+std::string ringRunText(const RingRun& ring, std::string_view against, std::string_view indent) {
+    std::ostringstream out;
+    if (!ring.simulated)
+        return std::string(indent) + ring.note + '\n';
+    const CollectiveCheck& check = ring.check;
+    out << indent << "run on the devices' buffers: " << check.bitIdentical << " of "
+        << check.elements << " elements bit-identical to " << against;
+    if (check.exactRequired)
+        out << (check.passed() ? " (all, as a gather only moves values)"
+                               : " (a gather only moves values: MISMATCH)");
+    else if (check.bitIdentical == check.elements)
+        out << " (the ring adds in another order, here to the same bits)";
+    else
+        out << " (the ring adds in another order); "
+            << (check.verdict == Verdict::Failed ? "FAILED: beyond" : "every element within")
+            << " the float32 rounding bound, the largest error "
+            << ratioText(check.verification.maxErrorOverBound) << " of its bound";
+    if (check.verdict == Verdict::Inconclusive)
+        out << "; INCONCLUSIVE: " << inconclusiveReason(check.verification);
+    out << '\n';
+    if (!ring.stepBuffersKept)
+        out << indent << ring.note << '\n';
+    return out.str();
+}
+
 void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCosts& costs,
                     const BackwardHoldings* backward) {
     const MeshCosts& mesh = costs.mesh;
@@ -74,28 +99,7 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
         out << "collective: " << toString(k.kind) << " over the model axis, a ring of "
             << mesh.model << ": " << bytesText(k.bytesSentPerDevice) << " sent per device in "
             << countText(k.ringSteps, "step") << '\n';
-        const RingRun& ring = costs.ring;
-        if (!ring.simulated) {
-            out << "  " << ring.note << '\n';
-        } else {
-            const CollectiveCheck& check = ring.check;
-            out << "  run on the devices' buffers: " << check.bitIdentical << " of "
-                << check.elements << " elements bit-identical to the single-process output";
-            if (check.exactRequired)
-                out << (check.passed() ? " (all, as a gather only moves values)"
-                                       : " (a gather only moves values: MISMATCH)");
-            else
-                out << " (the ring adds in another order); "
-                    << (check.verdict == Verdict::Failed ? "FAILED: beyond"
-                                                         : "every element within")
-                    << " the float32 rounding bound, the largest error "
-                    << ratioText(check.verification.maxErrorOverBound) << " of its bound";
-            if (check.verdict == Verdict::Inconclusive)
-                out << "; INCONCLUSIVE: " << inconclusiveReason(check.verification);
-            out << '\n';
-            if (!ring.stepBuffersKept)
-                out << "  " << ring.note << '\n';
-        }
+        out << ringRunText(costs.ring, "the single-process output", "  ");
     }
 
     const TimeEstimate& e = costs.estimate;

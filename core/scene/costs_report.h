@@ -8,8 +8,15 @@
 #include "scene/scene.h"
 
 #include <sstream>
+#include <string_view>
 
 namespace tp {
+
+/// A collective's run on the devices' buffers in one line (two when its step buffers were not
+/// kept), each starting with `indent`: "run on the devices' buffers: 24 of 24 elements
+/// bit-identical to <against> (all, as a gather only moves values)", or the ring's verdict against
+/// the rounding bound; a run not simulated says why.
+std::string ringRunText(const RingRun& ring, std::string_view against, std::string_view indent);
 
 /// The text report's devices section for a scene of config `c`; with `backward`, each device's
 /// backward holdings and FLOPs too.

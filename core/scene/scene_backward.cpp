@@ -1,5 +1,6 @@
 #include "scene/scene_backward.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace tp {
@@ -15,7 +16,15 @@ SceneBackward computeBackward(const Scene& scene, const CheckSettings& check) {
     backward.verification = verifyBackward(backward.result.gradients, backward.reference, p.x,
                                            p.kernel, backward.dy, check);
     backward.collectives = backwardCollectives(scene.config);
+    backward.rings =
+        runBackwardRings(scene.config, backward.result, p.x, p.kernel, backward.dy, check);
     return backward;
+}
+
+bool SceneBackward::passed() const {
+    return verification.passed() && std::all_of(rings.begin(), rings.end(), [](const RingRun& run) {
+               return !run.simulated || run.check.passed();
+           });
 }
 
 }  // namespace tp

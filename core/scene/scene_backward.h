@@ -4,6 +4,7 @@
 // and the collectives the devices would run.
 
 #include "devices/backward_collectives.h"
+#include "devices/backward_ring.h"
 #include "layer/backward.h"
 #include "scene/scene.h"
 
@@ -18,6 +19,10 @@ struct SceneBackward {
     Gradients reference;                ///< jax.vjp of the full layer at (x, kernel, bias) with dy
     BackwardVerification verification;  ///< result against reference, with each product's K
     std::vector<BackwardCollective> collectives;  ///< in the order they run
+    std::vector<RingRun> rings;  ///< rings[i]: collectives[i] run on the devices' buffers
+
+    /// Every gradient passed its check, and every collective run on the buffers passed its own.
+    bool passed() const;
 };
 
 /// The backward pass of a correct scene (no mistake: the mistakes are the forward's) on its own

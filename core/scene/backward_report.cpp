@@ -49,12 +49,6 @@ std::string verdictLine(const std::string& what, const Verification& v) {
     return line + "\n";
 }
 
-std::string collectiveLine(const BackwardCollective& c) {
-    return std::string("  ") + std::string(toString(c.cost.kind)) + " of " + c.of + " over \"" +
-           std::string(toString(c.axis)) + "\": " + std::to_string(c.cost.bytesSentPerDevice) +
-           " bytes sent per device in " + countText(c.cost.ringSteps, "ring step") + "\n";
-}
-
 }  // namespace
 
 void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneBackward& backward,
@@ -107,7 +101,7 @@ void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneB
     else
         out << "backward collectives, in the order they run:\n";
     for (const BackwardCollective& collective : backward.collectives)
-        out << collectiveLine(collective);
+        out << "  " << describe(collective) << "\n";
     const BackwardVerification& v = backward.verification;
     out << "backward verification, each gradient against jax.vjp's with the rounding bound of its "
            "own product:\n"

@@ -22,10 +22,11 @@ namespace tp {
 /// dbias), or, with CheckRule::Allclose, np.testing.assert_allclose with its rtol and atol.
 std::string pythonBackwardSnippet(const LayerConfig& config, const CheckSettings& check = {});
 
-/// Python that continues the mesh script (python_mesh_snippet.h: it reads its mesh, x_d,
-/// kernel_d, the specs and gather_columns) and pythonBackwardSnippet's dy and check_gradients:
-/// dy placed in the output's layout, and the same gradients in shard_map, each leaving in its
-/// array's layout (dx as x, dkernel as kernel, dbias as bias). The collectives are those of
+/// Python that continues the mesh script (python_mesh_snippet.h: it reads its mesh and
+/// gather_columns) and pythonBackwardSnippet's dy and check_gradients: x, kernel and dy placed
+/// with jax.device_put as the backward's specs say (dy in the output's layout), and the same
+/// gradients in shard_map, each leaving in its array's layout (dx as x, dkernel as kernel, dbias
+/// as bias). The collectives are those of
 /// backwardCollectives(config), in its order and no others: dy's all-gather over "model"
 /// (gather_columns, row + sharded) before the products; then jax.lax.psum(dx_partial, "model")
 /// (column) and jax.lax.psum over "data" of dkernel and dbias (D > 1). The backward's specs are

@@ -77,8 +77,8 @@ private slots:
                         "reference_dx, reference_dkernel, reference_dbias = pullback(dy)\n"));
         QVERIFY(py.contains("check_gradients(\"split\", dx, dkernel, dbias)\n"));
         QVERIFY(
-            py.contains("mesh_dx, mesh_dkernel, mesh_dbias = backward_on_mesh(x_d, kernel_d, "
-                        "dy_d)\n"));
+            py.contains("mesh_dx, mesh_dkernel, mesh_dbias = backward_on_mesh(x_b, kernel_b, "
+                        "dy_b)\n"));
         QVERIFY(py.contains("check_gradients(\"mesh\", mesh_dx, mesh_dkernel, mesh_dbias)\n"));
     }
 
@@ -173,6 +173,11 @@ private slots:
             QVERIFY(py.contains(QString::fromStdString("#   " + describe(c) + "\n")));
         QVERIFY(py.contains("backward_in_specs = " + inSpecs + "  # x, kernel, dy\n"));
         QVERIFY(py.contains("backward_out_specs = " + outSpecs + "  # dx, dkernel, dbias\n"));
+        // shard_map on jax.make_mesh's explicit axes asks that the inputs be placed as in_specs.
+        QVERIFY(
+            py.contains("x_b, kernel_b, dy_b = (jax.device_put(a, NamedSharding(mesh, spec))\n"
+                        "                       for a, spec in zip((x, kernel, dy), "
+                        "backward_in_specs))\n"));
         QVERIFY(
             py.contains("@partial(shard_map, mesh=mesh, in_specs=backward_in_specs, "
                         "out_specs=backward_out_specs)\n"));

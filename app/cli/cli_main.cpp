@@ -130,8 +130,10 @@ int main(int argc, char** argv) {
     }
 
     if (options.python)
-        return print(
-            tp::pythonSnippet(options.config, options.mistake, tp::sceneRun(options).check), 0);
+        return print(tp::pythonSnippet(options.config, options.mistake, tp::sceneRun(options).check,
+                                       options.backward ? tp::SnippetPasses::ForwardAndBackward
+                                                        : tp::SnippetPasses::Forward),
+                     0);
     for (const std::string& notice : options.arrays.notices)
         std::cerr << "tpviz-cli: note: " << notice << '\n';
     // Every step allocates: the scene, the arrays written, the costs and the report. An allocation

@@ -1,5 +1,7 @@
 #include "devices/backward_collectives.h"
 
+#include "layer/range_text.h"
+
 #include <cassert>
 
 namespace tp {
@@ -30,6 +32,12 @@ std::vector<BackwardCollective> backwardCollectives(const LayerConfig& c) {
     add(MeshAxis::Data, "dbias", CollectiveKind::AllReduce, d,
         (column ? c.features / p : c.features) * f32);
     return collectives;
+}
+
+std::string describe(const BackwardCollective& c) {
+    return std::string(toString(c.cost.kind)) + " of " + c.of + " over \"" +
+           std::string(toString(c.axis)) + "\": " + std::to_string(c.cost.bytesSentPerDevice) +
+           " bytes sent per device in " + countText(c.cost.ringSteps, "ring step");
 }
 
 }  // namespace tp

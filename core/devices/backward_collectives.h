@@ -42,4 +42,8 @@ struct BackwardCollective {
 /// The backward's collectives for a valid config, in the order they run (the table above).
 std::vector<BackwardCollective> backwardCollectives(const LayerConfig& config);
 
+/// One collective in words: "all-reduce of dx over "model": 16 bytes sent per device in 2 ring
+/// steps".
+std::string describe(const BackwardCollective& collective);
+
 }  // namespace tp

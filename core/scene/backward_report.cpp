@@ -50,12 +50,6 @@ std::string verdictLine(const std::string& what, const Verification& v) {
     return line + "\n";
 }
 
-std::string collectiveLine(const BackwardCollective& c) {
-    return std::string("  ") + std::string(toString(c.cost.kind)) + " of " + c.of + " over \"" +
-           std::string(toString(c.axis)) + "\": " + std::to_string(c.cost.bytesSentPerDevice) +
-           " bytes sent per device in " + countText(c.cost.ringSteps, "ring step") + "\n";
-}
-
 }  // namespace
 
 void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneBackward& backward,
@@ -109,7 +103,7 @@ void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneB
         out << "backward collectives, in the order they run:\n";
     for (std::size_t i = 0; i < backward.collectives.size(); ++i) {
         const BackwardCollective& collective = backward.collectives[i];
-        out << collectiveLine(collective);
+        out << "  " << describe(collective) << "\n";
         if (i < backward.rings.size())
             out << ringRunText(backward.rings[i],
                                collective.of == "dy" ? "dy" : "the split pass's " + collective.of,

@@ -401,7 +401,8 @@ const OptionRow kOptionRows[] = {
      .spell = spellFlag<&SceneOptions::summary>},
     {.option = Option::Python,
      .name = "--python",
-     .help = "print a runnable JAX/Flax script that builds the same scene",
+     .help = "print a runnable JAX/Flax script that builds the same scene (and, with "
+             "--backward, its backward pass)",
      .cliOnly = true,
      .fixedByBrief = true,
      .parse = setFlag<&SceneOptions::python>,

@@ -1,18 +1,14 @@
 #include "scene/python_mesh_snippet.h"
 
+#include "devices/backward_collectives.h"
 #include "devices/mesh_costs.h"
 #include "layer/range_text.h"
 #include "scene/python_snippet.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tp {
-namespace {
-
-// "(2, 3)" as Python writes a shape.
-std::string shape(std::int64_t rows, std::int64_t cols) {
-    return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
 
 std::string pythonSpec(const std::string& spec) {
     std::string s = spec;
@@ -22,12 +18,11 @@ std::string pythonSpec(const std::string& spec) {
     return s;
 }
 
-}  // namespace
-
-bool pythonMeshWanted(const LayerConfig& config) {
+bool pythonMeshWanted(const LayerConfig& config, SnippetPasses passes) {
     // Row mode always has its collective (an all-reduce by default), even on one data row.
     return config.dataSize > 1 || config.output.has_value() ||
-           meshCosts(config).collective.kind != CollectiveKind::None;
+           meshCosts(config).collective.kind != CollectiveKind::None ||
+           (passes == SnippetPasses::ForwardAndBackward && !backwardCollectives(config).empty());
 }
 
 std::string pythonMeshPreamble(const LayerConfig& config) {
@@ -41,7 +36,8 @@ std::string pythonMeshPreamble(const LayerConfig& config) {
            std::to_string(devices) + "\"\n\n";
 }
 
-std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& check) {
+std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& check,
+                              SnippetPasses passes) {
     const bool column = config.mode == ParallelMode::Column;
     const bool sharded = config.outputLayout() == OutputLayout::Sharded;
     const MeshCosts costs = meshCosts(config);
@@ -53,6 +49,7 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
     const std::int64_t xCols = column ? config.inDim : config.inDim / p;
     const std::int64_t biasSize = column ? config.features / p : config.features;
     const std::string collective(toString(costs.collective.kind));
+    const std::vector<BackwardCollective> backward = backwardCollectives(config);
 
     std::ostringstream py;
     py << "\n"
@@ -90,28 +87,33 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
        << "x_d = jax.device_put(x, NamedSharding(mesh, x_spec))\n"
        << "\n"
        << "# What one device holds, as tpviz's devices view shows it.\n"
-       << "for array, shape, nbytes in ((kernel_d, " << shape(kernelRows, kernelCols) << ", "
-       << h.kernelBytes << "), (bias_d, (" << biasSize << ",), " << h.biasBytes << "),\n"
-       << "                             (x_d, " << shape(nd, xCols) << ", " << h.xBytes << ")):\n"
+       << "for array, shape, nbytes in ((kernel_d, " << shapeTuple(kernelRows, kernelCols) << ", "
+       << h.kernelBytes << "), (bias_d, " << shapeTuple(biasSize) << ", " << h.biasBytes << "),\n"
+       << "                             (x_d, " << shapeTuple(nd, xCols) << ", " << h.xBytes
+       << ")):\n"
        << "    shard = array.addressable_shards[0].data\n"
        << "    assert shard.shape == shape and shard.nbytes == nbytes, (shard.shape, "
           "shard.nbytes)\n"
        << "\n"
        << "\n";
-    if (column && !sharded)
+    const bool backwardGathers =
+        passes == SnippetPasses::ForwardAndBackward &&
+        std::any_of(backward.begin(), backward.end(), [](const BackwardCollective& b) {
+            return b.cost.kind == CollectiveKind::AllGather;
+        });
+    if ((column && !sharded) || backwardGathers)
         py << "\n"
-           << "def gather_columns(y_block):\n"
-           << "    # Varying to invariant: out_spec holds one copy over \"model\", which "
-              "shard_map's\n"
-           << "    # check (check_vma) accepts only from an invariant gather; plain all_gather is\n"
+           << "def gather_columns(block):\n"
+           << "    # Varying to invariant: the result is one copy over \"model\" (the replicated\n"
+           << "    # output, or the dy every device sums into dbias), which shard_map's check\n"
+           << "    # (check_vma) accepts only from an invariant gather; plain all_gather is\n"
            << "    # varying to varying.\n"
            << "    if \"to\" in inspect.signature(jax.lax.all_gather).parameters:\n"
-           << "        return jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True, "
+           << "        return jax.lax.all_gather(block, \"model\", axis=1, tiled=True, "
               "to=\"invarying\")\n"
            << "    if hasattr(jax.lax, \"all_gather_invariant\"):\n"
-           << "        return jax.lax.all_gather_invariant(y_block, \"model\", axis=1, "
-              "tiled=True)\n"
-           << "    return jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True)  # JAX before "
+           << "        return jax.lax.all_gather_invariant(block, \"model\", axis=1, tiled=True)\n"
+           << "    return jax.lax.all_gather(block, \"model\", axis=1, tiled=True)  # JAX before "
               "check_vma\n"
            << "\n";
     py << "\n"
@@ -119,20 +121,22 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
        << "         out_specs=out_spec)\n"
        << "def layer_on_mesh(x_block, kernel_block, bias_block):\n";
     if (column) {
-        py << "    # x_block " << shape(nd, config.inDim) << ", kernel_block "
-           << shape(kernelRows, kernelCols) << ": this device's output columns.\n"
-           << "    y_block = x_block @ kernel_block + bias_block  # " << shape(nd, kernelCols)
+        py << "    # x_block " << shapeTuple(nd, config.inDim) << ", kernel_block "
+           << shapeTuple(kernelRows, kernelCols) << ": this device's output columns.\n"
+           << "    y_block = x_block @ kernel_block + bias_block  # " << shapeTuple(nd, kernelCols)
            << "\n";
         if (sharded)
             py << "    return y_block  # no communication: each device keeps its columns\n";
         else
             py << "    # Ring all-gather over \"model\": every device ends with all " << p
                << " column blocks.\n"
-               << "    return gather_columns(y_block)  # " << shape(nd, config.features) << "\n";
+               << "    return gather_columns(y_block)  # " << shapeTuple(nd, config.features)
+               << "\n";
     } else {
-        py << "    # x_block " << shape(nd, xCols) << ", kernel_block "
-           << shape(kernelRows, kernelCols) << ": a partial sum of every output.\n"
-           << "    partial_sum = x_block @ kernel_block  # " << shape(nd, config.features) << "\n";
+        py << "    # x_block " << shapeTuple(nd, xCols) << ", kernel_block "
+           << shapeTuple(kernelRows, kernelCols) << ": a partial sum of every output.\n"
+           << "    partial_sum = x_block @ kernel_block  # " << shapeTuple(nd, config.features)
+           << "\n";
         if (sharded)
             py << "    # Reduce-scatter over \"model\": device m keeps chunk m summed over the "
                   "devices,\n"
@@ -142,11 +146,11 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
                   "scatter_dimension=1, tiled=True)\n"
                << "    start = jax.lax.axis_index(\"model\") * chunk\n"
                << "    return y_block + jax.lax.dynamic_slice_in_dim(bias_block, start, chunk)  # "
-               << shape(nd, config.features / p) << "\n";
+               << shapeTuple(nd, config.features / p) << "\n";
         else
             py << "    # All-reduce over \"model\" (psum), then the bias added once.\n"
                << "    return jax.lax.psum(partial_sum, \"model\") + bias_block  # "
-               << shape(nd, config.features) << "\n";
+               << shapeTuple(nd, config.features) << "\n";
     }
     py << "\n"
        << "\n"

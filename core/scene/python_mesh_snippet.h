@@ -4,14 +4,21 @@
 
 #include "layer/layer_config.h"
 #include "layer/verification.h"
+#include "scene/python_snippet.h"
 
 #include <string>
 
 namespace tp {
 
+/// A PartitionSpec of partitionSpecs ("P('data', None)") with the quotes Python code uses here
+/// ("P(\"data\", None)").
+std::string pythonSpec(const std::string& spec);
+
 /// Whether pythonSnippet appends the mesh version: when the config names the mesh, i.e. a data
-/// axis (dataSize > 1) or an explicit output layout.
-bool pythonMeshWanted(const LayerConfig& config);
+/// axis (dataSize > 1) or an explicit output layout, or when the forward pass or (with the
+/// backward) the backward pass has a collective: always in row mode, at tpSize > 1 with the
+/// backward (column mode's all-reduce of dx).
+bool pythonMeshWanted(const LayerConfig& config, SnippetPasses passes = SnippetPasses::Forward);
 
 /// The lines that must come before `import jax`: XLA_FLAGS gains
 /// --xla_force_host_platform_device_count=D*P, so one CPU shows the D*P devices of the mesh.
@@ -26,7 +33,9 @@ std::string pythonMeshPreamble(const LayerConfig& config);
 /// device, then jax.lax.all_gather for a replicated output; row: the partial sum, then
 /// jax.lax.psum (replicated) or jax.lax.psum_scatter (sharded), the bias added once), and asserts
 /// the result is within the float32 rounding bound the script computed before (or, with
-/// CheckRule::Allclose, np.testing.assert_allclose with its rtol and atol).
-std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& check = {});
+/// CheckRule::Allclose, np.testing.assert_allclose with its rtol and atol). With the backward it
+/// also defines gather_columns when the backward gathers dy (row + sharded).
+std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& check = {},
+                              SnippetPasses passes = SnippetPasses::Forward);
 
 }  // namespace tp

@@ -1,8 +1,10 @@
 #include "scene/python_snippet.h"
 
 #include "layer/float_format.h"
+#include "scene/python_backward_snippet.h"
 #include "scene/python_mesh_snippet.h"
 
+#include <cassert>
 #include <charconv>
 #include <cstdlib>
 #include <sstream>
@@ -33,6 +35,15 @@ std::string pythonDoubleLiteral(double value) {
 }
 
 namespace {
+
+// rounding_bound(K, s): the float32 rounding bound 2 * gamma(K + 1) * s + 2 * (K + 1) * 2^-125 of
+// a product of K terms per element with magnitude s (verification.h's worst case), for the
+// output's check and the backward's, each with its own K.
+std::string roundingBoundFunction(const std::string& indent) {
+    return indent + "def rounding_bound(K, s):\n" + indent + "    u = 2.0 ** -24\n" + indent +
+           "    gamma = (K + 1) * u / (1 - (K + 1) * u)\n" + indent +
+           "    return 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125\n";
+}
 
 // nnx.Linear(...) keyword arguments after the sizes, as the scene's model is built.
 std::string linearArguments(const LayerConfig& config, const std::string& rngs) {
@@ -139,13 +150,11 @@ void writeRoundingCheck(std::ostringstream& py, bool exposing) {
         py << "# The check: every element within the float32 rounding bound\n"
            << "# 2 * gamma(K + 1) * (|x| @ |kernel| + |bias|), which no correct split exceeds,\n"
            << "# whatever the order of its sums (a fixed atol would cry wolf at large in_dim).\n";
-    const char* in = exposing ? "    " : "";
-    py << in << "K = in_dim\n"
-       << in << "u = 2.0 ** -24\n"
-       << in << "gamma = (K + 1) * u / (1 - (K + 1) * u)\n"
-       << in << "f64 = lambda a: np.asarray(a, dtype=np.float64)\n"
-       << in << "s = np.abs(f64(x)) @ np.abs(f64(kernel)) + np.abs(f64(bias))\n"
-       << in << "bound = 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125\n"
+    const std::string in = exposing ? "    " : "";
+    py << in << "f64 = lambda a: np.asarray(a, dtype=np.float64)\n"
+       << roundingBoundFunction(in) << in
+       << "s = np.abs(f64(x)) @ np.abs(f64(kernel)) + np.abs(f64(bias))\n"
+       << in << "bound = rounding_bound(in_dim, s)\n"
        << in << "error = np.abs(f64(output) - f64(reference))\n"
        << in << "print(\"largest error / rounding bound:\", float(np.max(error / bound)))\n";
     if (exposing)
@@ -158,7 +167,10 @@ void writeRoundingCheck(std::ostringstream& py, bool exposing) {
 
 }  // namespace
 
-std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const CheckSettings& check) {
+std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const CheckSettings& check,
+                          SnippetPasses passes) {
+    const bool backward = passes == SnippetPasses::ForwardAndBackward;
+    assert(!backward || mistake == Mistake::None);
     const bool legacy = config.prng == PrngLayout::Legacy;
     const bool column = config.mode == ParallelMode::Column;
     const bool normalBias = config.bias.kind == BiasInit::Kind::Normal;
@@ -240,10 +252,17 @@ std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const Chec
        << "print(\"x[:2, :4] =\", np.asarray(x[:2, :4]))\n"
        << "print(\"output[:2, :4] =\", np.asarray(output[:2, :4]))\n"
        << "print(\"max |output - reference| =\", float(jnp.max(jnp.abs(output - reference))))\n";
-    // A config that names the mesh also gets the same layer on a real device mesh.
-    if (pythonMeshWanted(config))
-        return pythonMeshPreamble(config) + py.str() + pythonMeshSnippet(config, check);
-    return py.str();
+    // A config that names the mesh, or has a collective to show, also gets the same layer on a
+    // real device mesh.
+    const bool mesh = pythonMeshWanted(config, passes);
+    std::string script = mesh ? pythonMeshPreamble(config) + py.str() : py.str();
+    if (mesh)
+        script += pythonMeshSnippet(config, check, passes);
+    if (backward)
+        script += pythonBackwardSnippet(config, check);
+    if (backward && mesh)
+        script += pythonBackwardMeshSnippet(config);
+    return script;
 }
 
 }  // namespace tp

@@ -10,6 +10,9 @@
 
 namespace tp {
 
+/// What the script computes: the forward pass alone, or the forward pass and then the backward.
+enum class SnippetPasses { Forward, ForwardAndBackward };
+
 /// A runnable Python script (jax, flax.nnx, numpy) for `config`: it sets the PRNG flags first
 /// (jax_threefry_partitionable True/False, jax_enable_x64 when config.x64), builds
 ///   rngs = nnx.Rngs(seed); model = nnx.Linear(in_dim, features, rngs=rngs
@@ -26,8 +29,13 @@ namespace tp {
 /// the check that exposes it: the shapes, then every element against the rounding bound.
 /// When the config names the mesh (pythonMeshWanted: --data D > 1 or --output given) the script
 /// also runs the layer on a real JAX mesh (python_mesh_snippet.h).
+/// With SnippetPasses::ForwardAndBackward (a correct split only: mistake must be None), the script
+/// goes on with the backward pass (python_backward_snippet.h): dy drawn after x, the reference
+/// from jax.vjp, the split gradients and, on a mesh, the same gradients in shard_map with the
+/// collectives of backwardCollectives.
 std::string pythonSnippet(const LayerConfig& config, Mistake mistake = Mistake::None,
-                          const CheckSettings& check = {});
+                          const CheckSettings& check = {},
+                          SnippetPasses passes = SnippetPasses::Forward);
 
 /// A Python float literal that reads back as `value` after float64 parsing and rounding to
 /// float32 (as jnp.array(value, jnp.float32) does): the shortest float32 form when that survives

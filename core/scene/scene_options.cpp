@@ -146,11 +146,10 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)
         errors.push_back("--costs adds to a report; it cannot be combined with --python");
-    if (options.backward && (options.python || options.mistake != Mistake::None))
-        errors.push_back(options.python ? "--backward adds to a report; it cannot be combined with "
-                                          "--python"
-                                        : "--backward differentiates a correct split; the mistakes "
-                                          "are the forward pass's and cannot be combined with it");
+    if (options.backward && options.mistake != Mistake::None)
+        errors.push_back(
+            "--backward differentiates a correct split; the mistakes are the forward pass's and "
+            "cannot be combined with it");
     if (options.costs && options.mistake != Mistake::None)
         errors.push_back(
             "--costs shows the devices of a correct split; it cannot be combined "

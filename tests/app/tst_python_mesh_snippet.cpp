@@ -54,12 +54,11 @@ private slots:
     // older JAX.
     void meshCodeRunsOnCurrentJax() {
         const QString py = snippet(meshConfig(ParallelMode::Column, 2, OutputLayout::Replicated));
-        QVERIFY2(py.contains("jax.lax.all_gather(y_block, \"model\", axis=1, tiled=True, "
+        QVERIFY2(py.contains("jax.lax.all_gather(block, \"model\", axis=1, tiled=True, "
                              "to=\"invarying\")"),
                  qPrintable(py));
         QVERIFY(py.contains("\"to\" in inspect.signature(jax.lax.all_gather).parameters"));
-        QVERIFY(
-            py.contains("jax.lax.all_gather_invariant(y_block, \"model\", axis=1, tiled=True)"));
+        QVERIFY(py.contains("jax.lax.all_gather_invariant(block, \"model\", axis=1, tiled=True)"));
         QVERIFY(py.contains("import inspect\n"));
         QVERIFY(py.contains("cpus = jax.devices(\"cpu\")[:data_size * tp_size]"));
         QVERIFY(!py.contains("jax.devices()["));

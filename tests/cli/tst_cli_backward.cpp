@@ -2,6 +2,7 @@
 // other, --summary, the text section, the exit status and the refusals.
 
 #include "process_run.h"
+#include "scene/python_snippet.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -208,15 +209,31 @@ private slots:
         QCOMPARE(b["verification"]["passed"].toBool(), false);
     }
 
+    // --python --backward prints the script with its backward part, the same the core builds for
+    // these options, and --python alone has none.
+    void pythonScript() {
+        const Run run = runCli(kRow + QStringList{"--backward", "--python"});
+        QCOMPARE(run.exitCode, 0);
+        tp::LayerConfig config{.batch = 4, .inDim = 6, .features = 8, .tpSize = 2};
+        config.mode = tp::ParallelMode::Row;
+        config.dataSize = 2;
+        config.output = tp::OutputLayout::Sharded;
+        QCOMPARE(run.outText(),
+                 QString::fromStdString(tp::pythonSnippet(config, tp::Mistake::None, {},
+                                                          tp::SnippetPasses::ForwardAndBackward)));
+        QVERIFY(run.out.contains("def backward_on_mesh("));
+        QVERIFY(!runCli(kRow + QStringList{"--python"}).out.contains("# The backward pass."));
+    }
+
     void refusals_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("words");
         QTest::newRow("mistake") << QStringList{"--backward", "--mistake", "sum-groups"}
                                  << "--backward differentiates a correct split; the mistakes are "
                                     "the forward pass's and cannot be combined with it";
-        QTest::newRow("python") << QStringList{"--backward", "--python"}
-                                << "--backward adds to a report; it cannot be combined with "
-                                   "--python";
+        QTest::newRow("python with a mistake")
+            << QStringList{"--backward", "--python", "--mistake", "sum-groups"}
+            << "--backward differentiates a correct split; the mistakes are the forward pass's";
         // x, dx and its reference of 256 MiB each, and 8 dx partials as large: over 2 GiB.
         QTest::newRow("memory") << QStringList{"--backward", "--batch",    "4096", "--in-dim",
                                                "16384",      "--features", "16",   "--tp",

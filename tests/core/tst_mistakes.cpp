@@ -276,7 +276,8 @@ private slots:
             const QString name = QString::fromLatin1(toString(m).data(), toString(m).size());
             QVERIFY2(py.contains("# MISTAKE (" + name + ")"), qPrintable(name));
             QVERIFY(py.contains("if output.shape != reference.shape:"));
-            QVERIFY(py.contains("bound = 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125"));
+            QVERIFY(py.contains("    bound = rounding_bound(in_dim, s)\n"));
+            QVERIFY(py.contains("        return 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125\n"));
             QVERIFY(!py.contains("assert_allclose"));
         }
         const QString own = QString::fromStdString(

@@ -86,8 +86,9 @@ private slots:
               "batch, in_dim, features, tp_size = 2, 8, 12, 4",
               "x = jax.random.normal(rngs.params(), (batch, in_dim), dtype=jnp.float32)",
               "kernel = model.kernel[...]", "bias = model.bias[...]",
-              "reference = x @ kernel + bias", "bound = 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125",
-              "assert np.all(error <= bound)", "print("})
+              "reference = x @ kernel + bias", "bound = rounding_bound(in_dim, s)",
+              "return 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125", "assert np.all(error <= bound)",
+              "print("})
             QVERIFY2(contains(py, line), line);
         for (const QString& line : present)
             QVERIFY2(py.contains(line), qPrintable(line));

@@ -1,5 +1,6 @@
 #include "costs_panel.h"
 
+#include "devices/duration_text.h"
 #include "layer/range_text.h"
 #include "tp_sweep_plot.h"
 
@@ -31,16 +32,8 @@ QLabel* wrappingLabel(const char* name) {
 
 }  // namespace
 
-QString durationText(double seconds) {
-    const struct {
-        double scale;
-        const char* unit;
-    } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}, {1e-12, "ps"}};
-    for (const auto& u : units)
-        if (seconds >= u.scale || u.scale == 1e-12)
-            return QString::number(seconds / u.scale, 'g', 3) + QChar(' ') +
-                   QString::fromUtf8(u.unit);
-    return {};
+QString durationLabel(double seconds) {
+    return QString::fromStdString(durationText(seconds));
 }
 
 QString countText(std::int64_t n, const QString& noun) {
@@ -119,8 +112,8 @@ void CostsPanel::showEstimate() {
         return;
     const TimeEstimate e = estimateTime(m_costs->mesh, hardware());
     QString line = tr("compute %1 + communication %2 = %3, %4-bound")
-                       .arg(durationText(e.computeSeconds), durationText(e.communicationSeconds),
-                            durationText(e.totalSeconds), text(toString(e.bound)));
+                       .arg(durationLabel(e.computeSeconds), durationLabel(e.communicationSeconds),
+                            durationLabel(e.totalSeconds), text(toString(e.bound)));
     if (e.flopsPerLinkByte)
         line += tr(" (%1 FLOPs per byte sent against a balance of %2)")
                     .arg(*e.flopsPerLinkByte, 0, 'f', *e.flopsPerLinkByte < 10 ? 2 : 0)

@@ -48,9 +48,8 @@ private:
     TpSweepPlot* m_plot;
 };
 
-/// "1.2 µs", "3.4 ms", "2.1 s": seconds in the largest unit (s, ms, µs, ns, ps) that keeps the
-/// number >= 1, with 3 significant digits.
-QString durationText(double seconds);
+/// The core's durationText (duration_text.h) for the app's labels: "53.3 µs", "16.0 ms".
+QString durationLabel(double seconds);
 
 /// "1 ring step", "3 ring steps": range_text.h's countText for the app's translated nouns.
 QString countText(std::int64_t n, const QString& noun);

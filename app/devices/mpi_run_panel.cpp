@@ -151,8 +151,8 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
                          .arg(bytesText(mesh.perDevice.kernelBytes),
                               threeBytes(mesh.perDevice.biasBytes, mesh.perDevice.xBytes,
                                          mesh.perDevice.outputBytes),
-                              durationText(estimate.computeSeconds),
-                              durationText(estimate.communicationSeconds),
+                              durationLabel(estimate.computeSeconds),
+                              durationLabel(estimate.communicationSeconds),
                               QString::fromUtf8(toString(mesh.collective.kind)),
                               QString::fromUtf8(estimate.hardware)));
     if (scene.scene->mistake != Mistake::None)
@@ -208,11 +208,11 @@ void MpiRunPanel::showResult() {
         m_table->setItem(row, OthersModelColumn,
                          cell(threeBytes(model.biasBytes, model.xBytes, model.outputBytes)));
         m_table->setItem(row, PeakRssColumn, bytesCell(r.peakRssBytes));
-        m_table->setItem(row, ComputeColumn, cell(durationText(r.computeSeconds)));
-        m_table->setItem(row, ComputeModelColumn, cell(durationText(estimate.computeSeconds)));
-        m_table->setItem(row, CommunicationColumn, cell(durationText(r.communicationSeconds)));
+        m_table->setItem(row, ComputeColumn, cell(durationLabel(r.computeSeconds)));
+        m_table->setItem(row, ComputeModelColumn, cell(durationLabel(estimate.computeSeconds)));
+        m_table->setItem(row, CommunicationColumn, cell(durationLabel(r.communicationSeconds)));
         m_table->setItem(row, CommunicationModelColumn,
-                         cell(durationText(estimate.communicationSeconds)));
+                         cell(durationLabel(estimate.communicationSeconds)));
     }
     m_verdict->setText(QStringLiteral("<b>%1</b> %2")
                            .arg(result.passed() ? tr("Check:")

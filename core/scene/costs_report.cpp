@@ -1,5 +1,6 @@
 #include "scene/costs_report.h"
 
+#include "devices/duration_text.h"
 #include "layer/float_format.h"
 #include "layer/range_text.h"
 #include "scene/report_format.h"
@@ -103,10 +104,9 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
     }
 
     const TimeEstimate& e = costs.estimate;
-    out << "estimate on " << e.hardware << ": compute " << threeDigits(e.computeSeconds)
-        << " s + communication " << threeDigits(e.communicationSeconds)
-        << " s = " << threeDigits(e.totalSeconds) << " s (no overlap), " << toString(e.bound)
-        << "-bound; ";
+    out << "estimate on " << e.hardware << ": compute " << durationText(e.computeSeconds)
+        << " + communication " << durationText(e.communicationSeconds) << " = "
+        << durationText(e.totalSeconds) << " (no overlap), " << toString(e.bound) << "-bound; ";
     if (e.flopsPerLinkByte)
         out << threeDigits(*e.flopsPerLinkByte) << " FLOPs per byte sent against the hardware's "
             << threeDigits(e.machineBalance) << '\n';

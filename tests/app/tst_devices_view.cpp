@@ -295,7 +295,7 @@ private slots:
         QCOMPARE(changed.count(), 1);
         QVERIFY(costs->estimateLabel()->text() != before);
         const TimeEstimate e = estimateTime(meshCosts(c), costs->hardware());
-        QVERIFY2(costs->estimateLabel()->text().contains(durationText(e.totalSeconds)),
+        QVERIFY2(costs->estimateLabel()->text().contains(durationLabel(e.totalSeconds)),
                  qPrintable(costs->estimateLabel()->text()));
     }
 

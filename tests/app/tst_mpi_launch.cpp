@@ -100,11 +100,11 @@ private slots:
             QCOMPARE(bytesAt(MpiRunPanel::PeakRssColumn), r.peakRssBytes);
             QVERIFY(r.peakRssBytes > 0);
             QCOMPARE(panel.table()->item(row, MpiRunPanel::ComputeColumn)->text(),
-                     durationText(r.computeSeconds));
+                     durationLabel(r.computeSeconds));
             QCOMPARE(panel.table()->item(row, MpiRunPanel::CommunicationColumn)->text(),
-                     durationText(r.communicationSeconds));
+                     durationLabel(r.communicationSeconds));
             QCOMPARE(panel.table()->item(row, MpiRunPanel::ComputeModelColumn)->text(),
-                     durationText(scene.costs->estimate.computeSeconds));
+                     durationLabel(scene.costs->estimate.computeSeconds));
         }
         // Column mode gathers values without arithmetic: bit-identical to the one process.
         QVERIFY(result.passed());
@@ -121,22 +121,22 @@ private slots:
             QSKIP(qPrintable(refusal));
         const HardwarePreset& tpu = *findHardware("tpu-v5e");
         const TimeEstimate onTpu = estimateTime(scene.costs->mesh, tpu);
-        QVERIFY(durationText(onTpu.computeSeconds) !=
-                durationText(scene.costs->estimate.computeSeconds));
+        QVERIFY(durationLabel(onTpu.computeSeconds) !=
+                durationLabel(scene.costs->estimate.computeSeconds));
         panel.show();
         panel.run(scene, tpu);
         QVERIFY2(panel.commandLabel()->text().contains("--hardware tpu-v5e"),
                  qPrintable(panel.commandLabel()->text()));
         const QString model = panel.modelLabel()->text();
         QVERIFY2(model.contains("on tpu-v5e.") && !model.contains("h100"), qPrintable(model));
-        QVERIFY2(model.contains("compute " + durationText(onTpu.computeSeconds)),
+        QVERIFY2(model.contains("compute " + durationLabel(onTpu.computeSeconds)),
                  qPrintable(model));
         QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
         QVERIFY2(panel.launcher()->result().ok, qPrintable(panel.launcher()->result().error));
         QCOMPARE(panel.table()->item(0, MpiRunPanel::ComputeModelColumn)->text(),
-                 durationText(onTpu.computeSeconds));
+                 durationLabel(onTpu.computeSeconds));
         QCOMPARE(panel.table()->item(0, MpiRunPanel::CommunicationModelColumn)->text(),
-                 durationText(onTpu.communicationSeconds));
+                 durationLabel(onTpu.communicationSeconds));
     }
 
     void cancelEndsMpirunAndItsRanks_data() {

@@ -62,8 +62,8 @@ private slots:
         // 2 data rows x 8 devices x 2 rows x 96 features, every bit moved intact.
         QVERIFY(text.contains("run on the devices' buffers: 3072 of 3072 elements bit-identical"));
         QVERIFY(
-            text.contains("estimate on a100-pcie: compute 1.97e-11 s + communication 2.13e-08 "
-                          "s = 2.14e-08 s (no overlap), communication-bound"));
+            text.contains("estimate on a100-pcie: compute 0.0197 ns + communication 21.3 ns = "
+                          "21.4 ns (no overlap), communication-bound"));
     }
 
     // One of a thing is said in the singular: a row per device, a ring of 2 in 1 step.

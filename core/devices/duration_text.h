@@ -1,0 +1,13 @@
+#pragma once
+
+// A time in the unit a person reads it in: s, ms, µs or ns, three significant digits.
+
+#include <string>
+
+namespace tp {
+
+/// "1.20 s", "16.0 ms", "53.3 µs", "136 ns", and below a nanosecond still in ns ("0.194 ns",
+/// "0.0197 ns"): never picoseconds. 0 is "0 s"; a negative or non-finite time is "unknown".
+std::string durationText(double seconds);
+
+}  // namespace tp

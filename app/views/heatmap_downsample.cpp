@@ -1,5 +1,7 @@
 #include "heatmap_downsample.h"
 
+#include "layer/finite_max_abs.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -9,7 +11,6 @@ namespace tp {
 namespace {
 
 // The bits of |v|, which order as |v| does for numbers and infinities, and above them all for NaN.
-constexpr std::uint32_t kInfinityBits = 0x7F800000u;
 std::uint32_t absBits(float v) {
     return std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
 }
@@ -55,7 +56,7 @@ float reduceMaxAbs(const MatrixData& m, IndexRange rows, const std::vector<Index
         std::uint32_t top = 0;
         for (Index c = pixelCols.start; c < pixelCols.stop; ++c)
             top = std::max(top, absBits(value[c]));
-        if (top > kInfinityBits) {
+        if (top > std::uint32_t(kInfinityBits)) {
             // A NaN replaces anything: the last column's NaN, which the scan meets last.
             Index c = pixelCols.stop - 1;
             while (!std::isnan(value[c]))

@@ -17,6 +17,10 @@ namespace tp {
 /// large; -0 and +0 both count as 0.
 std::optional<float> finiteMaxAbs(const MatrixCRef& m);
 
+/// The bits of +inf: the bits of |v| (the sign cleared) are at most this for every value but NaN,
+/// and exactly this for an infinity.
+inline constexpr std::int32_t kInfinityBits = 0x7F800000;
+
 /// For a pass that reads the elements anyway: max(largestBits, the bits of |v| for each of the
 /// n floats at run). The bits of |v| (the sign cleared) order as the values |v| do, and every NaN
 /// or infinity lies at or above those of +inf, so the largest bits give both the largest |element|
@@ -31,7 +35,6 @@ inline std::int32_t maxAbsBits(const float* run, Index n, std::int32_t largestBi
 
 /// The largest |element| that maxAbsBits found when every element was finite, else nothing.
 inline std::optional<float> finiteMaxAbsFromBits(std::int32_t largestBits) {
-    constexpr std::int32_t kInfinityBits = 0x7F800000;
     return largestBits < kInfinityBits ? std::optional(std::bit_cast<float>(largestBits))
                                        : std::nullopt;
 }

@@ -168,8 +168,9 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("words");
         QTest::newRow("mistake") << QStringList{"--backward", "--mistake", "sum-groups"}
-                                 << "--backward differentiates a correct split; the mistakes are "
-                                    "the forward pass's and cannot be combined with it";
+                                 << "--backward: the backward pass differentiates a correct split; "
+                                    "the mistakes are the forward pass's and cannot be combined "
+                                    "with it";
         QTest::newRow("python") << QStringList{"--backward", "--python"}
                                 << "--backward adds to a report; it cannot be combined with "
                                    "--python";

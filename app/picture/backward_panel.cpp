@@ -115,7 +115,7 @@ QString BackwardPanel::gradientHoverText(const MatrixView* view, int row, int co
         sum = tr("dx[%1, %2] = sum_j dy[%1, j] * kernel[%2, j] over all %3")
                   .arg(i, j, qs(countText(c.features, "feature")));
         if (c.mode == ParallelMode::Column)
-            sum += tr(", the sum of the %1 partials").arg(c.tpSize);
+            sum += tr(", the sum of the %1").arg(qs(countText(c.tpSize, "partial")));
     }
     return sum.isEmpty() ? text : text + QStringLiteral(" · ") + sum;
 }
@@ -151,8 +151,8 @@ void BackwardPanel::setScene(ScenePtr scene) {
     m_grid->removeWidget(m_dx);
     m_grid->addWidget(m_dx, column ? 1 : 0, 2, column ? 1 : 2, 1);
     if (column) {
-        m_dx->setTitle(tr("dx = sum of the %1 partials (N %2, in_dim %3)")
-                           .arg(c.tpSize)
+        m_dx->setTitle(tr("dx = sum of the %1 (N %2, in_dim %3)")
+                           .arg(qs(countText(c.tpSize, "partial")))
                            .arg(c.batch)
                            .arg(c.inDim));
         m_note->setText(
@@ -214,8 +214,9 @@ void BackwardPanel::setStep(const TimelineStep& step) {
         m_dxPartial->setHighlightedGroup(-1);
     }
     m_dxPartialOverlay->setPending(shown >= 0 ? -1 : 0, tr("no group's gradients yet"));
-    m_dxOverlay->setPending(step.dxIn ? -1 : 0,
-                            tr("the sum waits for the %1 partials: %2 in").arg(c.tpSize).arg(done));
+    m_dxOverlay->setPending(
+        step.dxIn ? -1 : 0,
+        tr("the sum waits for the %1: %2 in").arg(qs(countText(c.tpSize, "partial"))).arg(done));
 }
 
 }  // namespace tp

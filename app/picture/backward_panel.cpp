@@ -45,6 +45,9 @@ Index filledTo(const ShardingPlan& plan, int done, bool rows) {
 
 BackwardPanel::BackwardPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("backwardPanel"));
+    // It takes the room the outputs are given (the window shares its height by theirs): its own
+    // least size must not raise the least size of the page they share.
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     m_dy = gradientView(QStringLiteral("dyView"), QStringLiteral("dy"));
     m_dbias = gradientView(QStringLiteral("dbiasView"), QStringLiteral("dbias"));
     m_dkernel = gradientView(QStringLiteral("dkernelView"), QStringLiteral("dkernel"));

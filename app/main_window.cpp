@@ -7,6 +7,7 @@
 #include "matrix_view.h"
 #include "panels/group_table_model.h"
 #include "panels/parameter_panel.h"
+#include "picture/backward_panel.h"
 #include "picture/height_share.h"
 #include "picture/layer_panel.h"
 #include "picture/output_panel.h"
@@ -29,6 +30,7 @@
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -110,8 +112,13 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_split = split;
     m_layer = new LayerPanel;
     m_output = new OutputPanel;
+    m_backward = new BackwardPanel;
+    m_results = new QStackedWidget;
+    m_results->setObjectName(QStringLiteral("resultsStack"));
+    m_results->addWidget(m_output);
+    m_results->addWidget(m_backward);
     split->addWidget(m_layer);
-    split->addWidget(m_output);
+    split->addWidget(m_results);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
@@ -225,6 +232,7 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     });
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
+    connect(m_backward, &BackwardPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
     connect(m_output, &OutputPanel::outputCellLeft, m_layer, &LayerPanel::clearTrace);
     connect(m_output->verificationView(), &VerificationView::biasChosen, m_parameters,
@@ -344,6 +352,7 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
         shareHeight();
     m_layer->setScene(shown);
     m_output->setScene(shown);
+    m_backward->setScene(shown);
     // The devices run the correct split only (as tpviz-cli's --costs): a mistake keeps them on
     // the last correct scene, their tab disabled, and shows the layer.
     const bool correct = shown->mistake == Mistake::None;
@@ -382,8 +391,11 @@ void MainWindow::shareHeight() {
 void MainWindow::showLoopStep(const TimelineStep& step) {
     if (!m_session->scene())
         return;
+    // The page first: the gradients' overlays place themselves over views on screen.
+    m_results->setCurrentWidget(step.backward ? static_cast<QWidget*>(m_backward) : m_output);
     m_layer->setStep(step);
     m_output->setStep(step);
+    m_backward->setStep(step);
     m_groups->setStep(step);
     const int group = step.currentGroup;
     if (group >= 0)

@@ -10,6 +10,7 @@
 class QLabel;
 class QProgressBar;
 class QSplitter;
+class QStackedWidget;
 class QPushButton;
 class QTableView;
 class QTabWidget;
@@ -20,6 +21,7 @@ class DevicesView;
 class GroupTableModel;
 class LayerPanel;
 class OutputPanel;
+class BackwardPanel;
 class ParameterPanel;
 class SceneSession;
 class PythonDialog;
@@ -56,6 +58,8 @@ public:
     ParameterPanel* parameterPanel() const { return m_parameters; }
     LayerPanel* layerPanel() const { return m_layer; }
     OutputPanel* outputPanel() const { return m_output; }
+    /// The backward pass's gradients, shown in the outputs' place at the loop's backward steps.
+    BackwardPanel* backwardPanel() const { return m_backward; }
     /// The position of the tab on screen in its timeline (the Layer tab's loop, the Devices tab's
     /// mesh program): what the step controls drive.
     StepController* stepController() const;
@@ -139,6 +143,8 @@ private:
     ParameterPanel* m_parameters;
     LayerPanel* m_layer;
     OutputPanel* m_output;
+    BackwardPanel* m_backward;
+    QStackedWidget* m_results;  ///< under the layer: the outputs, or the gradients
     QTabWidget* m_views;
     DevicesView* m_devices;
     GroupTableModel* m_groups;

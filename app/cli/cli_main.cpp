@@ -57,17 +57,7 @@ int computeAndReport(tp::SceneOptions& options) {
     }
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
     const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
-    std::optional<tp::SceneBackward> backward;
-    if (options.backward) {
-        try {
-            backward = tp::computeBackward(*scene, tp::sceneRun(options).check);
-        } catch (const std::bad_alloc&) {
-            std::cerr << "tpviz-cli: not enough memory for the backward pass of this scene: an "
-                         "allocation failed; choose smaller sizes\n";
-            return 2;
-        }
-    }
-    const tp::SceneBackward* shownBackward = backward ? &*backward : nullptr;
+    const tp::SceneBackward* shownBackward = scene->backward.get();
     if (!options.saveNpyDir.empty()) {
         if (const std::string error =
                 tp::saveSceneArrays(*scene, options.saveNpyDir, shownBackward);
@@ -76,7 +66,7 @@ int computeAndReport(tp::SceneOptions& options) {
             return 2;
         }
     }
-    const bool backwardOk = !backward || backward->passed();
+    const bool backwardOk = !shownBackward || shownBackward->passed();
     const int status = scene->verification.passed() && collectiveOk && backwardOk ? 0 : 1;
     if (options.json)
         return print(
@@ -114,15 +104,6 @@ int main(int argc, char** argv) {
     if (!options.saveNpyDir.empty())
         if (std::string problem = tp::sceneArrayFolderProblem(options.saveNpyDir); !problem.empty())
             parse.errors.push_back(tp::optionName(tp::Option::SaveNpy) + ": " + problem);
-    if (options.backward && parse.errors.empty()) {
-        const tp::LayerConfig& c = options.config;
-        const std::int64_t need = tp::bytesNeeded(c) + tp::backwardBytesNeeded(c);
-        if (need > c.memoryBudgetBytes)
-            parse.errors.push_back(tp::optionName(tp::Option::Backward) +
-                                   ": the scene with its backward pass needs " +
-                                   tp::formatBytes(need) + ", more than the memory budget of " +
-                                   tp::formatBytes(c.memoryBudgetBytes) + "; choose smaller sizes");
-    }
     if (!parse.errors.empty()) {
         for (const std::string& error : parse.errors)
             std::cerr << "tpviz-cli: " << error << '\n';
@@ -141,7 +122,8 @@ int main(int argc, char** argv) {
     try {
         return computeAndReport(options);
     } catch (const std::bad_alloc&) {
-        std::cerr << "tpviz-cli: " << tp::allocationFailureMessage(options.config) << '\n';
+        std::cerr << "tpviz-cli: " << tp::allocationFailureMessage(options.config, options.backward)
+                  << '\n';
         return 2;
     }
 }

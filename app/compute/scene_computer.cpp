@@ -10,7 +10,9 @@
 namespace tp {
 
 SceneRun runOf(const Scene& scene) {
-    return {scene.mistake, {scene.verification.rule, scene.verification.tolerance}};
+    return {scene.mistake,
+            {scene.verification.rule, scene.verification.tolerance},
+            scene.backward != nullptr};
 }
 
 struct SceneComputer::Job {
@@ -121,7 +123,7 @@ void SceneComputer::startPending() {
                 job->scene = std::make_shared<const Scene>(std::move(*scene));
         } catch (const std::bad_alloc&) {
             // An exception would end the app.
-            job->failure = allocationFailureMessage(request.config);
+            job->failure = allocationFailureMessage(request.config, request.run.backward);
         }
     });
     m_threads.push_back(thread);

@@ -20,7 +20,8 @@ class QThread;
 
 namespace tp {
 
-/// How a computed scene was run: its mistake, and its check's rule and tolerances.
+/// How a computed scene was run: its mistake, its check's rule and tolerances, and whether its
+/// backward pass was computed.
 SceneRun runOf(const Scene& scene);
 
 /// Runs tp::computeScene on worker threads. request() restarts a short debounce timer; when it

@@ -85,6 +85,7 @@ std::vector<std::string> ExportActions::commandLineArguments() const {
     options.config = shown.config;
     options.source = shown.source;
     options.mistake = shown.run.mistake;
+    options.backward = shown.run.backward;
     options.files = shown.files;
     return sceneArguments(options);
 }

@@ -56,13 +56,17 @@ void SceneFileActions::addTo(QMenu* file) {
 
 QStringList SceneFileActions::openProblems(const SceneFile& scene, const QString& path) {
     QStringList problems;
-    // The file's key for the mistake; the other problems belong to the config it gives.
+    // The file's keys for the mistake and the backward; the other problems belong to the config
+    // it gives.
+    const SceneRun run{scene.mistake, {}, scene.backward};
     for (const ConfigProblem& problem :
-         tp::sceneProblems({scene.config, scene.source, {scene.mistake, {}}, scene.arrays}))
+         tp::sceneProblems({scene.config, scene.source, run, scene.arrays}))
         problems << QStringLiteral("%1: %2%3")
                         .arg(path,
                              problem.field == ConfigField::Mistake ? QStringLiteral("'mistake' ")
-                                                                   : QString(),
+                             : problem.field == ConfigField::Backward
+                                 ? QStringLiteral("'backward' ")
+                                 : QString(),
                              QString::fromStdString(problem.message));
     return problems;
 }
@@ -92,9 +96,10 @@ QString SceneFileActions::openScene(const QString& path) {
 void SceneFileActions::showScene(const SceneFile& scene, const QString& path,
                                  std::shared_ptr<LoadedArrays> loaded) {
     m_pendingStep = scene.step;
-    // The file names the mistake; the check's rule stays the one chosen in the window.
+    // The file names the mistake and the pass; the check's rule stays the one chosen in the window.
     SceneRun run = m_session->inputs().run;
     run.mistake = scene.mistake;
+    run.backward = scene.backward;
     m_session->show({scene.config, scene.source, run, scene.arrays}, std::move(loaded));
     m_current = path;
     remember(path);
@@ -106,6 +111,7 @@ QString SceneFileActions::saveScene(const QString& path) {
     scene.config = shown.config;
     scene.source = shown.source;
     scene.mistake = shown.run.mistake;
+    scene.backward = shown.run.backward;
     scene.arrays = shown.files;
     scene.step = m_session->steps()->step();
     if (const std::string error = writeSceneFile(path.toStdString(), scene); !error.empty())

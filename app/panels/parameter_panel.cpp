@@ -349,7 +349,8 @@ void ParameterPanel::readInputs() {
         // From files, the sizes are the files' and the mistake is checked with them, once the
         // files are read.
         const bool checkedWithFiles =
-            files && (sizedByFiles(problem.field) || problem.field == ConfigField::Mistake);
+            files && (sizedByFiles(problem.field) || problem.field == ConfigField::Mistake ||
+                      problem.field == ConfigField::Backward);
         if (!alreadyParsed && !checkedWithFiles)
             m_problems.push_back(std::move(problem));
     }

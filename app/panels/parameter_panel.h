@@ -131,6 +131,7 @@ private:
     QLabel* m_memory = nullptr;
     QSpinBox* m_data = nullptr;
     QComboBox* m_output = nullptr;
+    QComboBox* m_pass = nullptr;  ///< Forward, or Forward + backward (SceneRun::backward)
     QComboBox* m_mistake = nullptr;
     QComboBox* m_rule = nullptr;
     QLineEdit* m_rtol = nullptr;

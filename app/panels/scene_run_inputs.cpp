@@ -1,5 +1,6 @@
-// How the scene runs, as the parameter panel edits it: a mistake made on purpose (mistakes.h) and
-// the rule of the check (verification.h). Part of ParameterPanel, in a file of its own.
+// How the scene runs, as the parameter panel edits it: the forward pass alone or the backward
+// too (scene_backward.h), a mistake made on purpose (mistakes.h) and the rule of the check
+// (verification.h). Part of ParameterPanel, in a file of its own.
 
 #include "parameter_panel.h"
 
@@ -44,9 +45,22 @@ std::optional<double> parseTolerance(const QString& text) {
 }  // namespace
 
 void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
-    auto* box = new QGroupBox(tr("Mistakes and the check"));
+    auto* box = new QGroupBox(tr("Pass, mistakes and the check"));
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_pass = new QComboBox;
+    m_pass->setObjectName(QStringLiteral("passBox"));
+    m_pass->addItem(tr("Forward"));
+    m_pass->setItemData(0, tr("y = x @ kernel + bias, group by group"), Qt::ToolTipRole);
+    m_pass->addItem(tr("Forward + backward"));
+    m_pass->setItemData(1,
+                        tr("Then the backward pass for a cotangent dy: each group's dkernel and "
+                           "dbias blocks and its part of dx, as jax.vjp gives them"),
+                        Qt::ToolTipRole);
+    m_pass->setToolTip(tr("The forward pass alone, or the layer's gradients after it"));
+    form->addRow(tr("Pass"), m_pass);
+    addProblemRow(form, ConfigField::Backward);
 
     m_mistake = new QComboBox;
     m_mistake->setObjectName(QStringLiteral("mistakeBox"));
@@ -92,6 +106,7 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
     layout->addWidget(box);
 
     showRunInputs(SceneRun{});
+    connect(m_pass, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
     connect(m_mistake, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
     connect(m_rule, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
     connect(m_rtol, &QLineEdit::textChanged, this, [this] { readInputs(); });
@@ -99,6 +114,7 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
 }
 
 void ParameterPanel::showRunInputs(const SceneRun& run) {
+    m_pass->setCurrentIndex(run.backward ? 1 : 0);
     m_mistake->setCurrentIndex(std::max(0, m_mistake->findData(nameOf(run.mistake))));
     m_rule->setCurrentIndex(run.check.rule == CheckRule::Allclose ? 1 : 0);
     m_rtol->setText(QString::fromStdString(formatDouble(run.check.tolerance.rtol)));
@@ -107,6 +123,7 @@ void ParameterPanel::showRunInputs(const SceneRun& run) {
 
 SceneRun ParameterPanel::readRunInputs(std::vector<ConfigProblem>& problems) const {
     SceneRun run;
+    run.backward = m_pass->currentIndex() == 1;
     run.mistake =
         parseMistake(m_mistake->currentData().toString().toStdString()).value_or(Mistake::None);
     run.check.rule = m_rule->currentIndex() == 1 ? CheckRule::Allclose : CheckRule::RoundingBound;

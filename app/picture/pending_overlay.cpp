@@ -4,6 +4,8 @@
 
 #include <QPainter>
 
+#include <algorithm>
+
 namespace tp {
 
 PendingOverlay::PendingOverlay(MatrixView* view)
@@ -11,18 +13,27 @@ PendingOverlay::PendingOverlay(MatrixView* view)
 
 void PendingOverlay::setPending(Index fromColumn, const QString& caption) {
     m_fromColumn = fromColumn;
+    m_fromRow = 0;
+    m_caption = caption;
+    follow();
+}
+
+void PendingOverlay::setPendingRows(Index fromRow, const QString& caption) {
+    m_fromColumn = fromRow < 0 ? -1 : 0;
+    m_fromRow = std::max<Index>(fromRow, 0);
     m_caption = caption;
     follow();
 }
 
 void PendingOverlay::follow() {
     const MatrixData& m = m_view->matrix();
-    if (m_fromColumn < 0 || m.isEmpty() || m_fromColumn >= m.cols()) {
+    if (m_fromColumn < 0 || m.isEmpty() || m_fromColumn >= m.cols() || m_fromRow >= m.rows()) {
         hide();
         return;
     }
-    // The covered cells: rows 0..rows-1, columns fromColumn..cols-1, clipped to the viewport.
-    const QRectF first = m_view->cellRect(0, m_fromColumn);
+    // The covered cells: rows fromRow..rows-1, columns fromColumn..cols-1, clipped to the
+    // viewport.
+    const QRectF first = m_view->cellRect(m_fromRow, m_fromColumn);
     const QRectF last = m_view->cellRect(m.rows() - 1, m.cols() - 1);
     const QRect area =
         QRectF(first.topLeft(), last.bottomRight()).toAlignedRect().adjusted(0, 0, 1, 1);

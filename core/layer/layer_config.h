@@ -47,7 +47,8 @@ enum class ConfigField {
     Tolerance,   ///< the check's rtol and atol (CheckSettings), as the app's inputs take them
     KernelFile,  ///< the kernel read from a file (SceneRequest::arrays)
     BiasFile,    ///< the bias read from a file
-    XFile        ///< x read from a file
+    XFile,       ///< x read from a file
+    Backward     ///< the backward pass asked for (SceneRun::backward)
 };
 
 /// One thing wrong with a LayerConfig, in words a user understands.

@@ -384,7 +384,6 @@ const OptionRow kOptionRows[] = {
      .name = "--backward",
      .help = "add the backward pass: dy drawn after x, each group's gradients, the collectives "
              "and their check",
-     .cliOnly = true,
      .parse = setFlag<&SceneOptions::backward>,
      .spell = spellFlag<&SceneOptions::backward>},
     {.option = Option::Json,

@@ -1,5 +1,7 @@
 #include "scene/scene.h"
 
+#include "layer/backward.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -31,14 +33,21 @@ std::int64_t productWorkUnits(const LayerConfig& config) {
     return std::max<std::int64_t>(perGroup, 1) * config.tpSize;
 }
 
-std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source) {
+std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source, bool backward) {
     return (source == SceneSource::Nnx ? parameterCount(config) : 0) +
-           2 * productWorkUnits(config) + config.batch * config.features;
+           2 * productWorkUnits(config) + config.batch * config.features +
+           (backward ? backwardWorkUnits(config) : 0);
 }
 
-std::string allocationFailureMessage(const LayerConfig& config) {
-    const std::int64_t need = bytesNeeded(config);
-    return "not enough memory for this scene: it needs " + formatBytes(need) + " (" +
+std::int64_t backwardWorkUnits(const LayerConfig& config) {
+    return 4 * productWorkUnits(config) + config.batch * config.inDim +
+           config.inDim * config.features;
+}
+
+std::string allocationFailureMessage(const LayerConfig& config, bool backward) {
+    const std::int64_t need = bytesNeeded(config) + (backward ? backwardBytesNeeded(config) : 0);
+    return std::string("not enough memory for this scene") +
+           (backward ? " with its backward pass" : "") + ": it needs " + formatBytes(need) + " (" +
            std::to_string(need) + " bytes) and an allocation failed; choose smaller sizes";
 }
 

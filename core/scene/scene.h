@@ -20,11 +20,17 @@
 
 namespace tp {
 
-/// How a scene is run beyond its layer: a mistake made on purpose, and the check's rule.
+/// How a scene is run beyond its layer: a mistake made on purpose, the check's rule, and whether
+/// the backward pass is computed too.
 struct SceneRun {
     Mistake mistake = Mistake::None;
     CheckSettings check;
+    /// The backward pass too (scene_backward.h: Scene::backward), for the correct split only: the
+    /// mistakes are the forward pass's.
+    bool backward = false;
 };
+
+struct SceneBackward;
 
 struct Scene {
     LayerConfig config;
@@ -48,6 +54,9 @@ struct Scene {
     /// from here instead of a pass of its own. Empty when some element is not finite, or in a
     /// scene built elsewhere than computeScene (scene_request.h).
     std::optional<float> kernelMaxAbs;
+    /// The backward pass (scene_backward.h), computed when the run asked for it
+    /// (SceneRun::backward), checked with the forward pass's rule; null otherwise.
+    std::shared_ptr<const SceneBackward> backward;
 };
 
 /// A computed scene, shared read-only between every view that shows it (no view copies arrays).
@@ -78,12 +87,17 @@ std::int64_t productWorkUnits(const LayerConfig& config);
 
 /// Work units computeScene reports, all the work it does: parameterCount values drawn (0 for the
 /// brief and files), the split forward pass and the reference (productWorkUnits each), and the
-/// check (one unit per output element, batch * features).
-std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source);
+/// check (one unit per output element, batch * features); with `backward`, backwardWorkUnits too.
+std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source, bool backward = false);
+
+/// Work units of the backward pass: dkernel and dx split and again as the reference (four
+/// products of productWorkUnits each) and their check, one unit per element of dx and dkernel.
+std::int64_t backwardWorkUnits(const LayerConfig& config);
 
 /// What to tell a user when computing a scene ran out of memory (std::bad_alloc from computeScene):
 /// "not enough memory for this scene: it needs 1.5 GiB (N bytes) and an allocation failed; choose
-/// smaller sizes", with N = bytesNeeded(config).
-std::string allocationFailureMessage(const LayerConfig& config);
+/// smaller sizes", with N = bytesNeeded(config), plus backwardBytesNeeded(config) and "this scene
+/// with its backward pass" when `backward`.
+std::string allocationFailureMessage(const LayerConfig& config, bool backward = false);
 
 }  // namespace tp

@@ -77,7 +77,8 @@ std::vector<GivenOption> splitOptions(const std::vector<std::string>& args,
 SceneRun sceneRun(const SceneOptions& options) {
     return {options.mistake,
             {options.toleranceGiven ? CheckRule::Allclose : CheckRule::RoundingBound,
-             options.tolerance}};
+             options.tolerance},
+            options.backward};
 }
 
 SceneRequest sceneRequest(const SceneOptions& options) {
@@ -146,10 +147,6 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)
         errors.push_back("--costs adds to a report; it cannot be combined with --python");
-    if (options.backward && options.mistake != Mistake::None)
-        errors.push_back(
-            "--backward differentiates a correct split; the mistakes are the forward pass's and "
-            "cannot be combined with it");
     if (options.costs && options.mistake != Mistake::None)
         errors.push_back(
             "--costs shows the devices of a correct split; it cannot be combined "
@@ -161,6 +158,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     const bool sizedByFiles = options.files.any();
     for (ConfigProblem& problem : sceneProblems(sceneRequest(options))) {
         problem.message = problemText(problem, scene, given, sizedByFiles);
+        if (problem.field == ConfigField::Backward)
+            problem.message = optionName(Option::Backward) + ": " + problem.message;
         errors.push_back(problem.message);
         parse.problems.push_back(std::move(problem));
     }

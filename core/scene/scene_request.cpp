@@ -1,18 +1,43 @@
 #include "scene/scene_request.h"
 
+#include "layer/backward.h"
 #include "layer/finite_max_abs.h"
+#include "layer/float_format.h"
 #include "layer/mistakes.h"
 #include "scene/fused_forward.h"
+#include "scene/scene_backward.h"
 
 #include <cassert>
 #include <string_view>
 
 namespace tp {
 
+std::vector<ConfigProblem> backwardProblems(const LayerConfig& config, const SceneRun& run) {
+    if (!run.backward)
+        return {};
+    if (run.mistake != Mistake::None)
+        return {{ConfigField::Backward,
+                 "the backward pass differentiates a correct split; the mistakes are the forward "
+                 "pass's and cannot be combined with it"}};
+    // A refused config (too big for its own budget among them) is the config's problem; past
+    // that, the gradients'.
+    if (!config.validate().empty())
+        return {};
+    const std::int64_t need = bytesNeeded(config) + backwardBytesNeeded(config);
+    if (need <= config.memoryBudgetBytes)
+        return {};
+    return {{ConfigField::Backward, "the scene with its backward pass needs " + formatBytes(need) +
+                                        ", more than the memory budget of " +
+                                        formatBytes(config.memoryBudgetBytes) +
+                                        "; choose smaller sizes"}};
+}
+
 std::vector<ConfigProblem> sceneProblems(const SceneRequest& request) {
     std::vector<ConfigProblem> problems = request.config.validate();
     for (ConfigProblem& problem :
          mistakeProblems(request.config, request.run.mistake, request.source == SceneSource::Nnx))
+        problems.push_back(std::move(problem));
+    for (ConfigProblem& problem : backwardProblems(request.config, request.run))
         problems.push_back(std::move(problem));
     if (request.source != SceneSource::Files)
         return problems;
@@ -70,6 +95,10 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
     scene.verification =
         verify(scene.result.output, scene.reference, p.x, p.kernel, p.bias, run.check);
     advance(progress, config.batch * config.features);
+    if (run.backward) {
+        scene.backward = std::make_shared<const SceneBackward>(computeBackward(scene, run.check));
+        advance(progress, backwardWorkUnits(config));
+    }
     return scene;
 }
 
@@ -79,7 +108,7 @@ std::optional<Scene> computeScene(SceneRequest request, Progress* progress) {
     assert(sceneProblems(request).empty());
     const LayerConfig& config = request.config;
     if (progress)
-        progress->setTotal(sceneWorkUnits(config, request.source));
+        progress->setTotal(sceneWorkUnits(config, request.source, request.run.backward));
     Scene scene;
     scene.config = config;
     scene.source = request.source;

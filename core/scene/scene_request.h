@@ -40,18 +40,25 @@ struct SceneRequest {
 
 /// Every reason `request` cannot be computed, in words, each tagged with what it belongs to: a
 /// config field (LayerConfig::validate), the mistake (mistakeProblems: a mistake of the other
-/// mode, init-per-group without a seeded layer, the memory the mistake needs), or an array read
-/// from a file whose shape disagrees with the config (ConfigField::KernelFile, BiasFile, XFile).
-/// Empty when computeScene can compute it.
+/// mode, init-per-group without a seeded layer, the memory the mistake needs), the backward pass
+/// (backwardProblems), or an array read from a file whose shape disagrees with the config
+/// (ConfigField::KernelFile, BiasFile, XFile). Empty when computeScene can compute it.
 std::vector<ConfigProblem> sceneProblems(const SceneRequest& request);
+
+/// Why the backward pass `run` asks for cannot be computed, tagged ConfigField::Backward: with a
+/// mistake (the backward differentiates the correct split), or when the scene's bytes and
+/// backwardBytesNeeded together pass config.memoryBudgetBytes. Empty without run.backward, and
+/// for a config that is refused already.
+std::vector<ConfigProblem> backwardProblems(const LayerConfig& config, const SceneRun& run);
 
 /// Computes the scene `request` asks for (sceneProblems(request) must be empty): the parameters
 /// (nnx.Linear's from the seed, the brief's example, or the arrays read from files completed from
 /// the seed), the split forward pass with run.mistake made for real (forwardWithMistake), the
 /// reference x @ kernel + bias, and the check with run.check (by default the rounding bound; see
-/// verification.h). The request is taken by value so that its arrays move into the scene. With
-/// progress: sets the total to sceneWorkUnits and advances while generating and per group;
-/// returns nullopt when cancelled.
+/// verification.h), and with run.backward the backward pass (computeBackward, checked with
+/// run.check) in Scene::backward. The request is taken by value so that its arrays move into the
+/// scene. With progress: sets the total to sceneWorkUnits and advances while generating and per
+/// group; returns nullopt when cancelled.
 std::optional<Scene> computeScene(SceneRequest request, Progress* progress = nullptr);
 
 }  // namespace tp

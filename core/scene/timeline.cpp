@@ -174,6 +174,74 @@ void appendAllCompute(Timeline& timeline, const LayerConfig& c, Mistake mistake,
     }
 }
 
+// "dx_0 + dx_1 + dx_2", or "dx_0 + dx_1 + ... + dx_7" past four partials.
+std::string partialsSum(std::int64_t tpSize) {
+    if (tpSize > 4)
+        return "dx_0 + dx_1 + ... + dx_" + str(tpSize - 1);
+    std::string sum = "dx_0";
+    for (std::int64_t g = 1; g < tpSize; ++g)
+        sum += " + dx_" + str(g);
+    return sum;
+}
+
+// The backward pass after the forward's last step: dy arrives, each group's gradients, then
+// column mode's sum of the dx partials or row mode's dbias, once.
+void appendBackwardSteps(Timeline& loop, const LayerConfig& c) {
+    const ShardingPlan plan = ShardingPlan::make(c);
+    const bool column = isColumn(c);
+    TimelineStep& dy = appendStep(loop, StepPhase::DyArrives);
+    dy.backward = true;
+    dy.caption =
+        std::string("dy arrives: the cotangent of y, one value per output element; ") +
+        (column ? "each group reads its own columns of it" : "every group reads all of it");
+    dy.equation =
+        "dy   (" + shapeText(c.batch, c.features) +
+        ", the cotangent of y): dx = dy @ kernel^T, dkernel = x^T @ dy, dbias = dy.sum(0)";
+    for (int g = 0; g < int(plan.tpSize); ++g) {
+        const ShardGroup& group = plan.groups[std::size_t(g)];
+        const bool last = g + 1 == int(plan.tpSize);
+        TimelineStep& s = appendStep(loop, StepPhase::GroupGradients);
+        s.currentGroup = g;
+        s.gradientGroupsDone = g + 1;
+        s.equation = backwardStepEquation(plan, g, c.batch);
+        if (column) {
+            s.caption = "group " + str(g) + " computes " +
+                        columnSlice("dkernel", group.kernelCols) + ", " +
+                        vectorSlice("dbias", group.kernelCols) + " and its partial dx_" + str(g) +
+                        ", over its " + countText(plan.chunk, "feature") + " only";
+            s.dbiasIn = last;
+        } else {
+            s.caption = "group " + str(g) + " computes " + rowSlice("dkernel", group.kernelRows) +
+                        " and its own slice " + columnSlice("dx", group.kernelRows) +
+                        ": nothing to add";
+            s.dxIn = last;
+        }
+    }
+    if (column) {
+        TimelineStep& s = appendStep(loop, StepPhase::SumDx);
+        s.dxIn = true;
+        s.caption = plan.tpSize == 1
+                        ? std::string(
+                              "dx = the one group's partial: it covers every feature's "
+                              "terms")
+                        : "dx = the sum of the " + str(plan.tpSize) +
+                              " partials: each group's partial covers only its " + str(plan.chunk) +
+                              " of the " + str(c.features) +
+                              " features' terms, so here the groups' contributions are added";
+        s.equation = "dx = " + partialsSum(plan.tpSize) + kGap + "(" + shapeText(c.batch, c.inDim) +
+                     ", summed over " + countText(plan.tpSize, "group") +
+                     ": the all-reduce over \"model\")";
+    } else {
+        TimelineStep& s = appendStep(loop, StepPhase::DbiasOnce);
+        s.dbiasIn = true;
+        s.caption =
+            "dbias = dy.sum(0), once: the bias was added once, to the summed partials, so its "
+            "gradient is taken once, from all of dy";
+        s.equation = "dbias = dy.sum(0)" + std::string(kGap) + "(" + str(c.features) + ",) from " +
+                     shapeText(c.batch, c.features) + ", once)";
+    }
+}
+
 }  // namespace
 
 const TimelineStep& Timeline::at(int step) const {
@@ -181,7 +249,8 @@ const TimelineStep& Timeline::at(int step) const {
     return steps[std::size_t(std::clamp(step, 0, lastStep()))];
 }
 
-Timeline loopTimeline(const LayerConfig& c, Mistake mistake) {
+Timeline loopTimeline(const LayerConfig& c, Mistake mistake, bool backward) {
+    assert(!backward || mistake == Mistake::None);
     const ShardingPlan plan = ShardingPlan::make(c);
     Timeline loop;
     TimelineStep& start = appendStep(loop, StepPhase::Start);
@@ -207,6 +276,8 @@ Timeline loopTimeline(const LayerConfig& c, Mistake mistake) {
     }
     if (!isColumn(c))
         appendClosingStep(loop, c, mistake);
+    if (backward)
+        appendBackwardSteps(loop, c);
     numberCaptions(loop);
     return loop;
 }
@@ -281,6 +352,22 @@ std::string stepEquation(const ShardingPlan& plan, int group, Index batch) {
     return std::string(group == 0 ? "sum = " : "sum += ") + columnSlice("x", g.inputCols) + " @ " +
            rowSlice("kernel", g.kernelRows) + kGap + "(" + shapeText(batch, plan.chunk) + " @ " +
            shapeText(plan.chunk, plan.features) + ")";
+}
+
+std::string backwardStepEquation(const ShardingPlan& plan, int group, Index batch) {
+    const ShardGroup& g = plan.groups.at(std::size_t(group));
+    if (plan.mode == ParallelMode::Column) {
+        const std::string dyCols = columnSlice("dy", g.kernelCols);
+        return columnSlice("dkernel", g.kernelCols) + " = x^T @ " + dyCols + ";  dx_" + str(group) +
+               " = " + dyCols + " @ " + columnSlice("kernel", g.kernelCols) + "^T" + kGap + "(" +
+               shapeText(plan.inDim, batch) + " @ " + shapeText(batch, plan.chunk) + "; " +
+               shapeText(batch, plan.chunk) + " @ " + shapeText(plan.chunk, plan.inDim) + ")";
+    }
+    return rowSlice("dkernel", g.kernelRows) + " = " + columnSlice("x", g.inputCols) +
+           "^T @ dy;  " + columnSlice("dx", g.kernelRows) + " = dy @ " +
+           rowSlice("kernel", g.kernelRows) + "^T" + kGap + "(" + shapeText(plan.chunk, batch) +
+           " @ " + shapeText(batch, plan.features) + "; " + shapeText(batch, plan.features) +
+           " @ " + shapeText(plan.features, plan.chunk) + ")";
 }
 
 std::string rowBiasEquation(const ShardingPlan& plan, Index batch) {

@@ -5,7 +5,9 @@
 // A scene has two timelines, one per story:
 // - the loop (the Layer tab): the brief's simulation, a loop over the groups. Step 0 is the start,
 //   step k (1 <= k <= tpSize) computes group k-1; row mode has one more step that adds the bias
-//   once to the summed partials. Nothing else.
+//   once to the summed partials. With the backward pass asked for (SceneRun::backward), the loop
+//   goes on: dy arrives, each group computes its gradients, then column mode sums the groups' dx
+//   partials and row mode takes dbias once.
 // - the mesh program (the Devices tab): what the devices run. Step 0 is the start, step 1 has
 //   every device compute its part at the same time; then each step of RingRun::steps of the
 //   output collective (mesh_costs.h: collectiveFor): all-gather P-1; reduce-scatter P-1 plus the
@@ -24,13 +26,18 @@
 
 namespace tp {
 
-/// What a step does. Room is left for the backward pass's phases.
+/// What a step does. The backward's phases follow the forward's in the loop; the mesh program's
+/// backward (gradient buffers, the backward collectives) is room left for later phases.
 enum class StepPhase {
-    Start,          ///< nothing computed yet
-    GroupComputes,  ///< the loop: one group computes its block or partial sum
-    AllCompute,     ///< the mesh program: every device computes its part at the same time
-    RingStep,       ///< the mesh program: one ring step of the output collective
-    AddBias,        ///< row mode: the bias added once
+    Start,           ///< nothing computed yet
+    GroupComputes,   ///< the loop: one group computes its block or partial sum
+    AllCompute,      ///< the mesh program: every device computes its part at the same time
+    RingStep,        ///< the mesh program: one ring step of the output collective
+    AddBias,         ///< row mode: the bias added once
+    DyArrives,       ///< backward: the cotangent dy (batch, features) of the output arrives
+    GroupGradients,  ///< backward, the loop: one group computes its gradients
+    SumDx,           ///< backward, column mode: dx = the sum of the groups' partials
+    DbiasOnce,       ///< backward, row mode: dbias = dy.sum(0), once
 };
 
 /// Where a step of the output collective stands in its phase.
@@ -55,7 +62,14 @@ struct TimelineStep {
     /// A step of the output collective: its index into RingRun::steps (the bias step between an
     /// all-reduce's halves or after a reduce-scatter is one of them); -1 otherwise.
     int ringStep = -1;
-    RingStepInfo ring;     ///< where ringStep stands in its phase (ringStep >= 0 only)
+    RingStepInfo ring;  ///< where ringStep stands in its phase (ringStep >= 0 only)
+    /// A step of the backward pass: dy has arrived (the forward is complete before it).
+    bool backward = false;
+    /// Backward: groups whose gradients are in, dkernel's block (and column mode's dbias block
+    /// and dx partial, row mode's dx slice) each.
+    int gradientGroupsDone = 0;
+    bool dxIn = false;     ///< dx is whole: column mode once summed, row mode at the last slice
+    bool dbiasIn = false;  ///< dbias is whole: column mode at the last group, row mode at its step
     std::string caption;   ///< e.g. "Step 2 of 3: group 1 computes output columns 4:8"
     std::string equation;  ///< e.g. "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
 };
@@ -76,7 +90,12 @@ struct Timeline {
 ///   bias-per-partial's closing step: "y = sum   (2x12, the bias already in each of the 3 partial
 ///   sums)", caption "Step 4 of 4: no bias added here: it is already in each of the 3 partial
 ///   sums".
-Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None);
+/// With `backward` (SceneRun::backward: no mistake), tpSize + 2 steps more: dy arrives, one
+/// GroupGradients step per group (backwardStepEquation), then column mode's SumDx or row mode's
+/// DbiasOnce, e.g. "Step 8 of 8: dx = the sum of the 3 partials: each group's partial covers only
+/// its 4 of the 12 features' terms, so here the groups' contributions are added".
+Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None,
+                      bool backward = false);
 
 /// The Devices tab's timeline of a valid config: start, every device computing at once, then
 /// collectiveStepCount(config, mistake) steps of the collective (row mode without one: the bias
@@ -101,6 +120,13 @@ int ringChunkSent(RingPhase phase, int s, int m, int p);
 ///   column: "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
 ///   row:    "sum += x[:, 2:4] @ kernel[2:4, :]   (2x2 @ 2x12)"  ("sum = ..." for group 0)
 std::string stepEquation(const ShardingPlan& plan, int group, Index batch);
+
+/// The backward step of group `group` (backward.h: backwardParallel), with shapes:
+///   column: "dkernel[:, 4:8] = x^T @ dy[:, 4:8];  dbias[4:8] = dy[:, 4:8].sum(0);
+///            dx_1 = dy[:, 4:8] @ kernel[:, 4:8]^T   (8x2 @ 2x4; 2x4 @ 4x8)"
+///   row:    "dkernel[2:4, :] = x[:, 2:4]^T @ dy;  dx[:, 2:4] = dy @ kernel[2:4, :]^T
+///            (2x2 @ 2x12; 2x12 @ 12x2)"
+std::string backwardStepEquation(const ShardingPlan& plan, int group, Index batch);
 
 /// The closing step of row mode, where the bias is added once:
 ///   "y = sum + bias   (2x12 + 12, bias added once)".

@@ -200,8 +200,9 @@ public:
             // The tab on screen steps through its own timeline: the devices' of the scene they
             // show (the last correct one), the layer's of the scene on screen.
             const bool devices = window.viewTabs()->currentWidget() == window.devicesView();
-            const Timeline timeline = devices ? meshProgram(window.devicesView()->scene()->config)
-                                              : loopTimeline(scene->config, scene->mistake);
+            const Timeline timeline =
+                devices ? meshProgram(window.devicesView()->scene()->config)
+                        : loopTimeline(scene->config, scene->mistake, scene->backward != nullptr);
             if (steps->stepCount() != timeline.size())
                 return QStringLiteral("%1 steps for a timeline of %2")
                     .arg(steps->stepCount())

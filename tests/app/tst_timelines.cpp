@@ -59,7 +59,8 @@ struct Window {
         const Scene& scene = *window.scene();
         const TabTimelines* t = window.timelines();
         const ScenePtr devices = window.devicesView()->scene();
-        if (t->loop().size() != loopTimeline(scene.config, scene.mistake).size())
+        if (t->loop().size() !=
+            loopTimeline(scene.config, scene.mistake, scene.backward != nullptr).size())
             return QStringLiteral("the loop is not the scene's");
         if (!devices || t->program().size() != meshProgram(devices->config).size())
             return QStringLiteral("the mesh program is not the devices' scene's");

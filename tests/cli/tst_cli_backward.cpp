@@ -229,11 +229,13 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("words");
         QTest::newRow("mistake") << QStringList{"--backward", "--mistake", "sum-groups"}
-                                 << "--backward differentiates a correct split; the mistakes are "
-                                    "the forward pass's and cannot be combined with it";
+                                 << "--backward: the backward pass differentiates a correct split; "
+                                    "the mistakes are the forward pass's and cannot be combined "
+                                    "with it";
         QTest::newRow("python with a mistake")
             << QStringList{"--backward", "--python", "--mistake", "sum-groups"}
-            << "--backward differentiates a correct split; the mistakes are the forward pass's";
+            << "the backward pass differentiates a correct split; the mistakes are the forward "
+               "pass's";
         // x, dx and its reference of 256 MiB each, and 8 dx partials as large: over 2 GiB.
         QTest::newRow("memory") << QStringList{"--backward", "--batch",    "4096", "--in-dim",
                                                "16384",      "--features", "16",   "--tp",

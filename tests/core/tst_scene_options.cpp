@@ -143,8 +143,7 @@ private slots:
     void cliOnlyOptionsAreMarked() {
         const std::vector<std::string> cliOnly = cliOnlyOptions();
         QCOMPARE(cliOnly, (std::vector<std::string>{"--costs", "--hardware", "--save-npy", "--rtol",
-                                                    "--atol", "--backward", "--json", "--summary",
-                                                    "--python"}));
+                                                    "--atol", "--json", "--summary", "--python"}));
         const QString cli = QString::fromStdString(sceneOptionsHelp());
         const QString app = QString::fromStdString(sceneOptionsHelp({}, OptionsFor::App));
         for (const std::string& name : cliOnly) {

@@ -5,6 +5,7 @@
 #include "matrix_bits.h"
 #include "nnx/nnx_init.h"
 #include "scene/fused_forward.h"
+#include "scene/scene_backward.h"
 #include "scene/scene_request.h"
 
 #include <QTest>
@@ -203,6 +204,55 @@ private slots:
         QVERIFY(test::sameBits(files.reference, seeded.reference));
         QCOMPARE(files.verification.passed(), seeded.verification.passed());
         QVERIFY(!files.verification.passed());  // the mistake made for real, from files too
+    }
+
+    // A request that asks for the backward pass gets it with the scene, the same gradients as
+    // computeBackward of the forward scene, checked with the run's rule; without it, none.
+    void theBackwardComesWithTheSceneWhenAsked_data() {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("column tp3") << int(ParallelMode::Column);
+        QTest::newRow("row tp4") << int(ParallelMode::Row);
+    }
+    void theBackwardComesWithTheSceneWhenAsked() {
+        QFETCH(int, mode);
+        LayerConfig config;
+        config.mode = ParallelMode(mode);
+        config.tpSize = config.mode == ParallelMode::Row ? 4 : 3;
+        SceneRun run;
+        QVERIFY(!computeScene({config, SceneSource::Nnx, run})->backward);
+        run.backward = true;
+        QVERIFY(sceneProblems({config, SceneSource::Nnx, run}).empty());
+        Progress progress;
+        const Scene scene = *computeScene({config, SceneSource::Nnx, run}, &progress);
+        QVERIFY(scene.backward);
+        QCOMPARE(progress.done(), progress.total());
+        QCOMPARE(progress.total(), sceneWorkUnits(config, SceneSource::Nnx, true));
+        const SceneBackward alone = computeBackward(scene, run.check);
+        QVERIFY(test::sameBits(scene.backward->dy, alone.dy));
+        QVERIFY(test::sameBits(scene.backward->result.gradients.dkernel,
+                               alone.result.gradients.dkernel));
+        QVERIFY(test::sameBits(scene.backward->result.gradients.dx, alone.result.gradients.dx));
+        QVERIFY(scene.backward->verification.passed());
+    }
+
+    // The backward pass refused in words, tagged with its own field: with a mistake (it
+    // differentiates the correct split), and when its gradients pass the memory budget.
+    void theBackwardsProblemsAreTaggedWithIt() {
+        LayerConfig config;
+        SceneRun run{Mistake::SumGroups, {}, true};
+        std::vector<ConfigProblem> problems = sceneProblems({config, SceneSource::Nnx, run});
+        QCOMPARE(problems.size(), std::size_t(1));
+        QVERIFY(problems[0].field == ConfigField::Backward);
+        QVERIFY(
+            problems[0].message.starts_with("the backward pass differentiates a correct split"));
+        run.mistake = Mistake::None;
+        config.memoryBudgetBytes = bytesNeeded(config);  // the forward fits, not the gradients
+        problems = sceneProblems({config, SceneSource::Nnx, run});
+        QCOMPARE(problems.size(), std::size_t(1));
+        QVERIFY(problems[0].field == ConfigField::Backward);
+        QVERIFY(problems[0].message.starts_with("the scene with its backward pass needs "));
+        run.backward = false;
+        QVERIFY(sceneProblems({config, SceneSource::Nnx, run}).empty());
     }
 
     void aCancelledRequestGivesNoScene() {

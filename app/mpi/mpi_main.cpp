@@ -1,5 +1,6 @@
 // tpviz-mpi: the tensor-parallel split on real processes, one MPI rank per device of the
-// data x model mesh; rank 0 prints tpviz-cli's report plus what each rank held and spent.
+// data x model mesh, forward and (with --backward) backward; rank 0 prints tpviz-cli's report plus
+// what each rank held and spent.
 
 #include "io/standard_output.h"
 #include "mpi_run.h"
@@ -32,8 +33,9 @@ std::string helpText() {
     return "Usage: mpirun -n <data * tp_size> tpviz-mpi [options]\n"
            "Runs nnx.Linear(in_dim, features) split across data * tp_size MPI ranks: each "
            "rank draws only its share from the seed, computes its partial and takes part in "
-           "the output layout's collective; rank 0 prints tpviz-cli's report, each rank's "
-           "bytes held and times, and the check.\n\n" +
+           "the output layout's collective (with --backward, its gradients and the backward's "
+           "collectives too); rank 0 prints tpviz-cli's report, each rank's bytes held and "
+           "times, and the check.\n\n" +
            tp::sceneOptionsHelp(extraOptions());
 }
 
@@ -49,13 +51,17 @@ int print(const std::string& text, int status) {
 }
 
 // The words that spell this rank's scene and run, which every rank must share: the options
-// (sceneArguments, with each option's value as parsed, so a scene file's contents count) and the
-// hidden memory budget.
+// (sceneArguments, with each option's value as parsed, so a scene file's contents count), the
+// hidden memory budget and a collective left out.
 std::vector<std::string> sceneWords(const tp::SceneOptions& options,
                                     const tp::mpi::TestOptions& hidden) {
     std::vector<std::string> words = tp::sceneArguments(options);
     words.push_back("--memory-budget");
     words.push_back(std::to_string(hidden.memoryBudget.value_or(options.config.memoryBudgetBytes)));
+    if (!hidden.skippedCollective.empty()) {
+        words.push_back("--skip-collective");
+        words.push_back(hidden.skippedCollective);
+    }
     return words;
 }
 
@@ -116,7 +122,7 @@ int main(int argc, char** argv) {
     try {
         if (hidden.memoryBudget)
             parse.options.config.memoryBudgetBytes = *hidden.memoryBudget;
-        status = tp::mpi::runRanks(parse.options, hidden.drill, MPI_COMM_WORLD);
+        status = tp::mpi::runRanks(parse.options, hidden, MPI_COMM_WORLD);
     } catch (const std::bad_alloc&) {
         tp::mpi::abortJob(rank, "out of memory (std::bad_alloc)");
     } catch (const std::exception& e) {

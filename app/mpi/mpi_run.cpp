@@ -4,10 +4,12 @@
 #include "io/standard_output.h"
 #include "layer/forward.h"
 #include "nnx/nnx_init.h"
+#include "rank_backward.h"
 #include "rank_check.h"
 #include "rank_report.h"
 #include "scene/report.h"
 #include "scene/scene_arrays.h"
+#include "scene/scene_backward.h"
 
 #include <algorithm>
 #include <climits>
@@ -16,11 +18,23 @@
 
 namespace tp::mpi {
 
-bool wholeLayerFitsRankZero(const LayerConfig& config) {
-    // The gathered arrays and the single-process scene beside them: twice a scene, at most.
-    const std::int64_t whole =
-        bytesNeeded(config) > INT64_MAX / 2 ? INT64_MAX : 2 * bytesNeeded(config);
-    const std::int64_t share = rankBytesNeeded(config);
+namespace {
+
+// A rank's share, with its backward pass when asked.
+std::int64_t shareBytes(const LayerConfig& config, bool backward) {
+    return rankBytesNeeded(config) + (backward ? rankBackwardBytesNeeded(config) : 0);
+}
+
+}  // namespace
+
+bool wholeLayerFitsRankZero(const LayerConfig& config, bool backward) {
+    // The gathered arrays and the single-process scene beside them: twice a scene, at most; with
+    // the backward pass, its gathered gradients and their check too.
+    std::int64_t whole = 0;
+    if (__builtin_mul_overflow(bytesNeeded(config), 2, &whole) ||
+        (backward && __builtin_add_overflow(whole, backwardBytesNeeded(config), &whole)))
+        return false;
+    const std::int64_t share = shareBytes(config, backward);
     return whole <= config.memoryBudgetBytes - std::min(share, config.memoryBudgetBytes);
 }
 
@@ -49,10 +63,6 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
         problems.push_back(
             "--mistake: tpviz-mpi runs the correct split on real ranks; tpviz-cli "
             "and the app make the mistakes");
-    if (options.backward)
-        problems.push_back(
-            "--backward: tpviz-mpi runs the forward pass on real ranks; tpviz-cli computes the "
-            "backward pass");
     if (!problems.empty() || !configValid)
         return problems;
     LayerConfig c = options.config;
@@ -72,10 +82,12 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
             "choose smaller sizes");
         return problems;
     }
-    const std::int64_t share = rankBytesNeeded(c);
+    const std::int64_t share = shareBytes(c, options.backward);
     if (share > c.memoryBudgetBytes)
         problems.push_back("each rank needs " + formatBytes(share) + " (" + std::to_string(share) +
-                           " bytes) for its share, more than the memory "
+                           " bytes) for its share" +
+                           (options.backward ? " and its backward pass" : "") +
+                           ", more than the memory "
                            "budget of " +
                            formatBytes(c.memoryBudgetBytes) +
                            "; split it across more ranks (a larger tp_size or data) or choose "
@@ -86,6 +98,11 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
                            std::to_string(c.features) +
                            " values) is more than one MPI message "
                            "of 2^31 - 1 values; use a larger data size or a smaller batch");
+    if (options.backward && largestBackwardMessage(c) > INT_MAX)
+        problems.push_back("--backward: a rank's largest gradient or dy (" +
+                           std::to_string(largestBackwardMessage(c)) +
+                           " values) is more than one MPI message of 2^31 - 1 values; use a "
+                           "larger tp_size or data size, or smaller sizes");
     if (!options.summary && !wholeLayerFitsRankZero(c))
         problems.push_back("the full report prints every array, and the whole layer (" +
                            formatBytes(bytesNeeded(c)) +
@@ -99,6 +116,14 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
                            "fit rank 0's memory budget of " +
                            formatBytes(c.memoryBudgetBytes) +
                            " beside its share; leave out --save-npy or choose smaller sizes");
+    if (options.backward && !wholeLayerFitsRankZero(c, true))
+        problems.push_back(
+            "--backward checks the gradients on rank 0 against jax.vjp of the whole layer, and "
+            "the whole layer (" +
+            formatBytes(bytesNeeded(c)) + ", twice) with its backward pass (" +
+            formatBytes(backwardBytesNeeded(c)) + ") does not fit rank 0's memory budget of " +
+            formatBytes(c.memoryBudgetBytes) +
+            " beside its share; leave out --backward or choose smaller sizes");
     return problems;
 }
 
@@ -158,8 +183,7 @@ CheckKind checkKind(const LayerConfig& c, bool whole) {
 
 }  // namespace
 
-int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& drill,
-             MPI_Comm world) {
+int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm world) {
     const LayerConfig& c = options.config;
     int worldRank = 0;
     MPI_Comm_rank(world, &worldRank);
@@ -174,9 +198,9 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
     double start = MPI_Wtime();
     RankShare share = drawShare(c, place);
     stats.generateSeconds = MPI_Wtime() - start;
-    runFailureDrill(drill, place.rank);
+    runFailureDrill(hidden.drill, place.rank);
 
-    const bool whole = wholeLayerFitsRankZero(c);
+    const bool whole = wholeLayerFitsRankZero(c, options.backward);
     // The full report and --save-npy show every partial; the summary only the output.
     const bool saveArrays = !options.saveNpyDir.empty();
     const bool keepPartials = !options.summary || saveArrays;
@@ -187,6 +211,22 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
     stats.outputBytesHeld = output.held.size() * std::int64_t(sizeof(float));
     stats.computeSeconds = output.computeSeconds;
     stats.communicationSeconds = output.communicationSeconds;
+
+    BackwardResult gathered;
+    if (options.backward) {
+        MPI_Comm dataComm = MPI_COMM_NULL;
+        MPI_Comm_split(world, int(place.m), int(place.d), &dataComm);
+        const RankGradients gradients = runBackward(c, place, share, modelComm, dataComm,
+                                                    !options.summary, hidden.skippedCollective);
+        MPI_Comm_free(&dataComm);
+        const Gradients& g = gradients.gradients;
+        constexpr auto f32 = std::int64_t(sizeof(float));
+        stats.backward = RankBackwardStats{gradients.dy.size() * f32,  g.dx.size() * f32,
+                                           g.dkernel.size() * f32,     g.dbias.size() * f32,
+                                           gradients.generateSeconds,  gradients.computeSeconds,
+                                           gradients.collectiveSeconds};
+        gathered = gatherGradients(c, place, gradients, world);
+    }
     MPI_Comm_free(&modelComm);
 
     Verification blocks;
@@ -209,11 +249,21 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
             assembleScene(options, whole, std::move(assembled), std::move(partials), check);
         if (!whole)
             scene.verification = blocks;
+        // The gradients gathered from the ranks, checked as tpviz-cli checks its own (runProblems
+        // made sure the whole layer is here).
+        std::optional<SceneBackward> backward;
+        if (options.backward)
+            backward =
+                completeBackward(scene, cotangent(c), std::move(gathered), sceneRun(options).check);
         std::optional<SceneCosts> costs;
         if (options.costs)
             costs = rankCosts(options);
         const SceneCosts* shown = costs ? &*costs : nullptr;
-        status = scene.verification.passed() ? 0 : 1;
+        const SceneBackward* shownBackward = backward ? &*backward : nullptr;
+        const std::vector<BackwardCollective> collectives =
+            backward ? backward->collectives : std::vector<BackwardCollective>();
+        status =
+            scene.verification.passed() && (!backward || backward->verification.passed()) ? 0 : 1;
         std::string error;
         if (saveArrays) {
             error = saveSceneArrays(scene, options.saveNpyDir);
@@ -221,11 +271,14 @@ int runRanks(const SceneOptions& options, const std::optional<FailureDrill>& dri
                 error = "--save-npy: " + error;
         }
         if (error.empty())
-            error = options.json ? writeStandardOutput([&](std::ostream& out) {
-                writeJsonReport(out, scene, options.summary, shown, ranksJson(ranks, check));
-            })
-                                 : writeStandardOutput(textReport(scene, options.summary, shown) +
-                                                       ranksText(ranks, check));
+            error =
+                options.json
+                    ? writeStandardOutput([&](std::ostream& out) {
+                          writeJsonReport(out, scene, options.summary, shown,
+                                          ranksJson(ranks, check, collectives), shownBackward);
+                      })
+                    : writeStandardOutput(textReport(scene, options.summary, shown, shownBackward) +
+                                          ranksText(ranks, check, collectives));
         if (error.empty())
             error = finishStandardOutput();
         if (!error.empty()) {

@@ -5,10 +5,7 @@
 #include <cassert>
 
 namespace tp::mpi {
-namespace {
 
-// An (rows, width) column block of a row-major (rows, F) matrix as one MPI element whose extent is
-// `width` floats, so that element m of a buffer is column block m.
 MPI_Datatype columnBlockType(Index rows, Index width, Index features) {
     MPI_Datatype strided = MPI_DATATYPE_NULL;
     MPI_Datatype block = MPI_DATATYPE_NULL;
@@ -18,8 +15,6 @@ MPI_Datatype columnBlockType(Index rows, Index width, Index features) {
     MPI_Type_free(&strided);
     return block;
 }
-
-}  // namespace
 
 IndexRange heldColumns(const LayerConfig& config, const RankPlace& place) {
     if (config.outputLayout() == OutputLayout::Replicated)

@@ -21,6 +21,11 @@ struct RankOutput {
     double communicationSeconds = 0;  ///< the collective, after all ranks of the axis are ready
 };
 
+/// An (rows, width) column block of a row-major (rows, features) matrix as one committed MPI
+/// element whose extent is `width` floats, so that element m of a buffer is column block m (the
+/// all-gathers of column blocks in place). The caller frees it with MPI_Type_free.
+MPI_Datatype columnBlockType(Index rows, Index width, Index features);
+
 /// The output columns a rank holds after the collective: block m (F/P wide) when sharded, all
 /// features when replicated.
 IndexRange heldColumns(const LayerConfig& config, const RankPlace& place);

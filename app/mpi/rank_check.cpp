@@ -10,9 +10,7 @@
 #include <cstdint>
 
 namespace tp::mpi {
-namespace {
 
-// Gathers `count` floats from every rank, in rank order, on rank 0.
 std::vector<float> gatherFloats(const float* data, Index count, MPI_Comm world) {
     int rank = 0;
     int size = 1;
@@ -22,6 +20,8 @@ std::vector<float> gatherFloats(const float* data, Index count, MPI_Comm world) 
     MPI_Gather(data, int(count), MPI_FLOAT, all.data(), int(count), MPI_FLOAT, 0, world);
     return all;
 }
+
+namespace {
 
 using ConstBlockMap = Eigen::Map<const Matrix>;
 

@@ -19,6 +19,10 @@ Verification checkOutput(const MatrixCRef& actual, const MatrixCRef& reference, 
                          const MatrixCRef& kernel, const RowVectorCRef& bias,
                          const CheckSettings& settings);
 
+/// `count` floats from every rank of `world`, in rank order, on rank 0 (empty elsewhere).
+/// Collective over `world`; every rank gives the same count.
+std::vector<float> gatherFloats(const float* data, Index count, MPI_Comm world);
+
 /// The (Nd, F/P) output block a rank hands to rank 0: rows d and column block m when sharded;
 /// when replicated, column block (m + 1) % P, which reached the rank through the collective.
 IndexRange contributedColumns(const LayerConfig& config, const RankPlace& place);

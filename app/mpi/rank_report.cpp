@@ -19,6 +19,61 @@ std::string seconds(double s) {
     return text;
 }
 
+// Every rank's backward stats on rank 0, in rank order; empty elsewhere. Every rank has the same
+// number of collectives.
+std::vector<RankBackwardStats> gatherBackwardStats(const RankBackwardStats& mine, MPI_Comm world) {
+    constexpr int kInts = 4;
+    const std::array<std::int64_t, kInts> ints{mine.dyBytesHeld, mine.dxBytesHeld,
+                                               mine.dkernelBytesHeld, mine.dbiasBytesHeld};
+    std::vector<double> reals{mine.generateSeconds, mine.computeSeconds};
+    reals.insert(reals.end(), mine.collectiveSeconds.begin(), mine.collectiveSeconds.end());
+    const int realCount = int(reals.size());
+    int rank = 0;
+    int size = 1;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    std::vector<std::int64_t> allInts(rank == 0 ? std::size_t(size) * kInts : 0);
+    std::vector<double> allReals(rank == 0 ? std::size_t(size) * std::size_t(realCount) : 0);
+    MPI_Gather(ints.data(), kInts, MPI_INT64_T, allInts.data(), kInts, MPI_INT64_T, 0, world);
+    MPI_Gather(reals.data(), realCount, MPI_DOUBLE, allReals.data(), realCount, MPI_DOUBLE, 0,
+               world);
+    std::vector<RankBackwardStats> all;
+    for (std::size_t r = 0; r < allInts.size() / kInts; ++r) {
+        const std::int64_t* i = allInts.data() + r * kInts;
+        const double* f = allReals.data() + r * std::size_t(realCount);
+        all.push_back({i[0], i[1], i[2], i[3], f[0], f[1], {f + 2, f + realCount}});
+    }
+    return all;
+}
+
+Json backwardJson(const RankBackwardStats& b, const std::vector<BackwardCollective>& collectives) {
+    Json times = Json::array();
+    for (std::size_t i = 0; i < collectives.size(); ++i)
+        times.push_back({{"name", std::string(toString(collectives[i].cost.kind))},
+                         {"axis", std::string(toString(collectives[i].axis))},
+                         {"of", collectives[i].of},
+                         {"communication_s", b.collectiveSeconds[i]}});
+    return {{"dy_bytes_held", b.dyBytesHeld},           {"dx_bytes_held", b.dxBytesHeld},
+            {"dkernel_bytes_held", b.dkernelBytesHeld}, {"dbias_bytes_held", b.dbiasBytesHeld},
+            {"generate_s", b.generateSeconds},          {"compute_s", b.computeSeconds},
+            {"collectives", std::move(times)}};
+}
+
+std::string backwardText(const RankBackwardStats& b,
+                         const std::vector<BackwardCollective>& collectives) {
+    std::ostringstream out;
+    out << "    backward: dy held " << formatBytes(b.dyBytesHeld) << ", dx "
+        << formatBytes(b.dxBytesHeld) << ", dkernel " << formatBytes(b.dkernelBytesHeld)
+        << ", dbias " << formatBytes(b.dbiasBytesHeld) << "; generate dy "
+        << seconds(b.generateSeconds) << ", compute " << seconds(b.computeSeconds);
+    for (std::size_t i = 0; i < collectives.size(); ++i)
+        out << ", " << toString(collectives[i].cost.kind) << " of " << collectives[i].of
+            << " over \"" << toString(collectives[i].axis) << "\" "
+            << seconds(b.collectiveSeconds[i]);
+    out << '\n';
+    return out.str();
+}
+
 }  // namespace
 
 std::int64_t peakRssBytes() {
@@ -53,13 +108,19 @@ std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
     for (std::size_t r = 0; r < allInts.size() / kIntFields; ++r) {
         const std::int64_t* i = allInts.data() + r * kIntFields;
         const double* f = allReals.data() + r * (kTimeFields + 1);
-        all.push_back(
-            {int(i[0]), i[1], i[2], i[3], i[4], i[5], i[6], std::int64_t(f[3]), f[0], f[1], f[2]});
+        all.push_back({int(i[0]), i[1], i[2], i[3], i[4], i[5], i[6], std::int64_t(f[3]), f[0],
+                       f[1], f[2], std::nullopt});
+    }
+    if (mine.backward) {
+        const std::vector<RankBackwardStats> backward = gatherBackwardStats(*mine.backward, world);
+        for (std::size_t r = 0; r < backward.size(); ++r)
+            all[r].backward = backward[r];
     }
     return all;
 }
 
-Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check) {
+Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
+               const std::vector<BackwardCollective>& collectives) {
     Json mpi = {{"world_size", ranks.size()},
                 {"check", check.singleProcess ? "single-process" : "per-block"},
                 {"check_note", check.note}};
@@ -68,21 +129,26 @@ Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check) {
         mpi["elements"] = check.elements;
     }
     Json all = Json::array();
-    for (const RankStats& r : ranks)
-        all.push_back({{"rank", r.rank},
-                       {"device", {r.d, r.m}},
-                       {"kernel_bytes_held", r.kernelBytesHeld},
-                       {"bias_bytes_held", r.biasBytesHeld},
-                       {"x_bytes_held", r.xBytesHeld},
-                       {"output_bytes_held", r.outputBytesHeld},
-                       {"peak_rss_bytes", r.peakRssBytes},
-                       {"generate_s", r.generateSeconds},
-                       {"compute_s", r.computeSeconds},
-                       {"communication_s", r.communicationSeconds}});
+    for (const RankStats& r : ranks) {
+        Json rank = {{"rank", r.rank},
+                     {"device", {r.d, r.m}},
+                     {"kernel_bytes_held", r.kernelBytesHeld},
+                     {"bias_bytes_held", r.biasBytesHeld},
+                     {"x_bytes_held", r.xBytesHeld},
+                     {"output_bytes_held", r.outputBytesHeld},
+                     {"peak_rss_bytes", r.peakRssBytes},
+                     {"generate_s", r.generateSeconds},
+                     {"compute_s", r.computeSeconds},
+                     {"communication_s", r.communicationSeconds}};
+        if (r.backward)
+            rank["backward"] = backwardJson(*r.backward, collectives);
+        all.push_back(std::move(rank));
+    }
     return {{"mpi", std::move(mpi)}, {"ranks", std::move(all)}};
 }
 
-std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check) {
+std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check,
+                      const std::vector<BackwardCollective>& collectives) {
     std::ostringstream out;
     out << "\nMPI: " << ranks.size() << " ranks; checked "
         << (check.singleProcess ? "against the single-process reference on rank 0"
@@ -97,7 +163,8 @@ std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& chec
             << formatBytes(r.outputBytesHeld) << ", peak RSS " << formatBytes(r.peakRssBytes)
             << "; generate " << seconds(r.generateSeconds) << ", compute "
             << seconds(r.computeSeconds) << ", communication " << seconds(r.communicationSeconds)
-            << '\n';
+            << '\n'
+            << (r.backward ? backwardText(*r.backward, collectives) : "");
     return out.str();
 }
 

@@ -8,17 +8,36 @@
 //   "ranks": [{"rank": r, "device": [d, m], "kernel_bytes_held", "bias_bytes_held",
 //              "x_bytes_held", "output_bytes_held", "peak_rss_bytes", "generate_s", "compute_s",
 //              "communication_s"}, ...]   (in rank order)
+// With --backward, each rank's object also holds
+//   "backward": {"dy_bytes_held", "dx_bytes_held", "dkernel_bytes_held", "dbias_bytes_held",
+//                "generate_s", "compute_s",
+//                "collectives": [{"name", "axis", "of", "communication_s"}, ...]}
+//   (the collectives as the report's backward.collectives lists them, in the order they run)
 
+#include "devices/backward_collectives.h"
 #include "rank_share.h"
 #include "scene/report.h"
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tp::mpi {
+
+/// What a rank held and spent in the backward pass.
+struct RankBackwardStats {
+    std::int64_t dyBytesHeld = 0;
+    std::int64_t dxBytesHeld = 0;
+    std::int64_t dkernelBytesHeld = 0;
+    std::int64_t dbiasBytesHeld = 0;
+    double generateSeconds = 0;  ///< drawing dy from the seed
+    double computeSeconds = 0;   ///< the gradients' products
+    /// Each backward collective's wall clock, in the order backwardCollectives lists them.
+    std::vector<double> collectiveSeconds;
+};
 
 struct RankStats {
     int rank = 0;
@@ -28,10 +47,11 @@ struct RankStats {
     std::int64_t biasBytesHeld = 0;
     std::int64_t xBytesHeld = 0;
     std::int64_t outputBytesHeld = 0;
-    std::int64_t peakRssBytes = 0;    ///< the process's peak resident set (getrusage)
-    double generateSeconds = 0;       ///< drawing the share from the seed
-    double computeSeconds = 0;        ///< the partial product
-    double communicationSeconds = 0;  ///< the collective
+    std::int64_t peakRssBytes = 0;              ///< the process's peak resident set (getrusage)
+    double generateSeconds = 0;                 ///< drawing the share from the seed
+    double computeSeconds = 0;                  ///< the partial product
+    double communicationSeconds = 0;            ///< the collective
+    std::optional<RankBackwardStats> backward;  ///< with --backward (on every rank or none)
 };
 
 /// How the output was checked.
@@ -50,10 +70,14 @@ std::int64_t peakRssBytes();
 /// Every rank's stats on rank 0, in rank order; empty elsewhere. Collective over `world`.
 std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world);
 
-/// The "mpi" and "ranks" members, for writeJsonReport's `more`.
-Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check);
+/// The "mpi" and "ranks" members, for writeJsonReport's `more`; `collectives` names the backward
+/// collectives whose times the ranks' backward stats hold.
+Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
+               const std::vector<BackwardCollective>& collectives = {});
 
-/// The same as readable lines: the check, then one line per rank.
-std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check);
+/// The same as readable lines: the check, then one line per rank (and with the backward pass, a
+/// second line of what it held and spent there).
+std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check,
+                      const std::vector<BackwardCollective>& collectives = {});
 
 }  // namespace tp::mpi

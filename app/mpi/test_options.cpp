@@ -57,6 +57,13 @@ TestOptions takeTestOptions(std::vector<std::string>& args) {
         else
             options.memoryBudget = bytes;
     }
+    if (const auto value = takeValue(args, "--skip-collective", options.errors)) {
+        if (*value == "dy" || *value == "dx" || *value == "dkernel" || *value == "dbias")
+            options.skippedCollective = *value;
+        else
+            options.errors.push_back("--skip-collective (" + *value +
+                                     ") must name dy, dx, dkernel or dbias");
+    }
     return options;
 }
 

@@ -5,6 +5,8 @@
 //   --memory-budget BYTES    the memory budget of each process (LayerConfig::memoryBudgetBytes),
 //                            so that the per-rank budget and the per-block check can be tested
 //                            with small layers
+//   --skip-collective OF     every rank leaves out the backward's collective of OF (dy, dx,
+//                            dkernel or dbias), so that a test sees the check fail without it
 // Each is also accepted as "--name=value".
 
 #include "rank_faults.h"
@@ -19,6 +21,7 @@ namespace tp::mpi {
 struct TestOptions {
     std::optional<FailureDrill> drill;
     std::optional<std::int64_t> memoryBudget;
+    std::string skippedCollective;    ///< "" or the array whose backward collective is left out
     std::vector<std::string> errors;  ///< malformed values, in words
 };
 

@@ -158,10 +158,16 @@ Matrix inputBlock(const LayerConfig& config, IndexRange rows, IndexRange cols) {
 }
 
 Matrix cotangent(const LayerConfig& config) {
-    Matrix dy(config.batch, config.features);
+    return cotangentBlock(config, {0, config.batch}, {0, config.features});
+}
+
+Matrix cotangentBlock(const LayerConfig& config, IndexRange rows, IndexRange cols) {
+    assert(rows.start >= 0 && rows.stop <= config.batch && cols.start >= 0 &&
+           cols.stop <= config.features);
+    Matrix dy(rows.size(), cols.size());
     drawBlock(standardNormalDraw(sceneKeys(config).dy,
                                  std::uint64_t(config.batch * config.features), config.prng),
-              config.features, {0, config.batch}, {0, config.features}, dy.data(), nullptr);
+              config.features, rows, cols, dy.data(), nullptr);
     return dy;
 }
 

@@ -60,6 +60,9 @@ Matrix inputBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
 ///   dy = jax.random.normal(rngs.params(), (batch, features))   # count 3, after x's count 2
 Matrix cotangent(const LayerConfig& config);
 
+/// dy[rows, cols] generated directly; bit-identical to slicing cotangent(config).
+Matrix cotangentBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
+
 /// The one nnx.Linear each group builds for itself in the init-per-group mistake (see GroupLayer
 /// in mistakes.h): the scene's draws for the shard's own shape and fan_in.
 GroupLayer groupLayer(const LayerConfig& config);

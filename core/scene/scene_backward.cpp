@@ -2,16 +2,24 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace tp {
 
 SceneBackward computeBackward(const Scene& scene, const CheckSettings& check) {
+    Matrix dy = cotangent(scene.config);
+    BackwardResult result = backwardParallel(scene.params.x, scene.params.kernel, dy,
+                                             scene.result.plan, scene.config.dataSize);
+    return completeBackward(scene, std::move(dy), std::move(result), check);
+}
+
+SceneBackward completeBackward(const Scene& scene, Matrix dy, BackwardResult result,
+                               const CheckSettings& check) {
     assert(scene.mistake == Mistake::None);
     const LayerParams& p = scene.params;
     SceneBackward backward;
-    backward.dy = cotangent(scene.config);
-    backward.result =
-        backwardParallel(p.x, p.kernel, backward.dy, scene.result.plan, scene.config.dataSize);
+    backward.dy = std::move(dy);
+    backward.result = std::move(result);
     backward.reference = backwardReference(p.x, p.kernel, backward.dy);
     backward.verification = verifyBackward(backward.result.gradients, backward.reference, p.x,
                                            p.kernel, backward.dy, check);

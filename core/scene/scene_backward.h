@@ -29,4 +29,9 @@ struct SceneBackward {
 /// parameters, checked with `check` as the forward pass is.
 SceneBackward computeBackward(const Scene& scene, const CheckSettings& check = {});
 
+/// The rest of computeBackward around a split pass `result` computed from `dy` elsewhere (on MPI
+/// ranks): the reference from the scene's parameters, the check with `check`, the collectives.
+SceneBackward completeBackward(const Scene& scene, Matrix dy, BackwardResult result,
+                               const CheckSettings& check = {});
+
 }  // namespace tp

@@ -135,7 +135,8 @@ private slots:
     }
 
     // Generating a group's block directly gives the same bits as slicing the full array, for every
-    // tp_size of the shape, in column and row mode, both layouts (odd element counts included).
+    // tp_size of the shape, in column and row mode, both layouts (odd element counts included):
+    // the kernel, the bias, x and the backward pass's dy.
     void slicesMatchFullArrays_data() {
         QTest::addColumn<LayerConfig>("config");
         const BiasInit normalBias{BiasInit::Kind::Normal, 0.5f};
@@ -155,6 +156,7 @@ private slots:
     void slicesMatchFullArrays() {
         QFETCH(LayerConfig, config);
         const LayerParams full = initLayer(config);
+        const Matrix dy = cotangent(config);
         const Index inDim = config.inDim;
         const Index features = config.features;
         for (const std::int64_t tp : divisors(features)) {
@@ -166,6 +168,12 @@ private slots:
                          qPrintable(QString("column tp%1 group%2").arg(tp).arg(g)));
                 const RowVector bias = biasSlice(config, cols);
                 QVERIFY(sameBits(bias, RowVector(full.bias.segment(cols.start, chunk))));
+                // dy's columns, for each batch row as a data row of the mesh draws them.
+                for (Index r = 0; r < config.batch; ++r)
+                    QVERIFY2(
+                        sameBits(cotangentBlock(config, {r, config.batch}, cols),
+                                 Matrix(dy.block(r, cols.start, config.batch - r, chunk))),
+                        qPrintable(QString("dy tp%1 group%2 from row %3").arg(tp).arg(g).arg(r)));
             }
         }
         for (const std::int64_t tp : divisors(inDim)) {

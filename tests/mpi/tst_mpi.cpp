@@ -6,57 +6,22 @@
 #include "help_columns.h"
 #include "layer/eigen_types.h"
 #include "layer/verification.h"
-#include "process_run.h"
+#include "mpi_harness.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
 namespace {
 
+using tp::test::jsonOf;
+using tp::test::kMpiEnvironment;
+using tp::test::matrixOf;
 using tp::test::ProcessRun;
-
-// What Open MPI needs here: running as root, more ranks than cores, and no single-copy
-// (process_vm_readv) in the shared-memory transport, which containers often forbid. One OpenMP
-// thread per rank, as the ranks already share the cores. Under -DTPVIZ_SANITIZE=ON, LeakSanitizer
-// would report what Open MPI keeps until exit; the address and UB checks stay on.
-const QMap<QString, QString> kMpiEnvironment{
-    {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
-    {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-    {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
-    {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"},
-    {"OMP_NUM_THREADS", "1"},
-    {"ASAN_OPTIONS", "detect_leaks=0"},
-};
-
-ProcessRun runMpi(int ranks, const QStringList& args, int timeoutMs = 120000) {
-    return tp::test::runProcess(
-        QStringLiteral(TPVIZ_MPIEXEC),
-        QStringList{"-n", QString::number(ranks), QStringLiteral(TPVIZ_MPI_PATH)} + args,
-        {kMpiEnvironment, {}, timeoutMs});
-}
-
-QJsonObject jsonOf(const ProcessRun& run) {
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
-    if (error.error != QJsonParseError::NoError)
-        qWarning() << "not JSON:" << error.errorString() << run.errText();
-    return doc.object();
-}
-
-tp::Matrix matrixOf(const QJsonValue& value) {
-    const QJsonArray rows = value.toArray();
-    const tp::Index cols = rows.isEmpty() ? 0 : rows.first().toArray().size();
-    tp::Matrix m(rows.size(), cols);
-    for (tp::Index r = 0; r < m.rows(); ++r)
-        for (tp::Index c = 0; c < cols; ++c)
-            m(r, c) = float(rows[int(r)].toArray()[int(c)].toDouble());
-    return m;
-}
+using tp::test::runMpi;
 
 // Within the float32 rounding bound of x @ kernel + bias, the project's check: `x` (N, K), `kernel`
 // (K, F) and `bias` (F) are what the two arrays sum (a zero bias when they hold none).
@@ -132,7 +97,7 @@ private slots:
             // to rows_g's end; neither with the bias).
             const tp::Matrix x = matrixOf(cli["x"]);
             const tp::Matrix kernel = matrixOf(cli["kernel"]);
-            const tp::RowVector bias = matrixOf(QJsonArray{cli["bias"]}).row(0);
+            const tp::RowVector bias = matrixOf(cli["bias"]).row(0);
             const tp::RowVector noBias = tp::RowVector::Zero(kernel.cols());
             QVERIFY(withinCheck(mpi["output"], cli["output"], x, kernel, bias));
             for (int g = 0; g < cliGroups.size(); ++g) {
@@ -252,8 +217,8 @@ private slots:
         QVERIFY(run.out.isEmpty());
     }
 
-    // A mistake or array files cannot run on ranks that draw their shares from the seed, nor the
-    // backward pass yet: refused in words, not silently ignored.
+    // A mistake or array files cannot run on ranks that draw their shares from the seed: refused
+    // in words, not silently ignored.
     void mistakesAndFilesAreRefused() {
         const ProcessRun mistake = runMpi(2, {"--tp", "2", "--mistake", "sum-groups"}, 60000);
         QVERIFY2(mistake.finished, qPrintable(mistake.errText()));
@@ -261,11 +226,6 @@ private slots:
         QVERIFY2(mistake.errText().contains("--mistake: tpviz-mpi runs the correct split"),
                  qPrintable(mistake.errText()));
         QVERIFY(mistake.out.isEmpty());
-        const ProcessRun backward = runMpi(2, {"--tp", "2", "--backward"}, 60000);
-        QCOMPARE(backward.exitCode, 2);
-        QVERIFY2(backward.errText().contains("--backward: tpviz-mpi runs the forward pass"),
-                 qPrintable(backward.errText()));
-        QVERIFY(backward.out.isEmpty());
     }
 
     void ranksThatDisagreeEndTheJob_data() {

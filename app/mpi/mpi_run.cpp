@@ -266,7 +266,7 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
             scene.verification.passed() && (!backward || backward->verification.passed()) ? 0 : 1;
         std::string error;
         if (saveArrays) {
-            error = saveSceneArrays(scene, options.saveNpyDir);
+            error = saveSceneArrays(scene, options.saveNpyDir, shownBackward);
             if (!error.empty())
                 error = "--save-npy: " + error;
         }

@@ -10,7 +10,10 @@ SceneBackward computeBackward(const Scene& scene, const CheckSettings& check) {
     Matrix dy = cotangent(scene.config);
     BackwardResult result = backwardParallel(scene.params.x, scene.params.kernel, dy,
                                              scene.result.plan, scene.config.dataSize);
-    return completeBackward(scene, std::move(dy), std::move(result), check);
+    SceneBackward backward = completeBackward(scene, std::move(dy), std::move(result), check);
+    backward.rings = runBackwardRings(scene.config, backward.result, scene.params.x,
+                                      scene.params.kernel, backward.dy, check);
+    return backward;
 }
 
 SceneBackward completeBackward(const Scene& scene, Matrix dy, BackwardResult result,
@@ -24,8 +27,6 @@ SceneBackward completeBackward(const Scene& scene, Matrix dy, BackwardResult res
     backward.verification = verifyBackward(backward.result.gradients, backward.reference, p.x,
                                            p.kernel, backward.dy, check);
     backward.collectives = backwardCollectives(scene.config);
-    backward.rings =
-        runBackwardRings(scene.config, backward.result, p.x, p.kernel, backward.dy, check);
     return backward;
 }
 

@@ -19,7 +19,9 @@ struct SceneBackward {
     Gradients reference;                ///< jax.vjp of the full layer at (x, kernel, bias) with dy
     BackwardVerification verification;  ///< result against reference, with each product's K
     std::vector<BackwardCollective> collectives;  ///< in the order they run
-    std::vector<RingRun> rings;  ///< rings[i]: collectives[i] run on the devices' buffers
+    /// rings[i]: collectives[i] run on the devices' buffers (computeBackward; empty from
+    /// completeBackward)
+    std::vector<RingRun> rings;
 
     /// Every gradient passed its check, and every collective run on the buffers passed its own.
     bool passed() const;
@@ -30,7 +32,8 @@ struct SceneBackward {
 SceneBackward computeBackward(const Scene& scene, const CheckSettings& check = {});
 
 /// The rest of computeBackward around a split pass `result` computed from `dy` elsewhere (on MPI
-/// ranks): the reference from the scene's parameters, the check with `check`, the collectives.
+/// ranks): the reference from the scene's parameters, the check with `check`, the collectives;
+/// not their simulated runs (rings stays empty: the ranks ran the real ones).
 SceneBackward completeBackward(const Scene& scene, Matrix dy, BackwardResult result,
                                const CheckSettings& check = {});
 

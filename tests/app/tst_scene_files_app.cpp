@@ -93,6 +93,7 @@ private slots:
         QTest::newRow("row 8x6 tp4 legacy x64 bias normal") << 0;
         QTest::newRow("the worked example, row tp 1") << 1;
         QTest::newRow("data 3, replicated output, bias-per-partial") << 2;
+        QTest::newRow("with the backward pass") << 3;
     }
 
     void saveThenOpenRoundTrips() {
@@ -111,6 +112,7 @@ private slots:
             config.output = OutputLayout::Replicated;
             run.mistake = Mistake::BiasPerPartial;
         }
+        run.backward = which == 3;
         QTemporaryDir dir;
         const QString path = dir.filePath("scene.tpviz");
         {
@@ -131,6 +133,8 @@ private slots:
         QCOMPARE(w.window.parameterPanel()->source(), source);
         QVERIFY(w.window.scene()->mistake == run.mistake);
         QVERIFY(w.window.parameterPanel()->run().mistake == run.mistake);
+        QCOMPARE(w.window.parameterPanel()->run().backward, run.backward);
+        QCOMPARE(bool(w.window.scene()->backward), run.backward);
         QCOMPARE(w.files()->currentFile(), path);
     }
 

@@ -1,5 +1,6 @@
 #include "rank_report.h"
 
+#include "devices/duration_text.h"
 #include "layer/float_format.h"
 
 #include <sys/resource.h>
@@ -12,12 +13,6 @@ namespace {
 
 constexpr int kIntFields = 7;
 constexpr int kTimeFields = 3;
-
-std::string seconds(double s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g s", s);
-    return text;
-}
 
 // Every rank's backward stats on rank 0, in rank order; empty elsewhere. Every rank has the same
 // number of collectives.
@@ -65,11 +60,11 @@ std::string backwardText(const RankBackwardStats& b,
     out << "    backward: dy held " << formatBytes(b.dyBytesHeld) << ", dx "
         << formatBytes(b.dxBytesHeld) << ", dkernel " << formatBytes(b.dkernelBytesHeld)
         << ", dbias " << formatBytes(b.dbiasBytesHeld) << "; generate dy "
-        << seconds(b.generateSeconds) << ", compute " << seconds(b.computeSeconds);
+        << durationText(b.generateSeconds) << ", compute " << durationText(b.computeSeconds);
     for (std::size_t i = 0; i < collectives.size(); ++i)
         out << ", " << toString(collectives[i].cost.kind) << " of " << collectives[i].of
             << " over \"" << toString(collectives[i].axis) << "\" "
-            << seconds(b.collectiveSeconds[i]);
+            << durationText(b.collectiveSeconds[i]);
     out << '\n';
     return out.str();
 }
@@ -161,9 +156,9 @@ std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& chec
         out << "  rank " << r.rank << " device (" << r.d << ", " << r.m << "): kernel held "
             << formatBytes(r.kernelBytesHeld) << ", x " << formatBytes(r.xBytesHeld) << ", output "
             << formatBytes(r.outputBytesHeld) << ", peak RSS " << formatBytes(r.peakRssBytes)
-            << "; generate " << seconds(r.generateSeconds) << ", compute "
-            << seconds(r.computeSeconds) << ", communication " << seconds(r.communicationSeconds)
-            << '\n'
+            << "; generate " << durationText(r.generateSeconds) << ", compute "
+            << durationText(r.computeSeconds) << ", communication "
+            << durationText(r.communicationSeconds) << '\n'
             << (r.backward ? backwardText(*r.backward, collectives) : "");
     return out.str();
 }

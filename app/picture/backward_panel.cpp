@@ -4,6 +4,7 @@
 #include "layer/range_text.h"
 #include "matrix_view.h"
 #include "pending_overlay.h"
+#include "scene/backward_report.h"
 #include "scene/scene_backward.h"
 
 #include <QGridLayout>
@@ -62,10 +63,14 @@ BackwardPanel::BackwardPanel(QWidget* parent) : QWidget(parent) {
     m_note->setObjectName(QStringLiteral("backwardNote"));
     m_note->setWordWrap(true);
     m_note->setForegroundRole(QPalette::PlaceholderText);
+    m_verdict = new QLabel;
+    m_verdict->setObjectName(QStringLiteral("backwardVerdict"));
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     // dy    | dkernel | dx_g (column mode)
     // dbias |         | dx
-    // the note under all three
+    // the note under all three, then the check
     auto* grid = new QGridLayout(this);
     m_grid = grid;
     grid->setContentsMargins(0, 0, 0, 0);
@@ -75,6 +80,7 @@ BackwardPanel::BackwardPanel(QWidget* parent) : QWidget(parent) {
     grid->addWidget(m_dxPartial, 0, 2);
     grid->addWidget(m_dx, 1, 2);
     grid->addWidget(m_note, 2, 0, 1, 3);
+    grid->addWidget(m_verdict, 3, 0, 1, 3);
     grid->setRowStretch(0, 1);
     grid->setRowStretch(1, 1);
     for (MatrixView* view : {m_dy, m_dbias, m_dkernel, m_dxPartial, m_dx})
@@ -175,6 +181,22 @@ void BackwardPanel::setScene(ScenePtr scene) {
     m_dxPartial->setMatrix({});
 }
 
+void BackwardPanel::setVerdict(bool whole) {
+    if (!whole) {
+        m_verdict->setText(
+            tr("<b>The check waits for the last step:</b> each gradient against "
+               "jax.vjp's, with the rounding bound of its own product."));
+        return;
+    }
+    const BackwardVerification& v = m_scene->backward->verification;
+    QString text = v.passed() ? tr("<b>Gradients checked against jax.vjp's: passed.</b>")
+                              : tr("<b style='color:#c62828'>Gradients checked against "
+                                   "jax.vjp's: NOT passed.</b>");
+    for (const std::string& line : backwardVerdictLines(v))
+        text += QStringLiteral("<br>") + QString::fromStdString(line).toHtmlEscaped();
+    m_verdict->setText(text);
+}
+
 void BackwardPanel::setStep(const TimelineStep& step) {
     if (!m_scene || !m_scene->backward)
         return;
@@ -186,6 +208,7 @@ void BackwardPanel::setStep(const TimelineStep& step) {
     const QString waits = tr("each group's block comes at its step");
 
     m_dyOverlay->setPending(step.backward ? -1 : 0, tr("dy arrives after the forward pass"));
+    setVerdict(step.dxIn && step.dbiasIn);
     for (MatrixView* view : {m_dy, m_dkernel, m_dbias, m_dx})
         view->setHighlightedGroup(group);
     const Index filled = filledTo(r.plan, done, !column);

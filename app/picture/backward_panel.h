@@ -46,6 +46,9 @@ public:
     PendingOverlay* dbiasOverlay() const { return m_dbiasOverlay; }
     PendingOverlay* dxOverlay() const { return m_dxOverlay; }
     QLabel* noteLabel() const { return m_note; }
+    /// The gradients' check against jax.vjp's: waiting until the backward's last step, then one
+    /// line per gradient with its verdict (backwardVerdictLines).
+    QLabel* verdictLabel() const { return m_verdict; }
 
     /// The status text of a gradient cell: its value and group, and the sum it is, e.g.
     /// "dkernel[3, 5] = 0.25 · group 1 · dkernel[3, 5] = sum_i x[i, 3] * dy[i, 5] over the 2
@@ -59,6 +62,8 @@ signals:
 
 private:
     void connectHover(MatrixView* view);
+    /// The check's words: waiting, or (whole: the backward's last step) each gradient's verdict.
+    void setVerdict(bool whole);
 
     ScenePtr m_scene;
     QGridLayout* m_grid;
@@ -73,6 +78,7 @@ private:
     PendingOverlay* m_dxPartialOverlay;
     PendingOverlay* m_dxOverlay;
     QLabel* m_note;
+    QLabel* m_verdict;
 };
 
 }  // namespace tp

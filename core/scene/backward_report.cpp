@@ -30,7 +30,7 @@ std::string kText(const char* name, const Verification& v, const char* kName) {
 }
 
 std::string verdictLine(const std::string& what, const Verification& v) {
-    std::string line = "  " + what + ": ";
+    std::string line = what + ": ";
     switch (v.verdict) {
         case Verdict::Passed:
             line += "passed";
@@ -43,14 +43,20 @@ std::string verdictLine(const std::string& what, const Verification& v) {
             break;
     }
     if (v.bitIdentical == v.elements && v.shapeMismatch.empty())
-        return line + ", every element bit-identical to the reference\n";
+        return line + ", every element bit-identical to the reference";
     line += ", the largest error " + ratioText(v.maxErrorOverBound) + " of its rounding bound";
     if (v.verdict == Verdict::Inconclusive)
         line += ": " + inconclusiveReason(v);
-    return line + "\n";
+    return line;
 }
 
 }  // namespace
+
+std::vector<std::string> backwardVerdictLines(const BackwardVerification& v) {
+    return {verdictLine(kText("dx", v.dx, "features"), v.dx),
+            verdictLine(kText("dkernel", v.dkernel, "batch"), v.dkernel),
+            verdictLine(kText("dbias", v.dbias, "batch"), v.dbias)};
+}
 
 void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneBackward& backward,
                        bool summary) {
@@ -109,12 +115,10 @@ void writeBackwardText(std::ostringstream& out, const Scene& scene, const SceneB
                                collective.of == "dy" ? "dy" : "the split pass's " + collective.of,
                                "    ");
     }
-    const BackwardVerification& v = backward.verification;
     out << "backward verification, each gradient against jax.vjp's with the rounding bound of its "
-           "own product:\n"
-        << verdictLine(kText("dx", v.dx, "features"), v.dx)
-        << verdictLine(kText("dkernel", v.dkernel, "batch"), v.dkernel)
-        << verdictLine(kText("dbias", v.dbias, "batch"), v.dbias);
+           "own product:\n";
+    for (const std::string& line : backwardVerdictLines(backward.verification))
+        out << "  " << line << '\n';
 }
 
 void writeBackwardJson(std::ostream& out, const Scene& scene, const SceneBackward& backward,

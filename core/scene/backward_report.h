@@ -7,6 +7,8 @@
 
 #include <iosfwd>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace tp {
 
@@ -22,6 +24,11 @@ namespace tp {
 /// With summary: no arrays (groups keep index and range, collectives and verification stay).
 void writeBackwardJson(std::ostream& out, const Scene& scene, const SceneBackward& backward,
                        bool summary);
+
+/// Each gradient's verdict in one line, dx, dkernel, dbias: "dx (K = features = 6): passed, the
+/// largest error 0.0491 of its rounding bound", or "... every element bit-identical to the
+/// reference"; an inconclusive one says why.
+std::vector<std::string> backwardVerdictLines(const BackwardVerification& verification);
 
 /// The backward section of the text report: dy and the formulas, each group's gradients (without
 /// arrays with summary), the collectives and each gradient's verdict with its K.

@@ -9,6 +9,7 @@
 #include "matrix_view.h"
 #include "parameter_panel.h"
 #include "pending_overlay.h"
+#include "scene/backward_report.h"
 #include "scene/scene_backward.h"
 #include "scene/scene_request.h"
 #include "scene/timeline.h"
@@ -214,6 +215,17 @@ private slots:
                 if (s.currentGroup >= 0)
                     QVERIFY(sameValues(panel->dxPartialView()->matrix(),
                                        core.dxPartials[std::size_t(s.currentGroup)]));
+            }
+            // The gradients' check waits for the last step, then gives each verdict.
+            const QString verdict = panel->verdictLabel()->text();
+            if (k < loop.lastStep()) {
+                QVERIFY2(verdict.contains("waits for the last step"), qPrintable(verdict));
+            } else {
+                QVERIFY2(verdict.contains("checked against jax.vjp's: passed"),
+                         qPrintable(verdict));
+                for (const std::string& line : backwardVerdictLines(scene->backward->verification))
+                    QVERIFY2(verdict.contains(QString::fromStdString(line).toHtmlEscaped()),
+                             line.c_str());
             }
         }
         // Hovering a gradient cell says the sum it is.

@@ -9,6 +9,8 @@
 #include "nnx/jax_random.h"
 #include "nnx/nnx_init.h"
 
+#include "config_fixtures.h"
+
 #include <QTest>
 
 #include <cmath>
@@ -19,21 +21,6 @@ using namespace tp;
 Q_DECLARE_METATYPE(tp::LayerConfig)
 
 namespace {
-
-LayerConfig makeConfig(ParallelMode mode, std::int64_t batch, std::int64_t inDim,
-                       std::int64_t features, std::int64_t tp, std::int64_t data,
-                       OutputLayout layout, std::int64_t seed = 0) {
-    LayerConfig c;
-    c.mode = mode;
-    c.batch = batch;
-    c.inDim = inDim;
-    c.features = features;
-    c.tpSize = tp;
-    c.dataSize = data;
-    c.output = layout;
-    c.seed = seed;
-    return c;
-}
 
 // An exact sum of products in double and the sum of their magnitudes, for the tolerance.
 struct Exact {
@@ -74,16 +61,18 @@ private slots:
         const auto row = ParallelMode::Row;
         const auto sh = OutputLayout::Sharded;
         const auto rep = OutputLayout::Replicated;
-        QTest::newRow("column 4x8x12 tp3 sharded D1") << makeConfig(col, 4, 8, 12, 3, 1, sh);
-        QTest::newRow("column 4x8x12 tp3 replicated D2") << makeConfig(col, 4, 8, 12, 3, 2, rep);
-        QTest::newRow("column 6x5x8 tp4 sharded D2") << makeConfig(col, 6, 5, 8, 4, 2, sh, 7);
-        QTest::newRow("column 3x7x5 tp1") << makeConfig(col, 3, 7, 5, 1, 1, sh);
-        QTest::newRow("row 4x12x8 tp3 replicated D1") << makeConfig(row, 4, 12, 8, 3, 1, rep);
-        QTest::newRow("row 4x12x9 tp3 sharded D2") << makeConfig(row, 4, 12, 9, 3, 2, sh);
-        QTest::newRow("row 8x6x9 tp2 replicated D2") << makeConfig(row, 8, 6, 9, 2, 2, rep, 3);
-        QTest::newRow("row 3x7x5 tp1") << makeConfig(row, 3, 7, 5, 1, 1, rep);
-        QTest::newRow("column 64x96x40 tp4 D2") << makeConfig(col, 64, 96, 40, 4, 2, rep, 11);
-        QTest::newRow("row 64x96x40 tp4 D2") << makeConfig(row, 64, 96, 40, 4, 2, sh, 11);
+        QTest::newRow("column 4x8x12 tp3 sharded D1") << test::meshConfig(col, 4, 8, 12, 3, 1, sh);
+        QTest::newRow("column 4x8x12 tp3 replicated D2")
+            << test::meshConfig(col, 4, 8, 12, 3, 2, rep);
+        QTest::newRow("column 6x5x8 tp4 sharded D2") << test::meshConfig(col, 6, 5, 8, 4, 2, sh, 7);
+        QTest::newRow("column 3x7x5 tp1") << test::meshConfig(col, 3, 7, 5, 1, 1, sh);
+        QTest::newRow("row 4x12x8 tp3 replicated D1") << test::meshConfig(row, 4, 12, 8, 3, 1, rep);
+        QTest::newRow("row 4x12x9 tp3 sharded D2") << test::meshConfig(row, 4, 12, 9, 3, 2, sh);
+        QTest::newRow("row 8x6x9 tp2 replicated D2")
+            << test::meshConfig(row, 8, 6, 9, 2, 2, rep, 3);
+        QTest::newRow("row 3x7x5 tp1") << test::meshConfig(row, 3, 7, 5, 1, 1, rep);
+        QTest::newRow("column 64x96x40 tp4 D2") << test::meshConfig(col, 64, 96, 40, 4, 2, rep, 11);
+        QTest::newRow("row 64x96x40 tp4 D2") << test::meshConfig(row, 64, 96, 40, 4, 2, sh, 11);
     }
 
     // Each gradient and each group's part against sums in double written out here.
@@ -160,7 +149,7 @@ private slots:
     // A dx that misses one group's partial, or a dkernel from another data block, fails.
     void wrongGradientsFail() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Column, 8, 16, 12, 3, 2, OutputLayout::Sharded);
+            test::meshConfig(ParallelMode::Column, 8, 16, 12, 3, 2, OutputLayout::Sharded);
         const LayerParams p = initLayer(c);
         const Matrix dy = cotangent(c);
         const BackwardResult r =
@@ -181,16 +170,18 @@ private slots:
     // with the stream's fourth count, bit for bit.
     void cotangentBits_data() {
         QTest::addColumn<LayerConfig>("config");
-        LayerConfig legacy = makeConfig(ParallelMode::Column, 3, 4, 5, 1, 1, OutputLayout::Sharded);
+        LayerConfig legacy =
+            test::meshConfig(ParallelMode::Column, 3, 4, 5, 1, 1, OutputLayout::Sharded);
         legacy.prng = PrngLayout::Legacy;
-        LayerConfig x64 = makeConfig(ParallelMode::Row, 2, 4, 6, 2, 1, OutputLayout::Sharded, -5);
+        LayerConfig x64 =
+            test::meshConfig(ParallelMode::Row, 2, 4, 6, 2, 1, OutputLayout::Sharded, -5);
         x64.x64 = true;
         QTest::newRow("3x4x5 seed0")
-            << makeConfig(ParallelMode::Column, 3, 4, 5, 1, 1, OutputLayout::Sharded);
+            << test::meshConfig(ParallelMode::Column, 3, 4, 5, 1, 1, OutputLayout::Sharded);
         QTest::newRow("3x4x5 seed0 legacy") << legacy;
         QTest::newRow("2x4x6 seed-5 x64") << x64;
-        QTest::newRow("300x16x1024 seed42")
-            << makeConfig(ParallelMode::Column, 300, 16, 1024, 4, 1, OutputLayout::Sharded, 42);
+        QTest::newRow("300x16x1024 seed42") << test::meshConfig(ParallelMode::Column, 300, 16, 1024,
+                                                                4, 1, OutputLayout::Sharded, 42);
     }
 
     void cotangentBits() {
@@ -211,7 +202,7 @@ private slots:
     // values, and only their keys (counts 2 and 3) tell them apart.
     void cotangentIsNotX() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Column, 4, 6, 6, 2, 1, OutputLayout::Sharded);
+            test::meshConfig(ParallelMode::Column, 4, 6, 6, 2, 1, OutputLayout::Sharded);
         const Matrix dy = cotangent(c);
         const Matrix x = initLayer(c).x;
         Index same = 0;
@@ -235,23 +226,25 @@ private slots:
         const QString column =
             "all-reduce model dx 114688 14; all-reduce data dkernel 33554432 2; "
             "all-reduce data dbias 8192 2";
-        QTest::newRow("column sharded") << makeConfig(col, 8, 4096, 16384, 8, 2, sh) << column;
-        QTest::newRow("column replicated") << makeConfig(col, 8, 4096, 16384, 8, 2, rep) << column;
+        QTest::newRow("column sharded")
+            << test::meshConfig(col, 8, 4096, 16384, 8, 2, sh) << column;
+        QTest::newRow("column replicated")
+            << test::meshConfig(col, 8, 4096, 16384, 8, 2, rep) << column;
         QTest::newRow("row replicated")
-            << makeConfig(row, 8, 4096, 16384, 8, 2, rep)
+            << test::meshConfig(row, 8, 4096, 16384, 8, 2, rep)
             << "all-reduce data dkernel 33554432 2; all-reduce data dbias 65536 2";
         QTest::newRow("row sharded")
-            << makeConfig(row, 8, 4096, 16384, 8, 2, sh)
+            << test::meshConfig(row, 8, 4096, 16384, 8, 2, sh)
             << "all-gather model dy 229376 7; all-reduce data dkernel 33554432 2; "
                "all-reduce data dbias 65536 2";
         // D = 1: nothing over data, and Nd = 8: dx V = 8*4096*4 = 131072, 2*7/8 V = 229376. tp 1:
         // nothing over model.
         QTest::newRow("column D1")
-            << makeConfig(col, 8, 4096, 16384, 8, 1, sh) << "all-reduce model dx 229376 14";
-        QTest::newRow("row sharded tp1 D1") << makeConfig(row, 8, 64, 32, 1, 1, sh) << "";
+            << test::meshConfig(col, 8, 4096, 16384, 8, 1, sh) << "all-reduce model dx 229376 14";
+        QTest::newRow("row sharded tp1 D1") << test::meshConfig(row, 8, 64, 32, 1, 1, sh) << "";
         // 2 rows of 3 features over tp 3: dx V = 2*9*4 = 72, 2*2/3 V = 96 in 4 steps.
         QTest::newRow("column 2x9x3 tp3")
-            << makeConfig(col, 2, 9, 3, 3, 1, sh) << "all-reduce model dx 96 4";
+            << test::meshConfig(col, 2, 9, 3, 3, 1, sh) << "all-reduce model dx 96 4";
     }
 
     void collectives() {
@@ -283,14 +276,14 @@ private slots:
         const auto row = ParallelMode::Row;
         const auto sh = OutputLayout::Sharded;
         const auto rep = OutputLayout::Replicated;
-        QTest::newRow("column sharded")
-            << makeConfig(col, 8, 4096, 16384, 8, 2, sh) << "32768 65536 33554432 8192 134225920";
-        QTest::newRow("column replicated")
-            << makeConfig(col, 8, 4096, 16384, 8, 2, rep) << "262144 65536 33554432 8192 134225920";
-        QTest::newRow("row sharded")
-            << makeConfig(row, 8, 4096, 16384, 8, 2, sh) << "262144 8192 33554432 65536 134283264";
-        QTest::newRow("row replicated")
-            << makeConfig(row, 8, 4096, 16384, 8, 2, rep) << "262144 8192 33554432 65536 134283264";
+        QTest::newRow("column sharded") << test::meshConfig(col, 8, 4096, 16384, 8, 2, sh)
+                                        << "32768 65536 33554432 8192 134225920";
+        QTest::newRow("column replicated") << test::meshConfig(col, 8, 4096, 16384, 8, 2, rep)
+                                           << "262144 65536 33554432 8192 134225920";
+        QTest::newRow("row sharded") << test::meshConfig(row, 8, 4096, 16384, 8, 2, sh)
+                                     << "262144 8192 33554432 65536 134283264";
+        QTest::newRow("row replicated") << test::meshConfig(row, 8, 4096, 16384, 8, 2, rep)
+                                        << "262144 8192 33554432 65536 134283264";
     }
 
     void holdings() {
@@ -310,7 +303,7 @@ private slots:
     // The holdings are the sizes of the blocks the split pass leaves each group (D = 1).
     void holdingsAreTheSplitPassBlocks() {
         for (const ParallelMode mode : {ParallelMode::Column, ParallelMode::Row}) {
-            const LayerConfig c = makeConfig(mode, 3, 8, 12, 4, 1, OutputLayout::Sharded);
+            const LayerConfig c = test::meshConfig(mode, 3, 8, 12, 4, 1, OutputLayout::Sharded);
             const LayerParams p = initLayer(c);
             const Matrix dy = Matrix::Ones(c.batch, c.features);
             const BackwardResult r = backwardParallel(p.x, p.kernel, dy, ShardingPlan::make(c));

@@ -9,6 +9,8 @@
 #include "scene/scene_backward.h"
 #include "scene/scene_request.h"
 
+#include "config_fixtures.h"
+
 #include <QTest>
 
 using namespace tp;
@@ -16,20 +18,6 @@ using namespace tp;
 Q_DECLARE_METATYPE(tp::LayerConfig)
 
 namespace {
-
-LayerConfig makeConfig(ParallelMode mode, std::int64_t batch, std::int64_t inDim,
-                       std::int64_t features, std::int64_t tp, std::int64_t data,
-                       OutputLayout layout) {
-    LayerConfig c;
-    c.mode = mode;
-    c.batch = batch;
-    c.inDim = inDim;
-    c.features = features;
-    c.tpSize = tp;
-    c.dataSize = data;
-    c.output = layout;
-    return c;
-}
 
 struct Backward {
     LayerParams params;
@@ -57,11 +45,11 @@ private slots:
         const auto row = ParallelMode::Row;
         const auto sh = OutputLayout::Sharded;
         const auto rep = OutputLayout::Replicated;
-        QTest::newRow("column sharded tp4 D2") << makeConfig(col, 6, 10, 12, 4, 2, sh);
-        QTest::newRow("column replicated tp3 D1") << makeConfig(col, 5, 7, 9, 3, 1, rep);
-        QTest::newRow("row sharded tp4 D2") << makeConfig(row, 6, 12, 10, 4, 2, sh);
-        QTest::newRow("row replicated tp2 D3") << makeConfig(row, 6, 8, 6, 2, 3, rep);
-        QTest::newRow("column tp1 D4") << makeConfig(col, 8, 16, 6, 1, 4, sh);
+        QTest::newRow("column sharded tp4 D2") << test::meshConfig(col, 6, 10, 12, 4, 2, sh);
+        QTest::newRow("column replicated tp3 D1") << test::meshConfig(col, 5, 7, 9, 3, 1, rep);
+        QTest::newRow("row sharded tp4 D2") << test::meshConfig(row, 6, 12, 10, 4, 2, sh);
+        QTest::newRow("row replicated tp2 D3") << test::meshConfig(row, 6, 8, 6, 2, 3, rep);
+        QTest::newRow("column tp1 D4") << test::meshConfig(col, 8, 16, 6, 1, 4, sh);
     }
 
     void everyCollectiveRunsAndPasses() {
@@ -93,7 +81,7 @@ private slots:
     // m sends chunk (m - s - 1) mod P, at all-gather step s chunk (m - s) mod P.
     void dxAllReduceEndsWithEachBlocksDx() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Column, 4, 9, 6, 3, 2, OutputLayout::Sharded);
+            test::meshConfig(ParallelMode::Column, 4, 9, 6, 3, 2, OutputLayout::Sharded);
         const Backward b = backwardOf(c);
         const RingRun run =
             runBackwardRings(c, b.result, b.params.x, b.params.kernel, b.dy).front();
@@ -115,7 +103,7 @@ private slots:
     // A device whose partial is wrong makes a wrong dx, and the run's check says so.
     void aWrongPartialFailsTheRun() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Column, 4, 8, 6, 2, 1, OutputLayout::Sharded);
+            test::meshConfig(ParallelMode::Column, 4, 8, 6, 2, 1, OutputLayout::Sharded);
         Backward b = backwardOf(c);
         b.result.dxPartials[1](0, 3) += 0.5f;
         const RingRun run =
@@ -128,7 +116,7 @@ private slots:
     // split pass is not what the ring gives.
     void aWrongDkernelFailsTheDataRun() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Row, 4, 8, 6, 2, 2, OutputLayout::Replicated);
+            test::meshConfig(ParallelMode::Row, 4, 8, 6, 2, 2, OutputLayout::Replicated);
         Backward b = backwardOf(c);
         b.result.gradients.dkernel(5, 2) += 0.25f;
         const std::vector<RingRun> runs =
@@ -146,13 +134,14 @@ private slots:
     //     112 floats. In all 960 floats, 3840 bytes.
     void ringBytesByHand() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Column, 4, 8, 6, 2, 2, OutputLayout::Sharded);
+            test::meshConfig(ParallelMode::Column, 4, 8, 6, 2, 2, OutputLayout::Sharded);
         QCOMPARE(backwardRingBytes(c), std::int64_t(3840));
     }
 
     // Runs that do not fit the budget are not made, and say why; a smaller run still fits.
     void theBudgetDecides() {
-        LayerConfig c = makeConfig(ParallelMode::Column, 4, 8, 6, 2, 2, OutputLayout::Sharded);
+        LayerConfig c =
+            test::meshConfig(ParallelMode::Column, 4, 8, 6, 2, 2, OutputLayout::Sharded);
         const Backward b = backwardOf(c);
         c.memoryBudgetBytes = bytesNeeded(c) + backwardBytesNeeded(c) + 288 * 4;  // dx's run only
         const std::vector<RingRun> runs =
@@ -168,7 +157,7 @@ private slots:
     // The scene's backward carries the runs, and its verdict counts them.
     void theScenesBackwardCountsTheRuns() {
         const LayerConfig c =
-            makeConfig(ParallelMode::Column, 4, 8, 6, 2, 2, OutputLayout::Sharded);
+            test::meshConfig(ParallelMode::Column, 4, 8, 6, 2, 2, OutputLayout::Sharded);
         Scene scene = *computeScene({c, SceneSource::Nnx});
         SceneBackward backward = computeBackward(scene);
         QCOMPARE(backward.rings.size(), backward.collectives.size());

@@ -24,4 +24,20 @@ inline const LayerConfig kFourGroupsRow{.batch = 2,
 /// 4096 x 16384 in 8 groups, batch 2 (67M kernel values, 256 MiB): long enough to watch progress.
 inline const LayerConfig kBig{.batch = 2, .inDim = 4096, .features = 16384, .tpSize = 8};
 
+/// A scene on a data x model mesh with its output layout named.
+inline LayerConfig meshConfig(ParallelMode mode, std::int64_t batch, std::int64_t inDim,
+                              std::int64_t features, std::int64_t tp, std::int64_t data,
+                              OutputLayout layout, std::int64_t seed = 0) {
+    LayerConfig c;
+    c.mode = mode;
+    c.batch = batch;
+    c.inDim = inDim;
+    c.features = features;
+    c.tpSize = tp;
+    c.dataSize = data;
+    c.output = layout;
+    c.seed = seed;
+    return c;
+}
+
 }  // namespace tp::test

@@ -69,7 +69,8 @@ QString ExportActions::exportArrays(const QString& dir) {
     const ScenePtr scene = m_session->scene();
     if (!scene)
         return tr("%1: no scene has been computed yet").arg(dir);
-    return QString::fromStdString(saveSceneArrays(*scene, dir.toStdString()));
+    return QString::fromStdString(
+        saveSceneArrays(*scene, dir.toStdString(), scene->backward.get()));
 }
 
 QString ExportActions::exportReport(const QString& path) {

@@ -35,7 +35,9 @@ PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, const 
     m_text->setReadOnly(true);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_text->setPlainText(QString::fromStdString(pythonSnippet(config, run.mistake, run.check)));
+    m_text->setPlainText(QString::fromStdString(
+        pythonSnippet(config, run.mistake, run.check,
+                      run.backward ? SnippetPasses::ForwardAndBackward : SnippetPasses::Forward)));
     layout->addWidget(m_text, 1);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     QPushButton* copy = buttons->addButton(tr("&Copy"), QDialogButtonBox::ActionRole);

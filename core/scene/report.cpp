@@ -416,7 +416,7 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
 
 std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs) {
     std::ostringstream out;
-    writeJsonReport(out, scene, summary, costs);
+    writeJsonReport(out, scene, summary, costs, {}, scene.backward.get());
     return out.str();
 }
 

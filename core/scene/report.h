@@ -47,7 +47,8 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary = false
                      const SceneCosts* costs = nullptr, const Json& more = {},
                      const SceneBackward* backward = nullptr);
 
-/// writeJsonReport's document as one string, for small scenes and tests.
+/// writeJsonReport's document as one string, with the scene's own backward pass when it has one
+/// (Scene::backward), for the app's export, small scenes and tests.
 std::string jsonReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
 
 }  // namespace tp

@@ -524,6 +524,16 @@ private slots:
         QTest::mouseClick(dialog->findChild<QPushButton*>("copyButton"), Qt::LeftButton);
         QCOMPARE(QApplication::clipboard()->text(), dialog->script());
         dialog->close();
+        QVERIFY(!dialog->script().contains("jax.vjp"));
+
+        // With the backward pass on, the script goes on with it.
+        SceneRun run;
+        run.backward = true;
+        w.window.showConfig(test::kFourGroups, SceneSource::Nnx, run);
+        QTRY_VERIFY(w.window.scene() && w.window.scene()->backward);
+        PythonDialog* backward = w.window.showPythonSnippet();
+        QVERIFY2(backward->script().contains("jax.vjp"), qPrintable(backward->script()));
+        backward->close();
     }
 
     void settingsPersist() {

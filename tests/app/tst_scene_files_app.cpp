@@ -14,6 +14,7 @@
 #include "matrix_view.h"
 #include "parameter_panel.h"
 #include "scene/scene_arrays.h"
+#include "scene/scene_backward.h"
 #include "scene/scene_options.h"
 #include "scene_session.h"
 #include "step_controller.h"
@@ -333,6 +334,29 @@ private slots:
         for (const std::string& name : sceneArrayFileNames(scene))
             QVERIFY2(QFileInfo::exists(QDir(folder).filePath(QString::fromStdString(name))),
                      name.c_str());
+    }
+
+    // With the backward pass on, the exports carry it: the gradients' arrays, and the report's
+    // "backward" member with its verdict.
+    void exportsCarryTheBackward() {
+        QTemporaryDir dir;
+        SceneRun run;
+        run.backward = true;
+        Window w(rowScene(), SceneSource::Nnx, run);
+        QTRY_VERIFY(w.shows(rowScene(), SceneSource::Nnx));
+        QTRY_VERIFY(w.window.scene()->backward);
+        const SceneBackward& backward = *w.window.scene()->backward;
+        const QString folder = dir.filePath("arrays");
+        QCOMPARE(w.exports()->exportArrays(folder), QString());
+        const FloatArrayRead dkernel =
+            readNpy(QDir(folder).filePath("dkernel.npy").toStdString(), 1 << 20);
+        QVERIFY2(dkernel.array, dkernel.error.c_str());
+        QVERIFY(sameBits(dkernel.array->values, backward.result.gradients.dkernel));
+        const QString path = dir.filePath("report.json");
+        QCOMPARE(w.exports()->exportReport(path), QString());
+        const QJsonObject report = QJsonDocument::fromJson(readAll(path)).object();
+        QVERIFY(report["backward"]["verification"]["passed"].toBool());
+        QCOMPARE(report["backward"]["dbias"].toArray().size(), qsizetype(rowScene().features));
     }
 
     void exportReportMatchesTheScene() {

@@ -240,9 +240,11 @@ void BackwardPanel::setStep(const TimelineStep& step) {
         m_dxPartial->setHighlightedGroup(-1);
     }
     m_dxPartialOverlay->setPending(shown >= 0 ? -1 : 0, tr("no group's gradients yet"));
-    m_dxOverlay->setPending(
-        step.dxIn ? -1 : 0,
-        tr("the sum waits for the %1: %2 in").arg(qs(countText(c.tpSize, "partial"))).arg(done));
+    const QString partials = qs(countText(c.tpSize, "partial"));
+    m_dxOverlay->setPending(step.dxIn ? -1 : 0,
+                            done < c.tpSize
+                                ? tr("the sum waits for the %1: %2 in").arg(partials).arg(done)
+                                : tr("%1 in: the next step sums them").arg(partials));
 }
 
 }  // namespace tp

@@ -5,6 +5,7 @@
 #include "backward_panel.h"
 #include "command_line.h"
 #include "layer/backward.h"
+#include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
 #include "parameter_panel.h"
@@ -15,6 +16,7 @@
 #include "scene/timeline.h"
 #include "scene_session.h"
 #include "step_controller.h"
+#include "trace_panel.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -188,12 +190,17 @@ private slots:
         BackwardPanel* panel = w.panel();
         const Index chunk = core.plan.chunk;
 
+        const TracePanel* trace = w.window.layerPanel()->tracePanel();
         steps->setStep(loopTimeline(config).lastStep());
         QVERIFY(!w.backwardShown());  // the forward's last step: the outputs
+        QVERIFY2(trace->text().contains("Hover over an output cell"), qPrintable(trace->text()));
         for (int k = loopTimeline(config).size(); k < loop.size(); ++k) {
             steps->setStep(k);
             const TimelineStep& s = loop.at(k);
             QVERIFY(w.backwardShown());
+            // The hint points at the gradients' cells while the backward is on screen.
+            QVERIFY2(trace->text().contains("Hover over a gradient's cell"),
+                     qPrintable(trace->text()));
             QCOMPARE(w.window.equationLabel()->text(), QString::fromStdString(s.equation));
             QVERIFY(sameValues(panel->dyView()->matrix(), dy));
             QVERIFY(sameValues(panel->dkernelView()->matrix(), core.gradients.dkernel));
@@ -212,6 +219,14 @@ private slots:
                 QTRY_COMPARE(dkernel->isVisible(), filled < config.features);
                 QCOMPARE(panel->dbiasOverlay()->fromColumn(), filled);
                 QTRY_COMPARE(panel->dxOverlay()->isVisible(), s.phase != StepPhase::SumDx);
+                // Before the sum its sheet counts the partials in, then says the sum comes next.
+                const QString caption = panel->dxOverlay()->caption();
+                if (s.gradientGroupsDone < config.tpSize)
+                    QVERIFY2(caption.contains(QStringLiteral("%1 in").arg(s.gradientGroupsDone)),
+                             qPrintable(caption));
+                else if (s.phase != StepPhase::SumDx)
+                    QVERIFY2(caption.endsWith("partials in: the next step sums them"),
+                             qPrintable(caption));
                 if (s.currentGroup >= 0)
                     QVERIFY(sameValues(panel->dxPartialView()->matrix(),
                                        core.dxPartials[std::size_t(s.currentGroup)]));

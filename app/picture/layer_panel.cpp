@@ -351,6 +351,7 @@ void LayerPanel::setStep(const TimelineStep& step) {
     }
     m_legend->setScale(m_kernel->effectiveScale());
     m_legend->setGroups(legendGroups(c, group));
+    m_trace->setBackwardStep(step.backward);
     showMistakeStep(group);
 }
 

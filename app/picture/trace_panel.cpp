@@ -82,9 +82,20 @@ void TracePanel::showTrace(const OutputTrace& trace, ParallelMode mode) {
 
 void TracePanel::clear() {
     m_tracing = false;
-    m_text->setText(
-        tr("<i>Hover over an output cell y[i, j] to see its sum: row i of x times "
-           "column j of the kernel, plus bias[j].</i>"));
+    m_text->setText(m_backward
+                        ? tr("<i>Hover over a gradient's cell (dkernel, dbias, dx): the status bar "
+                             "says the sum it is. An output cell y[i, j] still shows the forward's "
+                             "sum here.</i>")
+                        : tr("<i>Hover over an output cell y[i, j] to see its sum: row i of x "
+                             "times column j of the kernel, plus bias[j].</i>"));
+}
+
+void TracePanel::setBackwardStep(bool backward) {
+    if (backward == m_backward)
+        return;
+    m_backward = backward;
+    if (!m_tracing)
+        clear();
 }
 
 QString TracePanel::text() const {

@@ -27,6 +27,8 @@ public:
     void showTrace(const OutputTrace& trace, ParallelMode mode);
     /// Back to the hint (a new scene).
     void clear();
+    /// At the backward's steps the hint points at the gradients' cells; a trace on screen stays.
+    void setBackwardStep(bool backward);
     QString text() const;
     /// Whether it shows a trace (false: the hint).
     bool showsTrace() const { return m_tracing; }
@@ -34,6 +36,7 @@ public:
 private:
     QLabel* m_text;
     bool m_tracing = false;
+    bool m_backward = false;
 };
 
 }  // namespace tp

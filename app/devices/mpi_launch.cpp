@@ -106,6 +106,22 @@ MpiRunResult readMpiReport(const QByteArray& json) {
                             "bound (%1 of %2 elements bit-identical)")
                              .arg(identical)
                              .arg(elements);
+    if (const QJsonValue backward = report.value(QLatin1String("backward")); backward.isObject()) {
+        const QJsonValue passed = backward.toObject()
+                                      .value(QLatin1String("verification"))
+                                      .toObject()
+                                      .value(QLatin1String("passed"));
+        if (!passed.isBool()) {
+            result.error = tr("tpviz-mpi's report has a \"backward\" without verification.passed");
+            return result;
+        }
+        result.backwardPassed = passed.toBool();
+        result.verdict +=
+            *result.backwardPassed
+                ? tr("; the gradients gathered from the ranks (dx, dkernel, dbias) match "
+                     "jax.vjp's within the rounding bound")
+                : tr("; FAILED: a gradient gathered from the ranks does not match jax.vjp's");
+    }
     result.ok = true;
     return result;
 }
@@ -205,6 +221,7 @@ QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& har
     options.config = scene.config;
     options.json = true;
     options.costs = true;
+    options.backward = scene.backward != nullptr;  // the gradients too, when the scene has them
     options.hardware = &hardware;
     for (const std::string& word : sceneArguments(options))
         args << QString::fromStdString(word);

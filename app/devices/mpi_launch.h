@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tp {
@@ -37,7 +38,12 @@ struct MpiRunResult {
     QString verdict;  ///< "assembled output matches the single-process one: bit-identical", ...
     /// the check's verdict: "passed", "failed" or "inconclusive" (JSON verification.verdict)
     QString verdictWord;
-    bool passed() const { return verdictWord == QLatin1String("passed"); }
+    /// With the backward pass: whether the gradients gathered from the ranks passed their check
+    /// against jax.vjp's (JSON backward.verification.passed); none without it.
+    std::optional<bool> backwardPassed;
+    bool passed() const {
+        return verdictWord == QLatin1String("passed") && backwardPassed.value_or(true);
+    }
     std::vector<MpiRankFigures> ranks;  ///< in rank order
     double wallSeconds = 0;             ///< from start to exit, mpirun's start-up included
 };

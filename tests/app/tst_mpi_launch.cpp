@@ -225,6 +225,46 @@ private slots:
         QVERIFY(launcher.refusal(scene).contains("not drawn from a seed"));
     }
 
+    // A scene with the backward pass runs it on the ranks too, and the run's verdict includes the
+    // gradients' check: a failed gradient fails the run.
+    void ranksRunTheBackwardOfABackwardScene() {
+        const DeviceScene forward = deviceSceneOf(smallConfig());
+        SceneRun run;
+        run.backward = true;
+        const DeviceScene backward = makeDeviceScene(
+            std::make_shared<const Scene>(*computeScene({smallConfig(), SceneSource::Nnx, run})),
+            defaultHardware());
+        QVERIFY(backward.scene->backward);
+        MpiRunPanel panel;
+        QVERIFY(
+            !panel.launcher()->arguments(*forward.scene, defaultHardware()).contains("--backward"));
+        QVERIFY(
+            panel.launcher()->arguments(*backward.scene, defaultHardware()).contains("--backward"));
+
+        const QByteArray report =
+            R"({"ranks": [{"rank": 0, "device": [0, 0]}], "mpi": {"check": "single-process",
+                "elements": 4, "bit_identical": 4}, "verification": {"verdict": "passed"},
+                "backward": {"verification": {"passed": %1}}})";
+        const MpiRunResult failed = readMpiReport(QByteArray(report).replace("%1", "false"));
+        QVERIFY2(failed.ok, qPrintable(failed.error));
+        QVERIFY(!failed.passed());
+        QVERIFY2(failed.verdict.contains("FAILED: a gradient gathered from the ranks"),
+                 qPrintable(failed.verdict));
+        QVERIFY(readMpiReport(QByteArray(report).replace("%1", "true")).passed());
+        QVERIFY(!readMpiReport(QByteArray(report).replace("\"passed\": %1", "")).ok);
+
+        if (const QString refusal = panel.launcher()->refusal(*backward.scene); !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        panel.run(backward, defaultHardware());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+        const MpiRunResult& result = panel.launcher()->result();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.backwardPassed, std::optional<bool>(true));
+        QVERIFY(result.passed());
+        QVERIFY2(panel.verdictLabel()->text().contains("the gradients gathered from the ranks"),
+                 qPrintable(panel.verdictLabel()->text()));
+    }
+
     void failedRunShowsRankZerosMessage() {
         QCOMPARE(mpiFailureMessage("------\nmpirun noise\ntpviz-mpi: the world size (3 ranks) must "
                                    "equal data (1) * tp_size (2) = 2\n-----\n"),

@@ -60,7 +60,15 @@ MpiRunResult readMpiReport(const QByteArray& json) {
              .outputBytesHeld = integer(r, "output_bytes_held"),
              .peakRssBytes = integer(r, "peak_rss_bytes"),
              .computeSeconds = r.value(QLatin1String("compute_s")).toDouble(),
-             .communicationSeconds = r.value(QLatin1String("communication_s")).toDouble()});
+             .communicationSeconds = r.value(QLatin1String("communication_s")).toDouble(),
+             .backward = std::nullopt});
+        if (const QJsonValue b = r.value(QLatin1String("backward")); b.isObject()) {
+            MpiRankFigures::Backward& backward = result.ranks.back().backward.emplace();
+            backward.computeSeconds = b.toObject().value(QLatin1String("compute_s")).toDouble();
+            for (const QJsonValue& c : b.toObject().value(QLatin1String("collectives")).toArray())
+                backward.communicationSeconds +=
+                    c.toObject().value(QLatin1String("communication_s")).toDouble();
+        }
     }
     result.verdictWord = verification.value(QLatin1String("verdict")).toString();
     const std::int64_t elements = integer(mpi, "elements");

@@ -29,6 +29,12 @@ struct MpiRankFigures {
     std::int64_t peakRssBytes = 0;
     double computeSeconds = 0;
     double communicationSeconds = 0;
+    /// With the backward pass: its products' time and its collectives' (summed) on this rank.
+    struct Backward {
+        double computeSeconds = 0;
+        double communicationSeconds = 0;
+    };
+    std::optional<Backward> backward;
 };
 
 /// What a run gave: the ranks and the check, or why there is none.

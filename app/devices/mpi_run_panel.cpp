@@ -76,10 +76,10 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
 
     m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName(QStringLiteral("mpiRanks"));
-    m_table->setHorizontalHeaderLabels({tr("Rank"), tr("Device"), tr("Kernel held"), tr("(model)"),
-                                        tr("Bias · x · output held"), tr("(model)"), tr("Peak RSS"),
-                                        tr("Compute"), tr("(model)"), tr("Communication"),
-                                        tr("(model)")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Rank"), tr("Device"), tr("Kernel held"), tr("(model)"), tr("Bias · x · output held"),
+         tr("(model)"), tr("Peak RSS"), tr("Compute"), tr("(model)"), tr("Communication"),
+         tr("(model)"), tr("Backward compute"), tr("Backward collectives")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -213,7 +213,16 @@ void MpiRunPanel::showResult() {
         m_table->setItem(row, CommunicationColumn, cell(durationLabel(r.communicationSeconds)));
         m_table->setItem(row, CommunicationModelColumn,
                          cell(durationLabel(estimate.communicationSeconds)));
+        if (r.backward) {
+            m_table->setItem(row, BackwardComputeColumn,
+                             cell(durationLabel(r.backward->computeSeconds)));
+            m_table->setItem(row, BackwardCommunicationColumn,
+                             cell(durationLabel(r.backward->communicationSeconds)));
+        }
     }
+    const bool backward = result.backwardPassed.has_value();
+    m_table->setColumnHidden(BackwardComputeColumn, !backward);
+    m_table->setColumnHidden(BackwardCommunicationColumn, !backward);
     m_verdict->setText(QStringLiteral("<b>%1</b> %2")
                            .arg(result.passed() ? tr("Check:")
                                 : result.verdictWord == QLatin1String("inconclusive")

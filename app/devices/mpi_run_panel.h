@@ -35,6 +35,8 @@ public:
         ComputeModelColumn,
         CommunicationColumn,
         CommunicationModelColumn,
+        BackwardComputeColumn,        ///< with the backward pass only: its products
+        BackwardCommunicationColumn,  ///< and its collectives, summed
         ColumnCount
     };
 

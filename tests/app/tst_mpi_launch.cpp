@@ -85,6 +85,7 @@ private slots:
         QVERIFY(!panel.cancelButton()->isEnabled());
         QCOMPARE(result.ranks.size(), std::size_t(2));
         QCOMPARE(panel.table()->rowCount(), 2);
+        QVERIFY(panel.table()->isColumnHidden(MpiRunPanel::BackwardComputeColumn));  // no backward
         const DeviceHoldings& model = scene.costs->mesh.perDevice;
         for (int row = 0; row < 2; ++row) {
             const MpiRankFigures& r = result.ranks[std::size_t(row)];
@@ -261,6 +262,17 @@ private slots:
         QVERIFY2(result.ok, qPrintable(result.error));
         QCOMPARE(result.backwardPassed, std::optional<bool>(true));
         QVERIFY(result.passed());
+        // Each rank's backward times, in their own columns.
+        QVERIFY(!panel.table()->isColumnHidden(MpiRunPanel::BackwardComputeColumn));
+        for (int row = 0; row < 2; ++row) {
+            const MpiRankFigures& r = result.ranks[std::size_t(row)];
+            QVERIFY(r.backward && r.backward->computeSeconds > 0 &&
+                    r.backward->communicationSeconds > 0);
+            QCOMPARE(panel.table()->item(row, MpiRunPanel::BackwardComputeColumn)->text(),
+                     durationLabel(r.backward->computeSeconds));
+            QCOMPARE(panel.table()->item(row, MpiRunPanel::BackwardCommunicationColumn)->text(),
+                     durationLabel(r.backward->communicationSeconds));
+        }
         QVERIFY2(panel.verdictLabel()->text().contains("the gradients gathered from the ranks"),
                  qPrintable(panel.verdictLabel()->text()));
     }

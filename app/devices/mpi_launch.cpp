@@ -62,10 +62,10 @@ MpiRunResult readMpiReport(const QByteArray& json) {
              .computeSeconds = r.value(QLatin1String("compute_s")).toDouble(),
              .communicationSeconds = r.value(QLatin1String("communication_s")).toDouble(),
              .backward = std::nullopt});
-        if (const QJsonValue b = r.value(QLatin1String("backward")); b.isObject()) {
+        if (const QJsonObject b = r.value(QLatin1String("backward")).toObject(); !b.isEmpty()) {
             MpiRankFigures::Backward& backward = result.ranks.back().backward.emplace();
-            backward.computeSeconds = b.toObject().value(QLatin1String("compute_s")).toDouble();
-            for (const QJsonValue& c : b.toObject().value(QLatin1String("collectives")).toArray())
+            backward.computeSeconds = b.value(QLatin1String("compute_s")).toDouble();
+            for (const QJsonValue& c : b.value(QLatin1String("collectives")).toArray())
                 backward.communicationSeconds +=
                     c.toObject().value(QLatin1String("communication_s")).toDouble();
         }

@@ -2,6 +2,7 @@
 
 #include "devices/mesh_costs.h"
 #include "layer/range_text.h"
+#include "scene/scene.h"
 
 #include <algorithm>
 #include <cassert>
@@ -34,6 +35,7 @@ TimelineStep& appendStep(Timeline& timeline, StepPhase phase) {
     next.biasAdded.clear();
     next.ringStep = -1;
     next.ring = {};
+    next.collective = {};
     next.caption.clear();
     next.equation.clear();
     timeline.steps.push_back(std::move(next));
@@ -121,27 +123,36 @@ std::string loopStartEquation(const LayerConfig& c) {
     return layerEquation(c) + ", " + split;
 }
 
-// The equation line of ring step `ringStep` of the collective.
-std::string ringEquation(const LayerConfig& config, const RingStepInfo& info) {
-    const std::string p = str(config.tpSize);
+// The equation line of a ring step over `devices` devices, named by `device` ("m" along "model",
+// "d" along "data"), e.g. "reduce-scatter 2/3: device m sends chunk (m - 2) mod 4 to device
+// (m + 1) mod 4, which adds it to its own".
+std::string ringEquation(const RingStepInfo& info, std::int64_t devices,
+                         const std::string& device) {
     if (info.phase == RingPhase::AddBias)
         return "device m adds bias[chunk m] once to its reduced chunk m";
+    const std::string p = str(devices);
     const int back =
         info.phase == RingPhase::ReduceScatter ? info.indexInPhase + 1 : info.indexInPhase;
-    const std::string chunk = back == 0 ? "chunk m" : "chunk (m - " + str(back) + ") mod " + p;
+    const std::string chunk =
+        back == 0 ? "chunk " + device : "chunk (" + device + " - " + str(back) + ") mod " + p;
     const std::string verb =
         info.phase == RingPhase::ReduceScatter ? ", which adds it to its own" : "";
     return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter " : "all-gather ") +
-           str(info.indexInPhase + 1) + "/" + str(info.phaseSteps) + ": device m sends " + chunk +
-           " to device (m + 1) mod " + p + verb;
+           str(info.indexInPhase + 1) + "/" + str(info.phaseSteps) + ": device " + device +
+           " sends " + chunk + " to device (" + device + " + 1) mod " + p + verb;
+}
+
+// "reduce-scatter ring step 2 of 3 over 4 devices per data row".
+std::string ringStepText(const RingStepInfo& info, std::int64_t devices, MeshAxis axis) {
+    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter" : "all-gather") +
+           " ring step " + str(info.indexInPhase + 1) + " of " + str(info.phaseSteps) + " over " +
+           str(devices) + " devices per " + (axis == MeshAxis::Model ? "data row" : "model column");
 }
 
 std::string ringCaption(const LayerConfig& config, const RingStepInfo& info) {
     if (info.phase == RingPhase::AddBias)
         return "each device adds the bias once to the chunk it reduced";
-    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter" : "all-gather") +
-           " ring step " + str(info.indexInPhase + 1) + " of " + str(info.phaseSteps) + " over " +
-           str(config.tpSize) + " devices per data row";
+    return ringStepText(info, config.tpSize, MeshAxis::Model);
 }
 
 // Every device computing its part at once: the mesh program's step 1.
@@ -203,6 +214,7 @@ void appendBackwardSteps(Timeline& loop, const LayerConfig& c) {
         TimelineStep& s = appendStep(loop, StepPhase::GroupGradients);
         s.currentGroup = g;
         s.gradientGroupsDone = g + 1;
+        s.dkernelIn = last;
         s.equation = backwardStepEquation(plan, g, c.batch);
         if (column) {
             s.caption = "group " + str(g) + " computes " +
@@ -242,7 +254,127 @@ void appendBackwardSteps(Timeline& loop, const LayerConfig& c) {
     }
 }
 
+// How dy arrives on the devices: as the output is laid out.
+std::string dyArrivalCaption(const LayerConfig& c) {
+    const bool sharded = c.outputLayout() == OutputLayout::Sharded;
+    const std::string arrives = "dy arrives as y is laid out: ";
+    if (isColumn(c))
+        return arrives + (sharded ? "each device holds its batch rows of its own columns of it"
+                                  : "each device holds its batch rows of all of it and takes its "
+                                    "own columns: nothing moves (the all-gather's conjugate)");
+    if (sharded && c.tpSize > 1)
+        return arrives +
+               "each device holds its batch rows of one chunk of the features; the all-gather "
+               "brings the rest (the reduce-scatter's conjugate)";
+    return arrives + "each device holds its batch rows of all of it, which its gradients need";
+}
+
+std::string dyArrivalEquation(const LayerConfig& c) {
+    const std::int64_t nd = c.batch / c.dataSize;
+    const bool sharded = c.outputLayout() == OutputLayout::Sharded;
+    const std::string onEvery = " on every device (d, m))";
+    if (isColumn(c))
+        return "dy[rows d, cols m]" + std::string(kGap) + "(" +
+               shapeText(nd, c.features / c.tpSize) + onEvery;
+    if (sharded && c.tpSize > 1)
+        return "dy[rows d, chunk m]" + std::string(kGap) + "(" + str(nd) + " x about " +
+               str(c.features / c.tpSize) + onEvery;
+    return "dy[rows d, :]" + std::string(kGap) + "(" + shapeText(nd, c.features) + onEvery;
+}
+
+// Every device computing its gradients at once, after dy is whole where it is needed.
+void appendAllGradients(Timeline& program, const LayerConfig& c) {
+    const ShardingPlan plan = ShardingPlan::make(c);
+    const std::int64_t nd = c.batch / c.dataSize;
+    TimelineStep& s = appendStep(program, StepPhase::AllGradients);
+    s.gradientGroupsDone = int(c.tpSize);
+    s.dxIn = !isColumn(c) || c.tpSize == 1;  // row: each device its own slice; column: summed next
+    s.dkernelIn = s.dbiasIn = c.dataSize == 1;  // else summed over "data" next
+    const std::string everyDevice = " on every device (d, m) at once)";
+    const std::string data =
+        c.dataSize > 1 ? " (from its batch rows only: summed over \"data\" next)" : "";
+    if (isColumn(c)) {
+        s.caption =
+            "every device computes its gradients at the same time: dkernel[:, cols m] and "
+            "dbias[cols m]" +
+            data + ", and a partial dx_m over its " + countText(plan.chunk, "feature") + " only";
+        s.equation =
+            "dkernel[:, cols m] = x[rows d]^T @ dy[rows d, cols m];  dx_m[rows d] = "
+            "dy[rows d, cols m] @ kernel[:, cols m]^T" +
+            std::string(kGap) + "(" + shapeText(c.inDim, nd) + " @ " + shapeText(nd, plan.chunk) +
+            "; " + shapeText(nd, plan.chunk) + " @ " + shapeText(plan.chunk, c.inDim) + everyDevice;
+    } else {
+        s.caption = "every device computes its gradients at the same time: dkernel[rows m, :]" +
+                    data +
+                    ", its own slice dx[rows d, rows m] and dbias from all of dy: nothing "
+                    "to add over \"model\"";
+        s.equation =
+            "dkernel[rows m, :] = x[rows d, rows m]^T @ dy[rows d];  dx[rows d, rows m] = "
+            "dy[rows d] @ kernel[rows m, :]^T" +
+            std::string(kGap) + "(" + shapeText(plan.chunk, nd) + " @ " +
+            shapeText(nd, c.features) + "; " + shapeText(nd, c.features) + " @ " +
+            shapeText(c.features, plan.chunk) + everyDevice;
+    }
+}
+
+// What a backward collective is, as a caption begins: "all-reduce of dx over "model" (Megatron's
+// f)".
+std::string collectiveTitle(const StepCollective& collective) {
+    const std::string title = describe(collective);
+    if (collective.of == "dx")
+        return title + " (Megatron's f)";
+    if (collective.of == "dy")
+        return title + " (the reduce-scatter's conjugate)";
+    return title + " (data parallelism's)";
+}
+
+// The ring steps of `collective`, backwardCollectives(c)[index].
+void appendBackwardRing(Timeline& program, const LayerConfig& c,
+                        const BackwardCollective& collective, int index) {
+    const int devices = int(collective.axis == MeshAxis::Model ? c.tpSize : c.dataSize);
+    const std::string device = collective.axis == MeshAxis::Model ? "m" : "d";
+    const int steps = int(collective.cost.ringSteps);
+    for (int k = 0; k < steps; ++k) {
+        const RingStepInfo info = ringStepInfo(collective.cost.kind, devices, k);
+        TimelineStep& s = appendStep(program, StepPhase::RingStep);
+        s.ringStep = k;
+        s.ring = info;
+        s.collective = {collective.cost.kind, collective.axis, collective.of, index, devices};
+        s.caption =
+            collectiveTitle(s.collective) + ", " + ringStepText(info, devices, collective.axis);
+        s.equation = collective.of + " " + ringEquation(info, devices, device);
+        if (k + 1 == steps) {
+            s.dxIn = s.dxIn || collective.of == "dx";
+            s.dkernelIn = s.dkernelIn || collective.of == "dkernel";
+            s.dbiasIn = s.dbiasIn || collective.of == "dbias";
+        }
+    }
+}
+
+// The devices' backward after the forward's last step: dy arrives, dy's all-gather when the
+// output was reduce-scattered, every device's gradients, then the other collectives in order.
+void appendMeshBackward(Timeline& program, const LayerConfig& c) {
+    TimelineStep& dy = appendStep(program, StepPhase::DyArrives);
+    dy.backward = true;
+    dy.caption = dyArrivalCaption(c);
+    dy.equation = dyArrivalEquation(c);
+    const std::vector<BackwardCollective> collectives = backwardCollectives(c);
+    int next = 0;
+    if (!collectives.empty() && collectives.front().of == "dy") {
+        appendBackwardRing(program, c, collectives.front(), next);
+        ++next;
+    }
+    appendAllGradients(program, c);
+    for (; next < int(collectives.size()); ++next)
+        appendBackwardRing(program, c, collectives[std::size_t(next)], next);
+}
+
 }  // namespace
+
+std::string describe(const StepCollective& c) {
+    return std::string(toString(c.kind)) + " of " + c.of + " over \"" +
+           std::string(toString(c.axis)) + "\"";
+}
 
 const TimelineStep& Timeline::at(int step) const {
     assert(!steps.empty());
@@ -282,7 +414,8 @@ Timeline loopTimeline(const LayerConfig& c, Mistake mistake, bool backward) {
     return loop;
 }
 
-Timeline meshProgram(const LayerConfig& c, Mistake mistake) {
+Timeline meshProgram(const LayerConfig& c, Mistake mistake, bool backward) {
+    assert(!backward || mistake == Mistake::None);
     Timeline program;
     TimelineStep& start = appendStep(program, StepPhase::Start);
     start.equation =
@@ -301,7 +434,9 @@ Timeline meshProgram(const LayerConfig& c, Mistake mistake) {
             program, info.phase == RingPhase::AddBias ? StepPhase::AddBias : StepPhase::RingStep);
         s.ringStep = k;
         s.ring = info;
-        s.equation = ringEquation(c, info);
+        s.equation = ringEquation(info, c.tpSize, "m");
+        s.collective = {collectiveFor(c.mode, c.outputLayout(), c.tpSize), MeshAxis::Model,
+                        isColumn(c) ? "y" : "the partial sums", -1, int(c.tpSize)};
         s.caption = ringCaption(c, info);
         if (info.phase == RingPhase::AddBias) {  // each device adds the bias to its own chunk
             s.biasAdded = featureChunks(c.features, c.tpSize);
@@ -309,8 +444,18 @@ Timeline meshProgram(const LayerConfig& c, Mistake mistake) {
         }
         s.complete = k + 1 == collective;
     }
+    if (backward)
+        appendMeshBackward(program, c);
     numberCaptions(program);
     return program;
+}
+
+Timeline loopTimeline(const Scene& scene) {
+    return loopTimeline(scene.config, scene.mistake, scene.backward != nullptr);
+}
+
+Timeline meshProgram(const Scene& scene) {
+    return meshProgram(scene.config, scene.mistake, scene.backward != nullptr);
 }
 
 int collectiveStepCount(const LayerConfig& config, Mistake mistake) {
@@ -334,6 +479,16 @@ RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep) {
     if (ringStep == ring)
         return {RingPhase::AddBias, 0, 1};
     return {RingPhase::AllGather, ringStep - ring - 1, ring};
+}
+
+RingStepInfo ringStepInfo(CollectiveKind kind, int devices, int ringStep) {
+    const int ring = devices - 1;
+    assert(kind == CollectiveKind::AllGather || kind == CollectiveKind::AllReduce);
+    assert(ringStep >= 0 && ringStep < (kind == CollectiveKind::AllReduce ? 2 * ring : ring));
+    if (kind == CollectiveKind::AllReduce && ringStep < ring)
+        return {RingPhase::ReduceScatter, ringStep, ring};
+    return {RingPhase::AllGather, kind == CollectiveKind::AllReduce ? ringStep - ring : ringStep,
+            ring};
 }
 
 int ringChunkSent(RingPhase phase, int s, int m, int p) {

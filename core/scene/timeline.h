@@ -12,10 +12,15 @@
 //   every device compute its part at the same time; then each step of RingRun::steps of the
 //   output collective (mesh_costs.h: collectiveFor): all-gather P-1; reduce-scatter P-1 plus the
 //   bias; all-reduce 2(P-1) plus the bias between its halves. Row mode without a collective
-//   (tp 1, or a mistake) closes with the bias step. The bias is added at exactly one step.
+//   (tp 1, or a mistake) closes with the bias step. The bias is added at exactly one step. With
+//   the backward pass, the devices go on: dy arrives in the output's layout, row + sharded
+//   all-gathers it, every device computes its gradients at the same time, then the backward's
+//   other collectives run ring step by ring step, in backwardCollectives' order (column mode's
+//   all-reduce of dx over "model", then with D > 1 dkernel's and dbias's over "data").
 // A mistake is made by the loop only: its mesh program has no collective (the collective belongs
 // to the correct split; the Devices tab shows the correct split).
 
+#include "devices/backward_collectives.h"
 #include "devices/ring_collective.h"
 #include "layer/layer_config.h"
 #include "layer/mistakes.h"
@@ -26,16 +31,16 @@
 
 namespace tp {
 
-/// What a step does. The backward's phases follow the forward's in the loop; the mesh program's
-/// backward (gradient buffers, the backward collectives) is room left for later phases.
+/// What a step does. The backward's phases follow the forward's in both timelines.
 enum class StepPhase {
     Start,           ///< nothing computed yet
     GroupComputes,   ///< the loop: one group computes its block or partial sum
     AllCompute,      ///< the mesh program: every device computes its part at the same time
-    RingStep,        ///< the mesh program: one ring step of the output collective
+    RingStep,        ///< the mesh program: one ring step of a collective (StepCollective)
     AddBias,         ///< row mode: the bias added once
     DyArrives,       ///< backward: the cotangent dy (batch, features) of the output arrives
     GroupGradients,  ///< backward, the loop: one group computes its gradients
+    AllGradients,    ///< backward, the mesh program: every device computes its gradients at once
     SumDx,           ///< backward, column mode: dx = the sum of the groups' partials
     DbiasOnce,       ///< backward, row mode: dbias = dy.sum(0), once
 };
@@ -46,6 +51,24 @@ struct RingStepInfo {
     int indexInPhase = 0;  ///< s: step s of the phase, from 0
     int phaseSteps = 0;    ///< the phase's steps (P-1 for a ring phase, 1 for AddBias)
 };
+
+/// The collective a step of the mesh program runs: the forward's output collective or one of the
+/// backward's (backward_collectives.h).
+struct StepCollective {
+    CollectiveKind kind = CollectiveKind::None;
+    MeshAxis axis = MeshAxis::Model;
+    /// The array it moves: "y" (column mode's all-gather), "the partial sums" (row mode's
+    /// reduction), or the backward's "dy", "dx", "dkernel", "dbias".
+    std::string of;
+    /// Its index in backwardCollectives(config) (SceneBackward::collectives and rings); -1 for
+    /// the forward's output collective.
+    int backwardIndex = -1;
+    /// Devices in one of its rings: tp_size over "model", D over "data".
+    int devices = 1;
+};
+
+/// "all-reduce of dx over "model"": a step's collective in words.
+std::string describe(const StepCollective& collective);
 
 /// One step of a timeline: what it does, the state it leaves, and its words.
 struct TimelineStep {
@@ -59,17 +82,24 @@ struct TimelineStep {
     bool biasIn = false;    ///< every bias column has been added, at this step or before
     bool complete = false;  ///< the output is y = x @ kernel + bias in full (as the mistake makes
                             ///< it), in its layout
-    /// A step of the output collective: its index into RingRun::steps (the bias step between an
-    /// all-reduce's halves or after a reduce-scatter is one of them); -1 otherwise.
+    /// A step of a collective: its index into that collective's RingRun::steps (the bias step
+    /// between the output all-reduce's halves or after its reduce-scatter is one of them); -1
+    /// otherwise.
     int ringStep = -1;
-    RingStepInfo ring;  ///< where ringStep stands in its phase (ringStep >= 0 only)
+    RingStepInfo ring;          ///< where ringStep stands in its phase (ringStep >= 0 only)
+    StepCollective collective;  ///< the collective ringStep belongs to (ringStep >= 0 only)
     /// A step of the backward pass: dy has arrived (the forward is complete before it).
     bool backward = false;
     /// Backward: groups whose gradients are in, dkernel's block (and column mode's dbias block
-    /// and dx partial, row mode's dx slice) each.
+    /// and dx partial, row mode's dx slice) each; in the mesh program every device's at once.
     int gradientGroupsDone = 0;
-    bool dxIn = false;     ///< dx is whole: column mode once summed, row mode at the last slice
-    bool dbiasIn = false;  ///< dbias is whole: column mode at the last group, row mode at its step
+    /// dx is whole: column mode once summed (on the mesh, all-reduced), row mode at the last slice
+    bool dxIn = false;
+    /// dbias is whole: column mode at the last group, row mode at its step; on the mesh with
+    /// D > 1, once all-reduced over "data"
+    bool dbiasIn = false;
+    /// dkernel is whole: at the last group; on the mesh with D > 1, once all-reduced over "data"
+    bool dkernelIn = false;
     std::string caption;   ///< e.g. "Step 2 of 3: group 1 computes output columns 4:8"
     std::string equation;  ///< e.g. "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
 };
@@ -102,7 +132,20 @@ Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None
 /// step), e.g. column, tp 4, replicated output:
 ///   "Step 1 of 4: all 4 devices of each data row compute their output blocks at the same time"
 ///   "Step 2 of 4: all-gather ring step 1 of 3 over 4 devices per data row"
-Timeline meshProgram(const LayerConfig& config, Mistake mistake = Mistake::None);
+/// With `backward` (SceneRun::backward: no mistake), the backward's steps follow: dy arrives, the
+/// ring steps of dy's all-gather (row + sharded), every device's gradients at once
+/// (AllGradients), then the ring steps of each other backward collective in its order, e.g.
+///   "Step 5 of 11: all-reduce of dx over "model" (Megatron's f), reduce-scatter ring step 1 of
+///    3 over 4 devices per data row"
+Timeline meshProgram(const LayerConfig& config, Mistake mistake = Mistake::None,
+                     bool backward = false);
+
+struct Scene;
+
+/// The two timelines of a computed scene as it was run (scene.h): its mistake, and its backward
+/// pass when it has one.
+Timeline loopTimeline(const Scene& scene);
+Timeline meshProgram(const Scene& scene);
 
 /// Steps of the output collective: RingRun::steps.size() of a simulated run, the collective's
 /// ring steps plus one bias step in row mode; 0 when the layout needs no collective, and 0 with a
@@ -111,6 +154,11 @@ int collectiveStepCount(const LayerConfig& config, Mistake mistake = Mistake::No
 
 /// Where ring step `ringStep` (< collectiveStepCount) stands in its phase.
 RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep);
+
+/// Where ring step `ringStep` of a backward collective stands in its phase: an all-gather's P-1
+/// steps, or an all-reduce's reduce-scatter then all-gather, P-1 each, over `devices` devices
+/// (no bias step).
+RingStepInfo ringStepInfo(CollectiveKind kind, int devices, int ringStep);
 
 /// The chunk device m sends at step s of a ring phase over P devices (ring_collective.h):
 /// all-gather (m - s) mod P, reduce-scatter (m - s - 1) mod P.

@@ -32,7 +32,7 @@ const std::vector<ExtraOption>& extraOptions() {
 // The steps --step and a scene file's step count: those of the view's timeline.
 Timeline viewTimeline(const AppCommandLine& line) {
     return line.view == CentreView::Devices
-               ? meshProgram(line.config, line.run.mistake)
+               ? meshProgram(line.config, line.run.mistake, line.run.backward)
                : loopTimeline(line.config, line.run.mistake, line.run.backward);
 }
 

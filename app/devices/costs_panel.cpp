@@ -1,7 +1,9 @@
 #include "costs_panel.h"
 
+#include "devices/backward_costs.h"
 #include "devices/duration_text.h"
 #include "layer/range_text.h"
+#include "scene/scene_backward.h"
 #include "tp_sweep_plot.h"
 
 #include <QComboBox>
@@ -30,6 +32,30 @@ QLabel* wrappingLabel(const char* name) {
     return label;
 }
 
+// The gradients each device holds and what the backward's collectives send.
+QString backwardText(const LayerConfig& config, const SceneBackward& backward) {
+    const BackwardHoldings h = backwardHoldings(config);
+    const QString held = CostsPanel::tr(
+                             "dy %1 · dx %2 · dkernel %3 · dbias %4 = %5 more per device, "
+                             "%L6 FLOPs; ")
+                             .arg(bytes(h.dyBytes), bytes(h.dxBytes), bytes(h.dkernelBytes),
+                                  bytes(h.dbiasBytes), bytes(h.totalBytes()))
+                             .arg(h.flops);
+    if (backward.collectives.empty())
+        return held + CostsPanel::tr("nothing sent: no collective on this mesh");
+    QStringList sent;
+    std::int64_t total = 0;
+    for (const BackwardCollective& c : backward.collectives) {
+        total += c.cost.bytesSentPerDevice;
+        sent << CostsPanel::tr("%1 for the %2 of %3 over '%4' in %5")
+                    .arg(bytes(c.cost.bytesSentPerDevice), text(toString(c.cost.kind)),
+                         QString::fromStdString(c.of), text(toString(c.axis)))
+                    .arg(countText(c.cost.ringSteps, CostsPanel::tr("ring step")));
+    }
+    return held + CostsPanel::tr("sent by each device: %1; %2 in all")
+                      .arg(sent.join(QStringLiteral(", ")), bytes(total));
+}
+
 }  // namespace
 
 QString durationLabel(double seconds) {
@@ -46,6 +72,8 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(4, 4, 4, 4);
     m_memory = wrappingLabel("memoryLabel");
     m_wire = wrappingLabel("wireLabel");
+    m_backward = wrappingLabel("backwardLabel");
+    m_backwardTitle = new QLabel(tr("Backward"));
     m_hardware = new QComboBox;
     m_hardware->setObjectName(QStringLiteral("hardwareBox"));
     for (const HardwarePreset& preset : hardwarePresets()) {
@@ -58,6 +86,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout;
     form->addRow(tr("Memory"), m_memory);
     form->addRow(tr("On the wire"), m_wire);
+    form->addRow(m_backwardTitle, m_backward);
     form->addRow(tr("Hardware"), m_hardware);
     form->addRow(tr("Estimate"), m_estimate);
     layout->addLayout(form);
@@ -103,6 +132,11 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
                             .arg(countText(c.ringSteps, tr("ring step")))
                             .arg(text(toString(c.kind))));
     const LayerConfig& config = scene.scene->config;
+    const SceneBackward* backward = scene.scene->backward.get();
+    m_backward->setVisible(backward != nullptr);
+    m_backwardTitle->setVisible(backward != nullptr);
+    if (backward)
+        m_backward->setText(backwardText(config, *backward));
     m_plot->setSweep(tpSweep(config), config.tpSize);
     showEstimate();
 }

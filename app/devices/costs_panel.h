@@ -31,6 +31,9 @@ public:
     QComboBox* hardwareBox() const { return m_hardware; }
     QLabel* memoryLabel() const { return m_memory; }
     QLabel* wireLabel() const { return m_wire; }
+    /// With the backward pass: the gradients' bytes per device and each backward collective's
+    /// bytes sent; hidden without.
+    QLabel* backwardLabel() const { return m_backward; }
     QLabel* estimateLabel() const { return m_estimate; }
     TpSweepPlot* plot() const { return m_plot; }
 
@@ -44,6 +47,8 @@ private:
     QComboBox* m_hardware;
     QLabel* m_memory;
     QLabel* m_wire;
+    QLabel* m_backward;
+    QLabel* m_backwardTitle;
     QLabel* m_estimate;
     TpSweepPlot* m_plot;
 };

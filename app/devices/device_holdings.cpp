@@ -1,5 +1,8 @@
 #include "device_holdings.h"
 
+#include "devices/backward_costs.h"
+#include "scene/scene_backward.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -42,7 +45,17 @@ DeviceScene makeDeviceScene(ScenePtr scene, const HardwarePreset& hardware) {
     for (const Matrix& partial : scene->result.partials)
         out = std::max(out, scaleOf(MatrixData::of(scene, partial)));
     ds.outputScale = out;
-    ds.program = meshProgram(scene->config, scene->mistake);
+    if (const SceneBackward* b = scene->backward.get()) {
+        const Gradients& g = b->result.gradients;
+        ds.dkernelScale = scaleOf(MatrixData::of(scene, g.dkernel));
+        ds.dbiasScale = scaleOf(MatrixData::ofRow(scene, g.dbias));
+        ds.dyScale = scaleOf(MatrixData::of(scene, b->dy));
+        float dx = scaleOf(MatrixData::of(scene, g.dx));
+        for (const Matrix& partial : b->result.dxPartials)
+            dx = std::max(dx, scaleOf(MatrixData::of(scene, partial)));
+        ds.dxScale = dx;
+    }
+    ds.program = meshProgram(*scene);
     ds.scene = std::move(scene);
     return ds;
 }
@@ -57,6 +70,8 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
     const IndexRange rows = batchRows(c, d);
     const bool column = c.mode == ParallelMode::Column;
     const TimelineStep& state = ds.program.at(step);
+    if (state.backward)
+        return deviceGradients(ds, d, m, state);
     const IndexRange all{0, c.features};
 
     DeviceHoldingsView v;
@@ -132,6 +147,8 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
         }
     }
     v.arrays.push_back(out);
+    if (state.ringStep >= 0)
+        v.ringArray = int(v.arrays.size()) - 1;
 
     QStringList parts{QStringLiteral("kernel %1").arg(bytes(h.kernelBytes)),
                       QStringLiteral("bias %1").arg(bytes(h.biasBytes)),
@@ -141,6 +158,219 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
     parts << QStringLiteral("out %1").arg(bytes(h.outputBytes));
     v.bytesText = parts.join(QStringLiteral(" · ")) + QStringLiteral(" = ") + bytes(totalBytes(h));
     v.flopsText = QStringLiteral("%L1 FLOPs").arg(h.flops);
+    return v;
+}
+
+}  // namespace tp
+
+namespace tp {
+namespace {
+
+// A device's rows of a ring's stack: the device at `position` of ring `line` (RingRun::device).
+MatrixData ringRows(const DeviceScene& ds, const RingRun& run, const Matrix& stack,
+                    std::int64_t line, std::int64_t position) {
+    const Index first = (Index(line) * run.model + position) * run.rowsPerDevice;
+    return MatrixData::of(ds.scene, stack)
+        .block({first, first + run.rowsPerDevice}, {0, stack.cols()});
+}
+
+// The chunks of a ring, each in its owner's colour, grey where not held yet.
+HeatmapStyle ringStyle(const RingRun& run, float scale) {
+    std::vector<int> ids(run.chunks.size());
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        ids[i] = int(i);
+    HeatmapStyle style = styleOf(run.chunks, ids, Qt::Horizontal, scale);
+    style.absentColour = qRgb(0x9e, 0x9e, 0x9e);
+    return style;
+}
+
+}  // namespace
+
+DeviceHoldingsView deviceGradients(const DeviceScene& ds, int d, int m, const TimelineStep& state) {
+    const Scene& s = *ds.scene;
+    const SceneBackward& b = *s.backward;
+    const BackwardResult& r = b.result;
+    const LayerConfig& c = s.config;
+    const ShardGroup& g = r.plan.groups.at(std::size_t(m));
+    const IndexRange rows = batchRows(c, d);
+    const bool column = c.mode == ParallelMode::Column;
+    const bool sharded = c.outputLayout() == OutputLayout::Sharded;
+    const PartitionSpecs specs = partitionSpecs(c);
+    const BackwardHoldings h = backwardHoldings(c);
+    const bool computed = state.gradientGroupsDone > 0;
+    // A block still to be summed with the other devices' along an axis has no PartitionSpec yet.
+    const auto partialOver = [](MeshAxis axis) {
+        return QStringLiteral("partial over '%1'").arg(spec(std::string(toString(axis))));
+    };
+
+    DeviceHoldingsView v;
+    v.d = d;
+    v.m = m;
+    v.title = QStringLiteral("device (%1, %2)").arg(d).arg(m);
+
+    // The collective of array `of` and this device's place on its ring, when it has one.
+    struct Ring {
+        int index = -1;
+        const RingRun* run = nullptr;
+        std::int64_t line = 0, position = 0;
+        bool running = false;
+    };
+    const auto ringOf = [&](std::string_view of) {
+        Ring ring;
+        for (std::size_t i = 0; i < b.collectives.size() && i < b.rings.size(); ++i)
+            if (b.collectives[i].of == of) {
+                ring.index = int(i);
+                ring.run = &b.rings[i];
+                const bool data = b.collectives[i].axis == MeshAxis::Data;
+                ring.line = data ? m : d;
+                ring.position = data ? d : m;
+                ring.running = state.ringStep >= 0 && state.collective.backwardIndex == int(i);
+            }
+        return ring;
+    };
+    // What the device's buffer holds after the step shown, when the ring was simulated.
+    const auto buffer = [&](const Ring& ring) -> MatrixData {
+        const RingRun& run = *ring.run;
+        if (!run.simulated)
+            return {};
+        const int k = state.ringStep;
+        const Matrix* stack = run.stepBuffersKept ? &run.steps.at(std::size_t(k)).buffers
+                              : k + 1 == int(run.steps.size()) ? &run.final
+                                                               : nullptr;
+        return stack ? ringRows(ds, run, *stack, ring.line, ring.position) : MatrixData{};
+    };
+    const auto noteTransfers = [&](const Ring& ring, int array) {
+        v.ringArray = array;
+        const int p = state.collective.devices;
+        const auto chunkAt = [&](int from) {
+            return ringChunkSent(state.ring.phase, state.ring.indexInPhase, from, p);
+        };
+        const int me = int(ring.position);
+        v.sendsChunk = chunkAt(me);
+        v.receivesChunk = chunkAt((me - 1 + p) % p);
+    };
+
+    // dkernel and dbias: the device's own batch rows' block, then summed over "data".
+    const auto reducedOverData = [&](std::string_view of, const MatrixData& whole, int array,
+                                     bool in, HeldArray& held) {
+        const Ring ring = ringOf(of);
+        if (!computed)
+            return;
+        if (ring.running) {
+            held.data = buffer(ring);
+            noteTransfers(ring, array);
+        } else if (ring.run && !in) {
+            held.spec = partialOver(MeshAxis::Data);
+            if (ring.run->simulated)
+                held.data = ringRows(ds, *ring.run, ring.run->initial, ring.line, ring.position);
+        } else {
+            held.data = ring.run && ring.run->simulated
+                            ? ringRows(ds, *ring.run, ring.run->final, ring.line, ring.position)
+                            : whole;
+        }
+    };
+
+    HeldArray dk{QStringLiteral("dkernel[%1, %2]")
+                     .arg(column ? QStringLiteral(":") : slice(g.kernelRows),
+                          column ? slice(g.kernelCols) : QStringLiteral(":")),
+                 spec(specs.kernel),
+                 h.dkernelBytes,
+                 {},
+                 styleOf({{0, g.kernelCols.size()}}, {m}, Qt::Horizontal, ds.dkernelScale)};
+    reducedOverData("dkernel",
+                    MatrixData::of(ds.scene, r.gradients.dkernel).block(g.kernelRows, g.kernelCols),
+                    0, state.dkernelIn, dk);
+
+    HeldArray db{
+        column ? QStringLiteral("dbias[%1]").arg(slice(g.kernelCols)) : QStringLiteral("dbias"),
+        spec(specs.bias),
+        h.dbiasBytes,
+        {},
+        styleOf(
+            column ? std::vector<IndexRange>{{0, g.kernelCols.size()}} : std::vector<IndexRange>{},
+            column ? std::vector<int>{m} : std::vector<int>{}, Qt::Horizontal, ds.dbiasScale)};
+    reducedOverData("dbias",
+                    MatrixData::ofRow(ds.scene, r.gradients.dbias).block({0, 1}, g.kernelCols), 1,
+                    state.dbiasIn, db);
+
+    // dx: column mode's partial over the device's features, all-reduced over "model"; row mode's
+    // own slice.
+    HeldArray dx;
+    dx.spec = spec(specs.x);
+    dx.bytes = h.dxBytes;
+    if (column) {
+        const Ring ring = ringOf("dx");
+        const IndexRange all{0, c.inDim};
+        dx.name = QStringLiteral("dx[%1, :]").arg(slice(rows));
+        dx.style = styleOf({all}, {m}, Qt::Horizontal, ds.dxScale);
+        if (computed && ring.running) {
+            dx.data = buffer(ring);
+            dx.style = ringStyle(*ring.run, ds.dxScale);
+            noteTransfers(ring, 2);
+        } else if (computed && !state.dxIn) {
+            dx.name = QStringLiteral("dx_%1[%2, :]").arg(m).arg(slice(rows));
+            dx.spec = partialOver(MeshAxis::Model);
+            dx.data = MatrixData::of(ds.scene, r.dxPartials.at(std::size_t(m))).block(rows, all);
+        } else if (computed) {
+            const bool ringDone = ring.run && ring.run->simulated;
+            dx.data = ringDone ? ringRows(ds, *ring.run, ring.run->final, ring.line, ring.position)
+                               : MatrixData::of(ds.scene, r.gradients.dx).block(rows, all);
+            if (ring.run)
+                dx.style = ringStyle(*ring.run, ds.dxScale);
+        }
+    } else {
+        dx.name = QStringLiteral("dx[%1, %2]").arg(slice(rows), slice(g.kernelRows));
+        dx.style = styleOf({{0, g.kernelRows.size()}}, {m}, Qt::Horizontal, ds.dxScale);
+        if (computed)
+            dx.data = MatrixData::of(ds.scene, r.gradients.dx).block(rows, g.kernelRows);
+    }
+
+    // dy, as the output arrived: row + sharded gathers it first.
+    HeldArray dy;
+    dy.bytes = h.dyBytes;
+    dy.spec = spec(specs.output);
+    const IndexRange features{0, c.features};
+    const MatrixData dyRows = MatrixData::of(ds.scene, b.dy).block(rows, features);
+    if (column) {
+        dy.name = QStringLiteral("dy[%1, %2]")
+                      .arg(slice(rows), sharded ? slice(g.kernelCols) : QStringLiteral(":"));
+        dy.data = sharded ? dyRows.block({0, rows.size()}, g.kernelCols) : dyRows;
+        // Replicated: the device holds all of dy's rows and takes its own columns.
+        dy.style = styleOf({sharded ? IndexRange{0, g.kernelCols.size()} : g.kernelCols}, {m},
+                           Qt::Horizontal, ds.dyScale);
+    } else {
+        const Ring ring = ringOf("dy");
+        dy.name = QStringLiteral("dy[%1, :]").arg(slice(rows));
+        dy.style = styleOf({}, {}, Qt::Horizontal, ds.dyScale);
+        if (ring.run) {
+            dy.style = ringStyle(*ring.run, ds.dyScale);
+            if (ring.running) {
+                dy.data = buffer(ring);
+                noteTransfers(ring, 3);
+            } else if (!computed) {  // before the all-gather: its own chunk
+                dy.data = ring.run->simulated
+                              ? ringRows(ds, *ring.run, ring.run->initial, ring.line, ring.position)
+                              : MatrixData{};
+            } else {
+                dy.data = ring.run->simulated
+                              ? ringRows(ds, *ring.run, ring.run->final, ring.line, ring.position)
+                              : dyRows;
+                LayerConfig gathered = c;  // dy as a replicated output would have arrived
+                gathered.output = OutputLayout::Replicated;
+                dy.spec = spec(partitionSpecs(gathered).output);
+            }
+        } else {
+            dy.data = dyRows;
+        }
+    }
+    v.arrays = {dk, db, dx, dy};
+
+    QStringList parts{QStringLiteral("dkernel %1").arg(bytes(h.dkernelBytes)),
+                      QStringLiteral("dbias %1").arg(bytes(h.dbiasBytes)),
+                      QStringLiteral("dx %1").arg(bytes(h.dxBytes)),
+                      QStringLiteral("dy %1").arg(bytes(h.dyBytes))};
+    v.bytesText = parts.join(QStringLiteral(" · ")) + QStringLiteral(" = ") + bytes(h.totalBytes());
+    v.flopsText = QStringLiteral("%L1 FLOPs backward").arg(h.flops);
     return v;
 }
 

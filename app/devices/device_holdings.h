@@ -25,6 +25,9 @@ struct DeviceScene {
     Timeline program;
     /// |value| at full intensity per array kind, the same on every card so they compare.
     float kernelScale = 1, biasScale = 1, xScale = 1, outputScale = 1;
+    /// The same for the backward's arrays (the scene's backward pass, when it has one): dx's
+    /// covers column mode's partials, the gradients' their blocks summed over "data".
+    float dkernelScale = 1, dbiasScale = 1, dxScale = 1, dyScale = 1;
 };
 
 /// Computes the costs of `scene` on `hardware` and the shared scales.
@@ -48,12 +51,25 @@ struct DeviceHoldingsView {
     QString flopsText;              ///< "192 FLOPs (2·Nd·in·F/P)"
     int sendsChunk = -1;            ///< at a ring step: the chunk it sends, else -1
     int receivesChunk = -1;         ///< at a ring step: the chunk it receives, else -1
+    /// At a ring step: the array its chunks move into (the output's buffer, or the backward's
+    /// dy, dx, dkernel or dbias), else -1.
+    int ringArray = -1;
 };
 
 /// Device (d, m) at step `step` of the scene's mesh program (clamped to it). From the step where
 /// every device computes, its output block (column) or partial sum (row) is in. Ring steps: the
 /// device's buffer after that step (RingRun::steps[k].buffers; the initial buffer before the
-/// first), chunks coloured by owner, grey where not held yet.
+/// first), chunks coloured by owner, grey where not held yet. The backward's steps show the
+/// device's gradients instead (deviceGradients).
 DeviceHoldingsView deviceHoldings(const DeviceScene& scene, int d, int m, int step);
+
+/// Device (d, m) at a backward step of the mesh program, each gradient where its array stood:
+/// dkernel's block, dbias's, dx (column mode's partial, then the all-reduce's buffer; row mode's
+/// own slice) and dy as the output arrived (row + sharded: the all-gather's buffer). With D > 1,
+/// dkernel's and dbias's blocks are first the device's own batch rows' (RingRun::initial of their
+/// all-reduce over "data"), then that ring's buffers. A collective the budget left unsimulated
+/// shows its result once it is in, and nothing before.
+DeviceHoldingsView deviceGradients(const DeviceScene& scene, int d, int m,
+                                   const TimelineStep& state);
 
 }  // namespace tp

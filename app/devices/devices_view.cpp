@@ -4,6 +4,8 @@
 #include "device_card.h"
 #include "mpi_run_panel.h"
 #include "ring_arrows.h"
+#include "scene/collective_pairs.h"
+#include "scene/scene_backward.h"
 
 #include <QAction>
 #include <QEvent>
@@ -40,6 +42,41 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+// The line of each mode (collectivePairLines) as a table, the scene's mode in bold.
+QString pairsTable(const LayerConfig& config) {
+    QString rows;
+    for (const CollectivePairLine& line : collectivePairLines(config)) {
+        const bool shown = line.mode == config.mode;
+        const std::string label = line.axis == MeshAxis::Data ? std::string("both, over \"data\"")
+                                                              : std::string(toString(line.mode));
+        const auto cell = [shown](const std::string& text) {
+            const QString escaped = q(text).toHtmlEscaped();
+            return QStringLiteral("<td style='padding-right:12px'>%1</td>")
+                .arg(shown ? QStringLiteral("<b>%1</b>").arg(escaped) : escaped);
+        };
+        rows += QStringLiteral("<tr>%1%2%3%4</tr>")
+                    .arg(cell(label), cell(line.forward), cell(line.backward), cell(line.pair));
+    }
+    return DevicesView::tr(
+               "<table cellspacing='0'><tr><th align='left'>mode</th>"
+               "<th align='left'>forward</th><th align='left'>backward</th>"
+               "<th align='left'>each is the other's conjugate</th></tr>%1</table>")
+        .arg(rows);
+}
+
+// "6 of 8 elements bit-identical, passed".
+QString ringVerdict(const CollectiveCheck& check) {
+    const QString verdict =
+        check.verdict == Verdict::Passed ? DevicesView::tr("passed")
+        : check.verdict == Verdict::Failed
+            ? DevicesView::tr("FAILED")
+            : DevicesView::tr("inconclusive: %1").arg(q(inconclusiveReason(check.verification)));
+    return DevicesView::tr("%1 of %2 elements bit-identical, %3")
+        .arg(check.bitIdentical)
+        .arg(check.elements)
+        .arg(verdict);
+}
+
 }  // namespace
 
 DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
@@ -48,6 +85,11 @@ DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
     m_header->setObjectName(QStringLiteral("devicesHeader"));
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_pairs = new QLabel;
+    m_pairs->setObjectName(QStringLiteral("collectivePairs"));
+    m_pairs->setWordWrap(true);
+    m_pairs->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_pairs->hide();
     m_grid = new QWidget;
     m_grid->setObjectName(QStringLiteral("deviceGrid"));
     m_gridLayout = new QGridLayout(m_grid);
@@ -75,6 +117,7 @@ DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
 
     auto* left = new QVBoxLayout;
     left->addLayout(top);
+    left->addWidget(m_pairs);
     left->addWidget(m_grid, 1);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -124,8 +167,10 @@ void DevicesView::rebuild() {
             }
         m_shownRows = rows;
         m_shownColumns = columns;
-        // Wide meshes give the cards the room; the gap keeps space for the chunk badges.
+        // Wide meshes give the cards the room; the gap keeps space for the chunk badges. A ring
+        // over "data" wraps from the last row back to the first at the right of each column.
         m_gridLayout->setHorizontalSpacing(columns > 4 ? 28 : 44);
+        m_gridLayout->setContentsMargins(4, 4, rows > 1 ? 28 : 4, 28);
         m_arrows->raise();
     }
     const PartitionSpecs specs = partitionSpecs(c);
@@ -146,15 +191,26 @@ void DevicesView::rebuild() {
         header += QStringLiteral("<br>") + q(ring.note).toHtmlEscaped();
     if (ring.simulated)
         header += tr("<br>Grey: not held yet. The ring's result against the single-process "
-                     "output: %1 of %2 elements bit-identical, %3.")
-                      .arg(ring.check.bitIdentical)
-                      .arg(ring.check.elements)
-                      .arg(ring.check.verdict == Verdict::Passed ? tr("passed")
-                           : ring.check.verdict == Verdict::Failed
-                               ? tr("FAILED")
-                               : tr("inconclusive: %1")
-                                     .arg(q(inconclusiveReason(ring.check.verification))));
+                     "output: %1.")
+                      .arg(ringVerdict(ring.check));
+    if (const SceneBackward* backward = m_scene->backward.get()) {
+        QStringList runs;
+        for (std::size_t i = 0; i < backward->rings.size(); ++i) {
+            const RingRun& run = backward->rings[i];
+            const BackwardCollective& collective = backward->collectives.at(i);
+            runs << tr("%1 of %2 over '%3': %4")
+                        .arg(q(std::string(toString(collective.cost.kind))), q(collective.of),
+                             q(std::string(toString(collective.axis))),
+                             run.simulated ? ringVerdict(run.check) : q(run.note).toHtmlEscaped());
+        }
+        header += runs.isEmpty() ? tr("<br>The backward needs no collective on this mesh.")
+                                 : tr("<br>The backward's rings against the split pass: %1.")
+                                       .arg(runs.join(QStringLiteral("; ")));
+    }
     m_header->setText(header);
+    m_pairs->setVisible(m_scene->backward != nullptr);
+    if (m_scene->backward)
+        m_pairs->setText(pairsTable(c));
     m_costs->setDeviceScene(m_deviceScene);
     showStep();
 }
@@ -183,24 +239,31 @@ void DevicesView::showStep() {
     // reads as the nearest step of this one.
     std::vector<DeviceArrow> arrows;
     const TimelineStep& state = m_deviceScene.program.at(m_step);
-    const LayerConfig& c = m_deviceScene.scene->config;
-    const RingRun& ring = m_deviceScene.costs->ring;
-    if (state.ringStep >= 0) {
-        std::vector<ChunkTransfer> transfers;
-        if (ring.simulated) {
-            transfers = ring.steps.at(std::size_t(state.ringStep)).transfers;
-        } else {  // not simulated (too big): the same pattern from the ring's rule
-            const int p = int(c.tpSize);
-            if (state.ring.phase != RingPhase::AddBias)
-                for (int m = 0; m < p; ++m)
-                    transfers.push_back(
-                        {m, (m + 1) % p,
-                         ringChunkSent(state.ring.phase, state.ring.indexInPhase, m, p)});
+    if (state.ringStep >= 0 && state.ring.phase != RingPhase::AddBias) {
+        const StepCollective& collective = state.collective;
+        const RingRun* run = &m_deviceScene.costs->ring;
+        if (collective.backwardIndex >= 0) {
+            const SceneBackward* backward = m_deviceScene.scene->backward.get();
+            const auto index = std::size_t(collective.backwardIndex);
+            run = backward && index < backward->rings.size() ? &backward->rings[index] : nullptr;
         }
-        for (int d = 0; d < m_shownRows; ++d)
+        std::vector<ChunkTransfer> transfers;
+        if (run && run->simulated) {
+            transfers = run->steps.at(std::size_t(state.ringStep)).transfers;
+        } else {  // not simulated (too big): the same pattern from the ring's rule
+            const int p = collective.devices;
+            for (int m = 0; m < p; ++m)
+                transfers.push_back(
+                    {m, (m + 1) % p,
+                     ringChunkSent(state.ring.phase, state.ring.indexInPhase, m, p)});
+        }
+        const bool data = collective.axis == MeshAxis::Data;
+        const int lines = data ? m_shownColumns : m_shownRows;
+        const int along = data ? m_shownRows : m_shownColumns;
+        for (int line = 0; line < lines; ++line)
             for (const ChunkTransfer& t : transfers)
-                if (t.from < m_shownColumns && t.to < m_shownColumns)
-                    arrows.push_back({d, t.from, t.to, t.chunk});
+                if (t.from < along && t.to < along)
+                    arrows.push_back({collective.axis, line, t.from, t.to, t.chunk});
     }
     m_arrows->setArrows(std::move(arrows), m_cards, m_shownColumns);
 }

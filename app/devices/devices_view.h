@@ -18,9 +18,12 @@ class DeviceCard;
 class MpiRunPanel;
 class RingArrows;
 
-/// A chunk moving from card (d, from) to card (d, to) at the step shown.
+/// A chunk moving between two cards at the step shown: along "model", in data row `line` from
+/// card (line, from) to card (line, to); along "data", in model column `line` from card
+/// (from, line) to card (to, line).
 struct DeviceArrow {
-    int d = 0;
+    MeshAxis axis = MeshAxis::Model;
+    int line = 0;
     int from = 0;
     int to = 0;
     int chunk = 0;
@@ -51,10 +54,14 @@ public:
     /// The cards shown, row by row: card (d, m) at d * shown columns + m.
     const std::vector<DeviceCard*>& cards() const { return m_cards; }
     DeviceCard* card(int d, int m) const;
-    /// The chunks moving at the step shown (between shown cards); empty outside ring steps.
+    /// The chunks moving at the step shown (between shown cards), the forward's or the
+    /// backward's; empty outside ring steps.
     std::vector<DeviceArrow> arrows() const;
     CostsPanel* costsPanel() const { return m_costs; }
     QLabel* headerLabel() const { return m_header; }
+    /// With the backward pass: a line per mode saying which collectives its forward and its
+    /// backward run and how they pair (collective_pairs.h: Megatron's f and g); hidden without.
+    QLabel* pairsLabel() const { return m_pairs; }
 
     /// "Run on MPI ranks…": runs the scene with tpviz-mpi in the MPI run panel (opened on first
     /// use), or says there what to install. Shown as the button beside the header.
@@ -76,6 +83,7 @@ private:
     int m_shownRows = 0;
     int m_shownColumns = 0;
     QLabel* m_header;
+    QLabel* m_pairs;
     QWidget* m_grid;
     QGridLayout* m_gridLayout;
     RingArrows* m_arrows;

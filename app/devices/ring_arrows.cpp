@@ -51,17 +51,48 @@ void RingArrows::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
+    const auto cardAt = [this](int row, int column) {
+        return m_cards[std::size_t(row * m_columns + column)];
+    };
     for (const DeviceArrow& a : m_arrows) {
-        const QRect from = m_cards[std::size_t(a.d * m_columns + a.from)]->geometry();
-        const QRect to = m_cards[std::size_t(a.d * m_columns + a.to)]->geometry();
-        const QColor colour = groupColor(a.chunk);
+        const bool data = a.axis == MeshAxis::Data;
+        const DeviceCard* sender = data ? cardAt(a.from, a.line) : cardAt(a.line, a.from);
+        const DeviceCard* receiver = data ? cardAt(a.to, a.line) : cardAt(a.line, a.to);
+        const QRect from = sender->geometry();
+        const QRect to = receiver->geometry();
+        // The row of the array the chunk moves into, in a card's coordinates.
+        const auto bufferY = [](const DeviceCard* card) {
+            const int array = card->holdings().ringArray >= 0
+                                  ? card->holdings().ringArray
+                                  : int(card->holdings().arrays.size()) - 1;
+            const QRect held = card->arrayRect(array);
+            return held.isEmpty() ? card->height() / 2 : held.center().y();
+        };
+        // A ring over "model" moves chunk c of the collective, in its owner's colour; a ring over
+        // "data" sums group `line`'s block, in that group's colour.
+        const QColor colour = groupColor(data ? a.line : a.chunk);
         p.setPen(QPen(colour, 3));
         QPointF tip, before, label;
-        if (a.to == a.from + 1) {  // straight across the gap, at the row of the buffer it fills
-            const DeviceCard* sender = m_cards[std::size_t(a.d * m_columns + a.from)];
-            const int buffer = int(sender->holdings().arrays.size()) - 1;
-            const QRect held = sender->arrayRect(buffer);
-            const qreal y = held.isEmpty() ? from.center().y() : from.top() + held.center().y();
+        if (data && a.to == a.from + 1) {  // straight down across the gap between the rows
+            const qreal x = from.left() + from.width() * 0.5;
+            const QPointF start(x, from.bottom() - 4);
+            tip = QPointF(x, to.top() + 4);
+            p.drawLine(start, tip);
+            before = start;
+            label = QPointF(x + 22, (start.y() + tip.y()) / 2 + 9);
+        } else if (data) {  // the wrap: out of the right side, up the gap, into the first row
+            const qreal side = from.right() + 14;
+            const QPointF start(from.right() - 4, from.top() + bufferY(sender));
+            tip = QPointF(to.right() - 4, to.top() + bufferY(receiver));
+            QPainterPath path(start);
+            path.lineTo(side, start.y());
+            path.lineTo(side, tip.y());
+            path.lineTo(tip.x() + 10, tip.y());
+            p.drawPath(path);
+            before = QPointF(side, tip.y());
+            label = QPointF(side, (start.y() + tip.y()) / 2 + 9);
+        } else if (a.to == a.from + 1) {  // straight across the gap, at the row of the buffer
+            const qreal y = from.top() + bufferY(sender);
             const QPointF start(from.right() - 4, y);
             tip = QPointF(to.left() + 4, y);
             p.drawLine(start, tip);

@@ -12,9 +12,11 @@ namespace tp {
 class DeviceCard;
 struct DeviceArrow;
 
-/// A transparent overlay on the card grid (it takes no mouse events). Neighbours in a row are
-/// joined straight across the gap between them, at the height of the buffer the chunk moves
-/// into; the ring's wrap from the last column back to the first runs under the row.
+/// A transparent overlay on the card grid (it takes no mouse events). Along "model", neighbours in
+/// a row are joined straight across the gap between them, at the height of the array the chunk
+/// moves into, and the ring's wrap from the last column back to the first runs under the row.
+/// Along "data", neighbours in a column are joined straight down the gap between the rows, and
+/// the wrap from the last row back to the first runs up the right side of the column.
 class RingArrows : public QWidget {
     Q_OBJECT
 

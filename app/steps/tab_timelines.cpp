@@ -60,9 +60,8 @@ const TimelineStep& TabTimelines::shownStep() const {
 
 void TabTimelines::setScenes(const Scene& shown, const Scene* devices) {
     // The timelines first: a controller's step signals read them.
-    m_loop = loopTimeline(shown.config, shown.mistake, shown.backward != nullptr);
-    m_program = devices ? meshProgram(devices->config, devices->mistake)
-                        : meshProgram(shown.config, shown.mistake);
+    m_loop = loopTimeline(shown);
+    m_program = meshProgram(devices ? *devices : shown);
     m_loopSteps->setStepCount(m_loop.size());
     m_programSteps->setStepCount(m_program.size());
     emit loopStepChanged(m_loop.at(m_loopSteps->step()));

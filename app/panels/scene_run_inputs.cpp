@@ -66,7 +66,7 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
     m_mistake->setObjectName(QStringLiteral("mistakeBox"));
     m_mistake->addItem(tr("none"), nameOf(Mistake::None));
     m_mistake->setItemData(0, tr("No mistake: the correct split"), Qt::ToolTipRole);
-    for (const Mistake mistake : allMistakes()) {
+    for (const Mistake mistake : blockMistakes(Block::Linear)) {
         m_mistake->addItem(nameOf(mistake), nameOf(mistake));
         m_mistake->setItemData(m_mistake->count() - 1,
                                QString::fromStdString(mistakeDescription(mistake)),

@@ -81,6 +81,9 @@ void LayerPanel::showMistakeStep(int group) {
                 m_bias->setGroups({}, Qt::Horizontal);
             break;
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SumGroups:
         case Mistake::ConcatPartials:
             break;

@@ -46,6 +46,9 @@ QString mistakeWarning(const Scene& scene) {
     const QString head = mistakeHead(scene.mistake);
     switch (scene.mistake) {
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
             break;
         case Mistake::SumGroups:
             return head + tr("the groups' %1 outputs are <b>added</b> into one %1 block.</p>"
@@ -101,6 +104,9 @@ QString mistakePartialTitle(const Scene& scene, int group) {
                      shape(c.batch, g.outputCols.size()));
         }
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SumGroups:
         case Mistake::ConcatPartials:
             break;
@@ -121,6 +127,9 @@ QString mistakeOutputTitle(const Scene& scene) {
         case Mistake::InitPerGroup:
             return tr("y = sum + own_bias  %1").arg(shape(c.batch, c.features));
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SumGroups:
         case Mistake::SliceX:
             break;
@@ -146,6 +155,9 @@ QString mistakeLayerNote(const Scene& scene) {
                 "<b style='color:#c62828'>init-per-group:</b> the groups use the own "
                 "kernel drawn on the right, not their slices of this one.");
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SumGroups:
         case Mistake::ConcatPartials:
             break;

@@ -72,7 +72,16 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
     const bool tpOk = requirePositive(tpSize, "tp_size", ConfigField::TpSize);
 
     const bool column = mode == ParallelMode::Column;
-    if (tpOk && (column ? featuresOk : inOk) && splitDim() % tpSize != 0) {
+    const bool mlp = block == Block::Mlp;
+    if (mlp) {
+        if (requirePositive(hidden, "hidden", ConfigField::Hidden) && tpOk && hidden % tpSize != 0)
+            problems.push_back({ConfigField::Hidden,
+                                "hidden (" + std::to_string(hidden) +
+                                    ") is not divisible by tp_size (" + std::to_string(tpSize) +
+                                    "): each device needs the same number of hidden features, "
+                                    "linear1's columns and linear2's rows." +
+                                    validValuesText(hidden, "tp_size", "tp sizes")});
+    } else if (tpOk && (column ? featuresOk : inOk) && splitDim() % tpSize != 0) {
         const char* dim = column ? "features" : "in_dim";
         const char* what = column ? "columns" : "rows";
         std::string message = std::string(dim) + " (" + std::to_string(splitDim()) +
@@ -81,6 +90,15 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
         message += validValuesText(splitDim(), "tp_size", "tp sizes");
         problems.push_back({ConfigField::TpSize, message});
     }
+    // The block runs on one row of devices and ends in one all-reduce: its output is replicated.
+    if (mlp && dataSize != 1)
+        problems.push_back(
+            {ConfigField::Data, "the MLP block runs on one row of devices: data D (" +
+                                    std::to_string(dataSize) + ") must be 1"});
+    if (mlp && output == OutputLayout::Sharded)
+        problems.push_back({ConfigField::Output,
+                            "the MLP block's output is all-reduced, so it is replicated: a sharded "
+                            "output is one Linear's"});
 
     const bool dataOk = requirePositive(dataSize, "data D", ConfigField::Data);
     if (dataOk && batch > 0 && batch % dataSize != 0)
@@ -93,7 +111,7 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
 
     // Row mode with a sharded output reduce-scatters the partial sums over features: each device
     // on the model axis keeps features / tp_size output columns.
-    if (!column && outputLayout() == OutputLayout::Sharded && tpOk && featuresOk && inOk &&
+    if (!mlp && !column && outputLayout() == OutputLayout::Sharded && tpOk && featuresOk && inOk &&
         features % tpSize != 0) {
         std::string message = "features (" + std::to_string(features) +
                               ") is not divisible by tp_size (" + std::to_string(tpSize) +
@@ -108,20 +126,22 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
     if (bias.kind == BiasInit::Kind::Normal && !(std::isfinite(bias.stddev) && bias.stddev > 0))
         problems.push_back({ConfigField::Bias, biasStddevProblem(formatFloat(bias.stddev))});
 
-    if (batch > 0 && inDim > 0 && features > 0 && tpSize > 0) {
+    if (batch > 0 && inDim > 0 && features > 0 && tpSize > 0 && (!mlp || hidden > 0)) {
         const std::int64_t need = bytesNeeded(*this);
         if (need > memoryBudgetBytes)
-            problems.push_back({ConfigField::Memory,
-                                "this scene needs " + formatBytes(need) + " (" +
-                                    std::to_string(need) +
-                                    " bytes), more than the memory budget of " +
-                                    formatBytes(memoryBudgetBytes) + "; choose smaller sizes" +
-                                    (mode == ParallelMode::Row ? " or a smaller tp_size" : "")});
+            problems.push_back(
+                {ConfigField::Memory,
+                 "this scene needs " + formatBytes(need) + " (" + std::to_string(need) +
+                     " bytes), more than the memory budget of " + formatBytes(memoryBudgetBytes) +
+                     "; choose smaller sizes" +
+                     (!mlp && mode == ParallelMode::Row ? " or a smaller tp_size" : "")});
     }
     return problems;
 }
 
 std::int64_t bytesNeeded(const LayerConfig& c) {
+    if (c.block == Block::Mlp)
+        return mlpBytesNeeded(c);
     const std::int64_t output = mulSat(c.batch, c.features);  // one (N, features) array
     std::int64_t floats = mulSat(c.inDim, c.features);        // kernel
     floats = addSat(floats, mulSat(c.batch, c.inDim));        // x
@@ -131,6 +151,21 @@ std::int64_t bytesNeeded(const LayerConfig& c) {
     const std::int64_t intermediates =
         c.mode == ParallelMode::Column ? output : mulSat(mulSat(output, c.tpSize), 2);
     floats = addSat(floats, intermediates);
+    return mulSat(floats, std::int64_t(sizeof(float)));
+}
+
+std::int64_t mlpBytesNeeded(const LayerConfig& c) {
+    const std::int64_t nh = mulSat(c.batch, c.hidden);      // one (N, H) array
+    const std::int64_t nf = mulSat(c.batch, c.features);    // one (N, F) array
+    std::int64_t floats = mulSat(c.inDim, c.hidden);        // kernel1
+    floats = addSat(floats, mulSat(c.hidden, c.features));  // kernel2
+    floats = addSat(floats, addSat(c.hidden, c.features));  // the biases
+    floats = addSat(floats, mulSat(c.batch, c.inDim));      // x
+    // h and GeLU(h), split and reference: four (N, H) arrays; the tp partial sums of linear2,
+    // the output and the reference's: tp + 2 (N, F) arrays; the check's magnitudes and bounds,
+    // two (N, H) and two (N, F) more.
+    floats = addSat(floats, mulSat(nh, 6));
+    floats = addSat(floats, mulSat(nf, addSat(c.tpSize, 4)));
     return mulSat(floats, std::int64_t(sizeof(float)));
 }
 
@@ -183,6 +218,18 @@ std::string toString(const BiasInit& bias) {
 
 std::string_view toString(OutputLayout layout) {
     return layout == OutputLayout::Sharded ? "sharded" : "replicated";
+}
+
+std::string_view toString(Block block) {
+    return block == Block::Linear ? "linear" : "mlp";
+}
+
+std::optional<Block> parseBlock(std::string_view text) {
+    if (text == "linear")
+        return Block::Linear;
+    if (text == "mlp")
+        return Block::Mlp;
+    return std::nullopt;
 }
 
 std::optional<OutputLayout> parseOutputLayout(std::string_view text) {

@@ -32,6 +32,10 @@ struct BiasInit {
 /// all-reduce).
 enum class OutputLayout { Sharded, Replicated };
 
+/// What a scene runs: one nnx.Linear, or the Megatron MLP block, linear1 -> GeLU -> linear2
+/// (block/mlp.h), split the Megatron way: linear1 column-parallel, linear2 row-parallel.
+enum class Block { Linear, Mlp };
+
 /// The setting a validation problem belongs to, so a UI can show it next to that input.
 enum class ConfigField {
     Batch,
@@ -48,7 +52,9 @@ enum class ConfigField {
     KernelFile,  ///< the kernel read from a file (SceneRequest::arrays)
     BiasFile,    ///< the bias read from a file
     XFile,       ///< x read from a file
-    Backward     ///< the backward pass asked for (SceneRun::backward)
+    Backward,    ///< the backward pass asked for (SceneRun::backward)
+    Block,       ///< the block: one Linear or the MLP block
+    Hidden,      ///< the MLP block's hidden width
 };
 
 /// One thing wrong with a LayerConfig, in words a user understands.
@@ -73,9 +79,19 @@ struct LayerConfig {
     std::int64_t dataSize = 1;  ///< D, devices on the mesh's data axis; each holds N / D batch rows
     /// The output layout; nullopt means the mode's default (column: sharded, row: replicated).
     std::optional<OutputLayout> output{};
+    /// One Linear, or the MLP block: x (batch, inDim) -> linear1 (inDim, hidden) -> GeLU ->
+    /// linear2 (hidden, features), split over tpSize devices along the hidden features whatever
+    /// `mode` says (the mode is one Linear's).
+    Block block = Block::Linear;
+    std::int64_t hidden = 32;  ///< H, the MLP block's hidden width (4 x the default in_dim)
 
-    /// The dimension that tp splits: features in column mode, inDim in row mode.
-    std::int64_t splitDim() const { return mode == ParallelMode::Column ? features : inDim; }
+    /// The dimension that tp splits: the MLP block's hidden width; one Linear's features in column
+    /// mode, inDim in row mode.
+    std::int64_t splitDim() const {
+        if (block == Block::Mlp)
+            return hidden;
+        return mode == ParallelMode::Column ? features : inDim;
+    }
 
     /// chunk = splitDim / tpSize (features / tpSize in column mode). Valid configs only.
     std::int64_t chunk() const { return splitDim() / tpSize; }
@@ -94,9 +110,14 @@ struct LayerConfig {
 
 /// Bytes that computing and keeping this scene needs: x, kernel, bias, the reference, the output
 /// and every intermediate the UI shows (column: partials, N x features in all; row: tpSize partial
-/// sums and tpSize running sums of N x features each). Saturates at INT64_MAX instead of
-/// overflowing.
+/// sums and tpSize running sums of N x features each); for the MLP block mlpBytesNeeded
+/// (block/mlp.h). Saturates at INT64_MAX instead of overflowing.
 std::int64_t bytesNeeded(const LayerConfig& config);
+
+/// The MLP block's: kernel1, kernel2, both biases and x; h and GeLU(h), split and reference, with
+/// their bounds ((N, hidden) each, six in all); linear2's tp partial sums, the output and the
+/// reference (N, features), with the output's magnitudes and bounds. Saturating.
+std::int64_t mlpBytesNeeded(const LayerConfig& config);
 
 /// The divisors of n in increasing order: the tp sizes that split n evenly. Empty for n <= 0.
 std::vector<std::int64_t> divisors(std::int64_t n);
@@ -115,6 +136,9 @@ std::string_view toString(ParallelMode mode);
 std::string_view toString(PrngLayout layout);
 /// "sharded" / "replicated".
 std::string_view toString(OutputLayout layout);
+/// "linear" / "mlp", as --block takes them.
+std::string_view toString(Block block);
+std::optional<Block> parseBlock(std::string_view text);
 /// "zeros" or "normal:STDDEV" (shortest float32 form).
 std::string toString(const BiasInit& bias);
 

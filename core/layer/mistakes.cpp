@@ -8,7 +8,7 @@ namespace {
 struct MistakeInfo {
     Mistake mistake;
     std::string_view name;
-    std::string_view mode;  // the mode it belongs to: "column", "row" or "both"
+    std::string_view mode;  // the mode it belongs to: "column", "row", "both", or "mlp" (the block)
     std::string_view what;  // the wrong computation
 };
 
@@ -24,6 +24,14 @@ constexpr MistakeInfo kMistakes[] = {
      "each group builds its own nnx.Linear of its shard's shape with nnx.Rngs(seed)"},
     {Mistake::SliceX, "slice-x", "column",
      "each group also uses only its own block of x's columns (in_dim % tp_size == 0)"},
+    {Mistake::RowThenColumn, "row-then-column", "mlp",
+     "linear1 row-parallel with GeLU on each device's partial sums before they are added, then "
+     "linear2 column-parallel"},
+    {Mistake::GatherBetween, "gather-between", "mlp",
+     "the hidden activations all-gathered between the layers and linear2 run on the whole hidden: "
+     "right, but more bytes and memory"},
+    {Mistake::Bias2PerPartial, "bias2-per-partial", "mlp",
+     "linear2's bias added by every device before the all-reduce"},
 };
 
 const MistakeInfo& info(Mistake mistake) {
@@ -84,9 +92,22 @@ IndexRange sliceXInputBlock(const ShardingPlan& plan, Index group) {
 }
 
 const std::vector<Mistake>& allMistakes() {
-    static const std::vector<Mistake> mistakes = {Mistake::SumGroups, Mistake::ConcatPartials,
-                                                  Mistake::BiasPerPartial, Mistake::InitPerGroup,
-                                                  Mistake::SliceX};
+    static const std::vector<Mistake> mistakes = {
+        Mistake::SumGroups,     Mistake::ConcatPartials, Mistake::BiasPerPartial,
+        Mistake::InitPerGroup,  Mistake::SliceX,         Mistake::RowThenColumn,
+        Mistake::GatherBetween, Mistake::Bias2PerPartial};
+    return mistakes;
+}
+
+Block mistakeBlock(Mistake mistake) {
+    return info(mistake).mode == "mlp" ? Block::Mlp : Block::Linear;
+}
+
+std::vector<Mistake> blockMistakes(Block block) {
+    std::vector<Mistake> mistakes;
+    for (const Mistake m : allMistakes())
+        if (mistakeBlock(m) == block)
+            mistakes.push_back(m);
     return mistakes;
 }
 
@@ -110,9 +131,35 @@ std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mi
     std::vector<ConfigProblem> problems;
     const std::string name(toString(mistake));
     const bool column = config.mode == ParallelMode::Column;
+    const bool mlp = config.block == Block::Mlp;
+    if (mistake != Mistake::None && mistakeBlock(mistake) != config.block) {
+        problems.push_back(
+            {ConfigField::Mistake, name +
+                                       (mlp ? " is a mistake of one Linear ("
+                                            : " is a mistake of the "
+                                              "MLP block (") +
+                                       std::string(info(mistake).what) + "); choose the block " +
+                                       std::string(toString(mistakeBlock(mistake)))});
+        return problems;
+    }
+    const auto splits = [&](std::int64_t size, const char* dim, const char* why) {
+        if (size > 0 && config.tpSize > 0 && size % config.tpSize != 0)
+            problems.push_back({ConfigField::Mistake, name + " " + why + ", and " + dim + " (" +
+                                                          std::to_string(size) +
+                                                          ") is not divisible by tp_size (" +
+                                                          std::to_string(config.tpSize) + ")"});
+    };
     switch (mistake) {
         case Mistake::None:
         case Mistake::InitPerGroup:
+        case Mistake::Bias2PerPartial:
+            break;
+        case Mistake::RowThenColumn:
+            splits(config.inDim, "in_dim", "splits linear1 by its in_dim rows");
+            splits(config.features, "features", "splits linear2 by its features columns");
+            break;
+        case Mistake::GatherBetween:
+            splits(config.features, "features", "splits linear2 by its features columns");
             break;
         case Mistake::SumGroups:
         case Mistake::SliceX:
@@ -159,9 +206,13 @@ std::int64_t mistakeExtraBytes(const LayerConfig& c, Mistake mistake) {
             return floats(c.batch * c.features * c.tpSize);
         case Mistake::InitPerGroup:
             return floats(c.inDim * c.features / c.tpSize + c.features);
+        case Mistake::RowThenColumn:  // linear1's partial sums and their GeLUs, (N, hidden) each
+            return floats(2 * c.tpSize * c.batch * c.hidden);
         case Mistake::None:
         case Mistake::BiasPerPartial:
         case Mistake::SliceX:
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
             break;
     }
     return 0;
@@ -200,13 +251,31 @@ std::string mistakeWithoutEffect(const LayerConfig& config, Mistake mistake, boo
                 return "slice-x has no effect at tp_size 1: the one group's block of x is all "
                        "of x";
             break;
+        case Mistake::RowThenColumn:
+            if (oneGroup)
+                return "row-then-column has no effect at tp_size 1: the one device's partial sum "
+                       "is all of h, so its GeLU is the GeLU of the sum";
+            break;
+        case Mistake::GatherBetween:
+            return "gather-between computes the right output: its cost is the hidden activations "
+                   "gathered onto every device (the costs show the extra bytes and memory)";
+        case Mistake::Bias2PerPartial:
+            if (oneGroup)
+                return "bias2-per-partial has no effect at tp_size 1: there is one partial sum, "
+                       "so linear2's bias is added once anyway";
+            if (biasIsZero)
+                return "bias2-per-partial has no effect here: the biases are zero (NNX's default "
+                       "bias init), so adding linear2's to every partial sum adds nothing";
+            break;
     }
     return {};
 }
 
 std::optional<BiasInit> biasShowingMistake(const LayerConfig& config, Mistake mistake,
                                            bool biasIsZero) {
-    if (mistake != Mistake::BiasPerPartial || config.tpSize == 1 || !biasIsZero)
+    const bool perPartial =
+        mistake == Mistake::BiasPerPartial || mistake == Mistake::Bias2PerPartial;
+    if (!perPartial || config.tpSize == 1 || !biasIsZero)
         return std::nullopt;
     return BiasInit{BiasInit::Kind::Normal, 0.5f};
 }
@@ -216,10 +285,15 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
                                  const GroupLayer& own, Progress* progress) {
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
+    assert(mistakeBlock(mistake) == Block::Linear);
     const Index batch = x.rows();
     const bool column = plan.mode == ParallelMode::Column;
     ForwardResult result;
     switch (mistake) {
+        case Mistake::RowThenColumn:
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
+            break;  // the MLP block's, made by block/mlp.h
         case Mistake::None:
             return forwardParallel(x, kernel, bias, plan, progress);
         case Mistake::SumGroups:

@@ -22,10 +22,20 @@ enum class Mistake {
     BiasPerPartial,  ///< row: the bias added to every partial sum: correct + (tp - 1) * bias
     InitPerGroup,    ///< both: each group builds its own nnx.Linear of its shard's shape
     SliceX,          ///< column: each group also takes only its own block of x's columns
+    // The MLP block's (block/mlp.h):
+    RowThenColumn,    ///< linear1 row-parallel, GeLU on each partial sum, linear2 column-parallel
+    GatherBetween,    ///< the hidden activations all-gathered between the layers: right, costly
+    Bias2PerPartial,  ///< linear2's bias added by every device before the all-reduce
 };
 
 /// Every mistake but None, in the order --help lists them.
 const std::vector<Mistake>& allMistakes();
+
+/// The mistakes a scene of `block` can make (each one's block), in allMistakes' order.
+std::vector<Mistake> blockMistakes(Block block);
+
+/// The block a mistake belongs to (None belongs to both; Linear is returned for it).
+Block mistakeBlock(Mistake mistake);
 
 /// "none", "sum-groups", "concat-partials", "bias-per-partial", "init-per-group", "slice-x".
 std::string_view toString(Mistake mistake);
@@ -36,7 +46,9 @@ std::optional<Mistake> parseMistake(std::string_view text);
 std::string mistakeDescription(Mistake mistake);
 
 /// Why `mistake` cannot run on this scene, each tagged ConfigField::Mistake (or Memory), empty when
-/// it can: a mistake of the other mode, slice-x with in_dim not divisible by tp_size,
+/// it can: a mistake of the other block or mode, slice-x with in_dim not divisible by tp_size,
+/// row-then-column with in_dim or features not divisible by tp_size, gather-between with features
+/// not divisible by tp_size,
 /// init-per-group on the brief's fixed arrays (`nnxLayer` false), or the extra arrays the mistake
 /// needs (mistakeExtraBytes) pushing the scene past config.memoryBudgetBytes.
 std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mistake,

@@ -463,6 +463,42 @@ Verification verify(const MatrixCRef& actual, const MatrixCRef& reference, const
     return compare(actual, reference, &x, &kernel, &bias, settings);
 }
 
+Verification verifyWithin(const MatrixCRef& actual, const MatrixCRef& reference,
+                          const ElementBounds& bounds, const CheckSettings& settings) {
+    Verification v = compare(actual, reference, nullptr, nullptr, nullptr, settings);
+    v.rule = settings.rule;
+    if (!v.shapeMismatch.empty())
+        return v;
+    assert(bounds.bound.rows() == reference.rows() && bounds.bound.cols() == reference.cols());
+    assert(bounds.worstCase.rows() == reference.rows() &&
+           bounds.worstCase.cols() == reference.cols());
+    v.inDim = bounds.inDim;
+    BoundStats stats;
+    double largest = 0.0;
+    for (Index r = 0; r < reference.rows(); ++r)
+        for (Index c = 0; c < reference.cols(); ++c) {
+            largest = std::max(largest, double(bounds.bound(r, c)));
+            const float a = actual(r, c);
+            const float b = reference(r, c);
+            if (std::isnan(a) || std::isnan(b))
+                continue;
+            const double error = std::abs(double(a) - double(b));
+            if (error == 0.0)
+                continue;
+            stats.add(error / double(bounds.bound(r, c)), error / double(bounds.worstCase(r, c)), r,
+                      c);
+        }
+    v.overBound = stats.overBound;
+    v.overWorstCase = stats.overWorstCase;
+    v.maxErrorOverBound = v.nanElements > 0 ? kNaN : stats.maxRatio;
+    v.maxErrorOverWorstCase = v.nanElements > 0 ? kNaN : stats.maxWorstCaseRatio;
+    v.worstBoundRow = stats.worstRow;
+    v.worstBoundCol = stats.worstCol;
+    v.resolution = settings.rule == CheckRule::RoundingBound ? largest : kNaN;
+    v.verdict = decide(v, settings, kResolutionShare);
+    return v;
+}
+
 Verification verify(const MatrixCRef& actual, const MatrixCRef& reference, Tolerance tolerance) {
     return compare(actual, reference, nullptr, nullptr, nullptr,
                    CheckSettings{CheckRule::Allclose, tolerance});

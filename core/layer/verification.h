@@ -179,6 +179,21 @@ Verification verify(const MatrixCRef& actual, const MatrixCRef& reference, const
                     const MatrixCRef& kernel, const RowVectorCRef& bias,
                     const CheckSettings& settings = {});
 
+/// Each element's bounds, known ahead of the comparison: for a computation of several stages (the
+/// MLP block, block/mlp_check.h), whose bound carries each stage's difference into the next.
+/// `bound` is the rounding bound of each element (roundingBound's model), `worstCase` its worst
+/// case; both the shape of the arrays compared.
+struct ElementBounds {
+    Matrix bound;
+    Matrix worstCase;
+    Index inDim = 0;  ///< K of the last product, as Verification::inDim reports it
+};
+
+/// The check of `actual` against `reference` within `bounds`: the same figures and verdict as
+/// verify(), each element's ratio taken against its own bound, the resolution the largest bound.
+Verification verifyWithin(const MatrixCRef& actual, const MatrixCRef& reference,
+                          const ElementBounds& bounds, const CheckSettings& settings = {});
+
 /// Compares two arrays without knowing what they sum: rule Allclose, the rounding figures NaN.
 /// Any NaN or infinity in either fails it.
 Verification verify(const MatrixCRef& actual, const MatrixCRef& reference,

@@ -48,39 +48,51 @@ void drawBlock(const RangeDraw& draw, Index arrayCols, IndexRange rows, IndexRan
     }
 }
 
-RangeDraw kernelDraw(const LayerConfig& config) {
-    const Key key = sceneKeys(config).kernel;
-    const float stddev = lecunNormalStddev(config.inDim);
-    const auto n = std::uint64_t(config.inDim * config.features);
+// nnx.Linear's kernel, (fanIn, features), from the stream's count `count`: lecun_normal.
+RangeDraw kernelDraw(const LayerConfig& config, std::uint32_t count, Index fanIn, Index features) {
+    const Key key = streamKey(config, count);
+    const float stddev = lecunNormalStddev(fanIn);
+    const auto n = std::uint64_t(fanIn * features);
     const PrngLayout layout = config.prng;
-    return [=](std::uint64_t start, std::uint64_t count, float* out) {
-        truncatedNormal(key, layout, n, start, count, out, stddev);
+    return [=](std::uint64_t start, std::uint64_t draws, float* out) {
+        truncatedNormal(key, layout, n, start, draws, out, stddev);
     };
+}
+
+// nnx.Linear's bias, (features,), from the stream's count `count`: the config's bias init.
+RangeDraw biasDraw(const LayerConfig& config, std::uint32_t count, Index features) {
+    const Key key = streamKey(config, count);
+    const auto n = std::uint64_t(features);
+    const PrngLayout layout = config.prng;
+    const BiasInit bias = config.bias;
+    return [=](std::uint64_t start, std::uint64_t draws, float* out) {
+        if (bias.kind == BiasInit::Kind::Zeros)
+            std::fill(out, out + draws, 0.0f);
+        else
+            normal(key, layout, n, start, draws, out, bias.stddev);
+    };
+}
+
+// jax.random.normal(key of count `count`, shape) of `elements` values: x, and the backward's dy.
+RangeDraw standardNormalDraw(const LayerConfig& config, std::uint32_t count,
+                             std::uint64_t elements) {
+    const Key key = streamKey(config, count);
+    const PrngLayout layout = config.prng;
+    return [=](std::uint64_t start, std::uint64_t draws, float* out) {
+        normal(key, layout, elements, start, draws, out);
+    };
+}
+
+RangeDraw kernelDraw(const LayerConfig& config) {
+    return kernelDraw(config, kLinearCounts.kernel, config.inDim, config.features);
 }
 
 RangeDraw biasDraw(const LayerConfig& config) {
-    const Key key = sceneKeys(config).bias;
-    const auto n = std::uint64_t(config.features);
-    const PrngLayout layout = config.prng;
-    const BiasInit bias = config.bias;
-    return [=](std::uint64_t start, std::uint64_t count, float* out) {
-        if (bias.kind == BiasInit::Kind::Zeros)
-            std::fill(out, out + count, 0.0f);
-        else
-            normal(key, layout, n, start, count, out, bias.stddev);
-    };
-}
-
-// A standard normal array of `elements` values from `key`: x, and the backward pass's dy.
-RangeDraw standardNormalDraw(Key key, std::uint64_t elements, PrngLayout layout) {
-    return [=](std::uint64_t start, std::uint64_t count, float* out) {
-        normal(key, layout, elements, start, count, out);
-    };
+    return biasDraw(config, kLinearCounts.bias, config.features);
 }
 
 RangeDraw inputDraw(const LayerConfig& config) {
-    return standardNormalDraw(sceneKeys(config).x, std::uint64_t(config.batch * config.inDim),
-                              config.prng);
+    return standardNormalDraw(config, kLinearCounts.x, std::uint64_t(config.batch * config.inDim));
 }
 
 }  // namespace
@@ -98,9 +110,13 @@ Matrix uninitializedMatrix(Index rows, Index cols) {
     return m;
 }
 
+Key streamKey(const LayerConfig& config, std::uint32_t count) {
+    return foldIn(seedToKey(config.seed, config.x64), count);
+}
+
 SceneKeys sceneKeys(const LayerConfig& config) {
-    const Key key = seedToKey(config.seed, config.x64);
-    return {foldIn(key, 0), foldIn(key, 1), foldIn(key, 2), foldIn(key, 3)};
+    return {streamKey(config, kLinearCounts.kernel), streamKey(config, kLinearCounts.bias),
+            streamKey(config, kLinearCounts.x), streamKey(config, kLinearCounts.dy)};
 }
 
 float lecunNormalStddev(std::int64_t fanIn) {
@@ -165,9 +181,62 @@ Matrix cotangentBlock(const LayerConfig& config, IndexRange rows, IndexRange col
     assert(rows.start >= 0 && rows.stop <= config.batch && cols.start >= 0 &&
            cols.stop <= config.features);
     Matrix dy(rows.size(), cols.size());
-    drawBlock(standardNormalDraw(sceneKeys(config).dy,
-                                 std::uint64_t(config.batch * config.features), config.prng),
-              config.features, rows, cols, dy.data(), nullptr);
+    drawBlock(
+        standardNormalDraw(config, kLinearCounts.dy, std::uint64_t(config.batch * config.features)),
+        config.features, rows, cols, dy.data(), nullptr);
+    return dy;
+}
+
+std::int64_t mlpParameterCount(const LayerConfig& c) {
+    return c.inDim * c.hidden + c.hidden + c.hidden * c.features + c.features + c.batch * c.inDim;
+}
+
+MlpParams initMlp(const LayerConfig& c, Progress* progress) {
+    MlpParams p;
+    p.kernel1 = uninitializedMatrix(c.inDim, c.hidden);
+    p.bias1.resize(c.hidden);
+    p.kernel2 = uninitializedMatrix(c.hidden, c.features);
+    p.bias2.resize(c.features);
+    p.x.resize(c.batch, c.inDim);
+    drawBlock(kernelDraw(c, kMlpCounts.kernel1, c.inDim, c.hidden), c.hidden, {0, c.inDim},
+              {0, c.hidden}, p.kernel1.data(), progress);
+    drawBlock(biasDraw(c, kMlpCounts.bias1, c.hidden), c.hidden, {0, 1}, {0, c.hidden},
+              p.bias1.data(), progress);
+    drawBlock(kernelDraw(c, kMlpCounts.kernel2, c.hidden, c.features), c.features, {0, c.hidden},
+              {0, c.features}, p.kernel2.data(), progress);
+    drawBlock(biasDraw(c, kMlpCounts.bias2, c.features), c.features, {0, 1}, {0, c.features},
+              p.bias2.data(), progress);
+    drawBlock(standardNormalDraw(c, kMlpCounts.x, std::uint64_t(c.batch * c.inDim)), c.inDim,
+              {0, c.batch}, {0, c.inDim}, p.x.data(), progress);
+    return p;
+}
+
+MlpParams mlpShard(const LayerConfig& c, IndexRange hidden) {
+    assert(hidden.start >= 0 && hidden.stop <= c.hidden);
+    MlpParams p;
+    p.kernel1 = uninitializedMatrix(c.inDim, hidden.size());
+    p.bias1.resize(hidden.size());
+    p.kernel2 = uninitializedMatrix(hidden.size(), c.features);
+    p.bias2.resize(c.features);
+    p.x.resize(c.batch, c.inDim);
+    drawBlock(kernelDraw(c, kMlpCounts.kernel1, c.inDim, c.hidden), c.hidden, {0, c.inDim}, hidden,
+              p.kernel1.data(), nullptr);
+    drawBlock(biasDraw(c, kMlpCounts.bias1, c.hidden), c.hidden, {0, 1}, hidden, p.bias1.data(),
+              nullptr);
+    drawBlock(kernelDraw(c, kMlpCounts.kernel2, c.hidden, c.features), c.features, hidden,
+              {0, c.features}, p.kernel2.data(), nullptr);
+    drawBlock(biasDraw(c, kMlpCounts.bias2, c.features), c.features, {0, 1}, {0, c.features},
+              p.bias2.data(), nullptr);
+    drawBlock(standardNormalDraw(c, kMlpCounts.x, std::uint64_t(c.batch * c.inDim)), c.inDim,
+              {0, c.batch}, {0, c.inDim}, p.x.data(), nullptr);
+    return p;
+}
+
+Matrix mlpCotangentBlock(const LayerConfig& c, IndexRange rows, IndexRange cols) {
+    assert(rows.start >= 0 && rows.stop <= c.batch && cols.start >= 0 && cols.stop <= c.features);
+    Matrix dy(rows.size(), cols.size());
+    drawBlock(standardNormalDraw(c, kMlpCounts.dy, std::uint64_t(c.batch * c.features)), c.features,
+              rows, cols, dy.data(), nullptr);
     return dy;
 }
 

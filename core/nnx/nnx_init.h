@@ -12,6 +12,23 @@
 
 namespace tp {
 
+/// The stream counts of one nnx.Linear's scene: each rngs.params() call takes the next count.
+struct LinearCounts {
+    std::uint32_t kernel = 0, bias = 1, x = 2, dy = 3;
+};
+inline constexpr LinearCounts kLinearCounts{};
+
+/// The stream counts of the MLP block (layer_params.h: MlpParams): linear1's kernel and bias,
+/// linear2's, x, then the backward's cotangent dy.
+struct MlpCounts {
+    std::uint32_t kernel1 = 0, bias1 = 1, kernel2 = 2, bias2 = 3, x = 4, dy = 5;
+};
+inline constexpr MlpCounts kMlpCounts{};
+
+/// The key of nnx.Rngs(seed)'s rngs.params() call number `count`: fold_in(jax.random.key(seed),
+/// count) (spec §3).
+Key streamKey(const LayerConfig& config, std::uint32_t count);
+
 /// The keys of the scene's draws from nnx.Rngs(seed): fold_in(key, 0) for the kernel,
 /// fold_in(key, 1) for the bias, fold_in(key, 2) for x, key = jax.random.key(seed) (spec §3), and
 /// fold_in(key, 3) for the backward pass's cotangent dy, the stream's next call after x.
@@ -62,6 +79,24 @@ Matrix cotangent(const LayerConfig& config);
 
 /// dy[rows, cols] generated directly; bit-identical to slicing cotangent(config).
 Matrix cotangentBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
+
+/// Number of float32 values initMlp draws: both kernels, both biases and x.
+std::int64_t mlpParameterCount(const LayerConfig& config);
+
+/// The MLP block's arrays (MlpParams), bit for bit as NNX draws them from one nnx.Rngs(seed):
+/// linear1's kernel (lecun_normal, fan_in inDim) and bias, linear2's (fan_in hidden), then x, the
+/// counts of kMlpCounts. With progress: one unit per value (mlpParameterCount); stops early when
+/// cancelled.
+MlpParams initMlp(const LayerConfig& config, Progress* progress = nullptr);
+
+/// What one device of the Megatron split holds, drawn directly: linear1's columns `hidden` of
+/// kernel1 and bias1, linear2's rows `hidden` of kernel2, all of bias2 and all of x;
+/// bit-identical to the same slices of initMlp's arrays.
+MlpParams mlpShard(const LayerConfig& config, IndexRange hidden);
+
+/// The MLP block's cotangent dy[rows, cols] of its (batch, features) output:
+///   dy = jax.random.normal(rngs.params(), (batch, features))   # count 5, after x's count 4
+Matrix mlpCotangentBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
 
 /// The one nnx.Linear each group builds for itself in the init-per-group mistake (see GroupLayer
 /// in mistakes.h): the scene's draws for the shard's own shape and fan_in.

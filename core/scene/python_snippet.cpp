@@ -58,6 +58,9 @@ void writeMistake(std::ostringstream& py, const LayerConfig& config, Mistake mis
     const std::string own = linearArguments(config, "nnx.Rngs(seed)");
     switch (mistake) {
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's, written with its own snippet
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
             break;
         case Mistake::SumGroups:
             py << "chunk = features // tp_size\n"

@@ -238,6 +238,9 @@ std::string closingText(const Scene& scene) {
                 return "y = sum + own_bias   " + shape;
             break;
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SliceX:
             break;
     }
@@ -250,6 +253,9 @@ std::string outputText(const Scene& scene) {
     const bool column = scene.config.mode == ParallelMode::Column;
     switch (scene.mistake) {
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
             break;
         case Mistake::SumGroups:
             return "the groups' outputs added (the mistake)";

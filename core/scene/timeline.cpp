@@ -67,6 +67,9 @@ std::string closingEquation(const LayerConfig& c, Mistake mistake) {
         case Mistake::InitPerGroup:
             return "y = sum + own_bias   (" + sum + " + " + str(c.features) + ")";
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SumGroups:
         case Mistake::SliceX:
             break;
@@ -86,6 +89,9 @@ std::string closingCaption(const LayerConfig& c, Mistake mistake) {
         case Mistake::InitPerGroup:
             return "the groups' own bias added once to the sum";
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
         case Mistake::SumGroups:
         case Mistake::SliceX:
             break;
@@ -566,6 +572,9 @@ std::string mistakeStepEquation(Mistake mistake, const ShardingPlan& plan, int g
                    " + " + chunk + ")";
         }
         case Mistake::None:
+        case Mistake::RowThenColumn:  // the MLP block's
+        case Mistake::GatherBetween:
+        case Mistake::Bias2PerPartial:
             break;
     }
     return stepEquation(plan, group, batch);

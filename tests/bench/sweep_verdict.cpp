@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
         for (const ParallelMode mode : {ParallelMode::Column, ParallelMode::Row}) {
             for (const std::int64_t tp : {2, 8}) {
                 std::vector<Mistake> mistakes{Mistake::None};
-                for (const Mistake m : allMistakes())
+                for (const Mistake m : blockMistakes(Block::Linear))
                     mistakes.push_back(m);
                 for (const Mistake mistake : mistakes) {
                     for (const bool normalBias : {false, true}) {

@@ -234,13 +234,14 @@ private slots:
         QCOMPARE(bad.errors.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(bad.errors.front()),
                  QString("--mistake: 'sum-partials' is not none, sum-groups, concat-partials, "
-                         "bias-per-partial, init-per-group or slice-x"));
+                         "bias-per-partial, init-per-group, slice-x, row-then-column, "
+                         "gather-between or bias2-per-partial"));
         const auto wrongMode = parseSceneOptions({"--mistake=sum-groups", "--mode", "row"});
         QVERIFY(!wrongMode.errors.empty());
         QVERIFY(QString::fromStdString(wrongMode.errors.back()).contains("choose mode column"));
 
         const QString help = QString::fromStdString(sceneOptionsHelp());
-        for (const Mistake m : allMistakes()) {
+        for (const Mistake m : blockMistakes(Block::Linear)) {
             const QString name = QString::fromLatin1(toString(m).data(), toString(m).size());
             QVERIFY2(help.contains(QRegularExpression("\\n +" + name + " +(column|row|both): ")),
                      qPrintable(name));
@@ -266,7 +267,7 @@ private slots:
 
     // The script makes the same mistake, marked, and then runs the check that exposes it.
     void pythonShowsTheMistakeAndTheCheck() {
-        for (const Mistake m : allMistakes()) {
+        for (const Mistake m : blockMistakes(Block::Linear)) {
             LayerConfig config =
                 makeConfig(2, 8, 12, 4,
                            m == Mistake::ConcatPartials || m == Mistake::BiasPerPartial

@@ -1,0 +1,96 @@
+#include "block/mlp_backward.h"
+
+#include "block/gelu.h"
+#include "layer/products.h"
+
+namespace tp {
+namespace {
+
+// dh = da * gelu'(h), element by element.
+void geluGradient(Eigen::Ref<Matrix> dh, const MatrixCRef& da, const MatrixCRef& h) {
+    for (Index r = 0; r < h.rows(); ++r)
+        for (Index c = 0; c < h.cols(); ++c)
+            dh(r, c) = da(r, c) * geluDerivative(h(r, c));
+}
+
+RowVector columnSums(const MatrixCRef& m) {
+    return m.colwise().sum();
+}
+
+}  // namespace
+
+MlpBackward mlpBackwardParallel(const MlpParams& p, const MlpForward& f, const MatrixCRef& dy,
+                                Progress* progress) {
+    const Index n = p.x.rows();
+    const Index hidden = p.kernel1.cols();
+    MlpBackward b;
+    MlpGradients& g = b.gradients;
+    g.dkernel2.resize(hidden, p.kernel2.cols());
+    g.da.resize(n, hidden);
+    g.dh.resize(n, hidden);
+    g.dkernel1.resize(p.kernel1.rows(), hidden);
+    g.dbias1.resize(hidden);
+    g.dbias2 = columnSums(dy);  // once
+    for (const ShardGroup& group : f.plan.linear1.groups) {
+        const IndexRange s = group.kernelCols;
+        const auto a = f.a.middleCols(s.start, s.size());
+        const auto kernel2 = p.kernel2.middleRows(s.start, s.size());
+        multiply(g.dkernel2.middleRows(s.start, s.size()), transposed(a), dy);
+        auto da = g.da.middleCols(s.start, s.size());
+        multiply(da, dy, transposed(kernel2));
+        auto dh = g.dh.middleCols(s.start, s.size());
+        geluGradient(dh, da, f.h.middleCols(s.start, s.size()));
+        multiply(g.dkernel1.middleCols(s.start, s.size()), transposed(p.x), dh);
+        g.dbias1.segment(s.start, s.size()) = columnSums(dh);
+        Matrix partial(n, p.kernel1.rows());
+        multiply(partial, dh, transposed(p.kernel1.middleCols(s.start, s.size())));
+        b.dxPartials.push_back(std::move(partial));
+        advance(progress);
+    }
+    g.dx = b.dxPartials.front();
+    for (std::size_t i = 1; i < b.dxPartials.size(); ++i)
+        g.dx += b.dxPartials[i];
+    return b;
+}
+
+MlpGradients mlpBackwardReference(const MlpParams& p, const MlpReference& r, const MatrixCRef& dy) {
+    MlpGradients g;
+    g.dkernel2 = product(transposed(r.a), dy);
+    g.dbias2 = columnSums(dy);
+    g.da = product(dy, transposed(p.kernel2));
+    g.dh.resize(g.da.rows(), g.da.cols());
+    geluGradient(g.dh, g.da, r.h);
+    g.dkernel1 = product(transposed(p.x), g.dh);
+    g.dbias1 = columnSums(g.dh);
+    g.dx = product(g.dh, transposed(p.kernel1));
+    return g;
+}
+
+bool MlpBackwardVerification::passed() const {
+    return dx.passed() && dkernel1.passed() && dbias1.passed() && dkernel2.passed() &&
+           dbias2.passed();
+}
+
+MlpBackwardVerification verifyMlpBackward(const MlpGradients& split, const MlpGradients& ref,
+                                          const MlpParams& p, const MlpReference& r,
+                                          const MlpForwardBounds& fb, const MatrixCRef& dy,
+                                          const CheckSettings& settings) {
+    const Index n = dy.rows();
+    const Matrix ones = Matrix::Ones(1, n);
+    const ElementBounds aT = transposedBounds(fb.a);
+    const ElementBounds dkernel2 = productBounds(transposed(r.a), &aT, dy, nullptr);
+    const ElementBounds dbias2 = productBounds(ones, nullptr, dy, nullptr);
+    const ElementBounds da = productBounds(dy, nullptr, transposed(p.kernel2), nullptr);
+    const ElementBounds dh = geluGradientBounds(ref.da, da, r.h, fb.h);
+    const ElementBounds dkernel1 = productBounds(transposed(p.x), nullptr, ref.dh, &dh);
+    const ElementBounds dbias1 = productBounds(ones, nullptr, ref.dh, &dh);
+    const ElementBounds dx = productBounds(ref.dh, &dh, transposed(p.kernel1), nullptr);
+    const auto row = [](const RowVector& v) { return MatrixCRef(v); };
+    return {verifyWithin(split.dx, ref.dx, dx, settings),
+            verifyWithin(split.dkernel1, ref.dkernel1, dkernel1, settings),
+            verifyWithin(row(split.dbias1), row(ref.dbias1), dbias1, settings),
+            verifyWithin(split.dkernel2, ref.dkernel2, dkernel2, settings),
+            verifyWithin(row(split.dbias2), row(ref.dbias2), dbias2, settings)};
+}
+
+}  // namespace tp

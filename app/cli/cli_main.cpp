@@ -3,6 +3,7 @@
 #include "io/standard_output.h"
 #include "layer/verification.h"
 #include "nnx/jax_random.h"
+#include "scene/mlp_report.h"
 #include "scene/option_rows.h"
 #include "scene/python_snippet.h"
 #include "scene/report.h"
@@ -35,6 +36,24 @@ int print(const Output& output, int status) {
     return 2;
 }
 
+// The MLP block's arrays when asked, and its report; the exit status.
+int reportMlp(const tp::Scene& scene, const tp::SceneOptions& options) {
+    if (!options.saveNpyDir.empty())
+        if (const std::string error = tp::saveSceneArrays(scene, options.saveNpyDir, nullptr);
+            !error.empty()) {
+            std::cerr << "tpviz-cli: --save-npy: " << error << '\n';
+            return 2;
+        }
+    const int status = scene.passed() ? 0 : 1;
+    if (options.json)
+        return print(
+            [&](std::ostream& out) {
+                tp::writeMlpJsonReport(out, scene, options.summary, options.costs);
+            },
+            status);
+    return print(tp::mlpTextReport(scene, options.summary, options.costs), status);
+}
+
 // Computes the scene the options describe, writes its arrays when asked and prints its report;
 // the exit status.
 int computeAndReport(tp::SceneOptions& options) {
@@ -42,7 +61,7 @@ int computeAndReport(tp::SceneOptions& options) {
     request.arrays = std::move(options.arrays);
     const std::optional<tp::Scene> scene = tp::computeScene(std::move(request));
     std::optional<tp::SceneCosts> costs;
-    if (options.costs) {
+    if (options.costs && !scene->mlp) {
         try {
             costs = tp::computeSceneCosts(*scene, *options.hardware, tp::sceneRun(options).check);
         } catch (const std::bad_alloc&) {
@@ -58,6 +77,8 @@ int computeAndReport(tp::SceneOptions& options) {
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
     const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
     const tp::SceneBackward* shownBackward = scene->backward.get();
+    if (scene->mlp)
+        return reportMlp(*scene, options);
     if (!options.saveNpyDir.empty()) {
         if (const std::string error =
                 tp::saveSceneArrays(*scene, options.saveNpyDir, shownBackward);

@@ -119,6 +119,12 @@ std::int64_t bytesNeeded(const LayerConfig& config);
 /// reference (N, features), with the output's magnitudes and bounds. Saturating.
 std::int64_t mlpBytesNeeded(const LayerConfig& config);
 
+/// What the MLP block's backward pass needs beyond mlpBytesNeeded: dy, the split's and the
+/// reference's gradients (dx, dkernel1, dbias1, dkernel2, dbias2, da and dh), the tp partials of
+/// dx, and the check's magnitudes and bounds (two more arrays the size of each gradient).
+/// Saturating.
+std::int64_t mlpBackwardBytesNeeded(const LayerConfig& config);
+
 /// The divisors of n in increasing order: the tp sizes that split n evenly. Empty for n <= 0.
 std::vector<std::int64_t> divisors(std::int64_t n);
 

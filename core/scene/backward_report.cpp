@@ -29,27 +29,6 @@ std::string kText(const char* name, const Verification& v, const char* kName) {
     return std::string(name) + " (K = " + kName + " = " + std::to_string(v.inDim) + ")";
 }
 
-std::string verdictLine(const std::string& what, const Verification& v) {
-    std::string line = what + ": ";
-    switch (v.verdict) {
-        case Verdict::Passed:
-            line += "passed";
-            break;
-        case Verdict::Failed:
-            line += "FAILED";
-            break;
-        case Verdict::Inconclusive:
-            line += "INCONCLUSIVE";
-            break;
-    }
-    if (v.bitIdentical == v.elements && v.shapeMismatch.empty())
-        return line + ", every element bit-identical to the reference";
-    line += ", the largest error " + ratioText(v.maxErrorOverBound) + " of its rounding bound";
-    if (v.verdict == Verdict::Inconclusive)
-        line += ": " + inconclusiveReason(v);
-    return line;
-}
-
 }  // namespace
 
 std::vector<std::string> backwardVerdictLines(const BackwardVerification& v) {

@@ -203,7 +203,9 @@ const OptionRow kOptionRows[] = {
          return "";
      },
      .spell = [](const SceneOptions& options) -> std::vector<std::string> {
-         return {std::string(toString(options.config.mode))};
+         // The MLP block has no mode: it is split the Megatron way.
+         return spellIf(options.config.block == Block::Linear,
+                        std::string(toString(options.config.mode)));
      }},
     {.option = Option::Prng,
      .name = "--prng",
@@ -282,6 +284,37 @@ const OptionRow kOptionRows[] = {
              const auto& output = options.config.output;
              return spellIf(output.has_value(), output ? std::string(toString(*output)) : "");
          }},
+    {.option = Option::Block,
+     .name = "--block",
+     .valueName = "linear|mlp",
+     .help = "what runs: one nnx.Linear, or the Megatron MLP block linear1 -> GeLU -> linear2 "
+             "(linear1 column-parallel, linear2 row-parallel over the hidden features, one "
+             "all-reduce; its output defaults to in_dim features)",
+     .defaultText = [] { return std::string(toString(LayerConfig{}.block)); },
+     .cliOnly = true,
+     .fixedByBrief = true,
+     .parse = [](const std::string& value, SceneOptions& options) -> std::string {
+         const auto block = parseBlock(value);
+         if (!block)
+             return quotedText(value) + " is not linear or mlp";
+         options.config.block = *block;
+         return "";
+     },
+     .spell = [](const SceneOptions& options) -> std::vector<std::string> {
+         return spellIf(options.config.block != Block::Linear,
+                        std::string(toString(options.config.block)));
+     }},
+    {.option = Option::Hidden,
+     .name = "--hidden",
+     .valueName = "H",
+     .help = "with --block mlp: the hidden width, linear1's features and linear2's in_dim "
+             "(default 4 x in_dim); tp_size (default 4 with the block) must divide it",
+     .cliOnly = true,
+     .fixedByBrief = true,
+     .parse = readNumber<&LayerConfig::hidden>,
+     .spell = [](const SceneOptions& options) -> std::vector<std::string> {
+         return spellIf(options.config.block == Block::Mlp, std::to_string(options.config.hidden));
+     }},
     {.option = Option::Costs,
      .name = "--costs",
      .help = "add each device's bytes and FLOPs, the collective and a time estimate",

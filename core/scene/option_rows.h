@@ -29,6 +29,8 @@ enum class Option {
     Example,
     Data,
     Output,
+    Block,
+    Hidden,
     Costs,
     Hardware,
     Kernel,

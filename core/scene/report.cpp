@@ -189,6 +189,27 @@ Json jsonNumber(double value) {
     return std::isfinite(value) ? Json(value) : Json(nullptr);
 }
 
+std::string verdictLine(const std::string& what, const Verification& v) {
+    std::string line = what + ": ";
+    switch (v.verdict) {
+        case Verdict::Passed:
+            line += "passed";
+            break;
+        case Verdict::Failed:
+            line += "FAILED";
+            break;
+        case Verdict::Inconclusive:
+            line += "INCONCLUSIVE";
+            break;
+    }
+    if (v.bitIdentical == v.elements && v.shapeMismatch.empty())
+        return line + ", every element bit-identical to the reference";
+    line += ", the largest error " + ratioText(v.maxErrorOverBound) + " of its rounding bound";
+    if (v.verdict == Verdict::Inconclusive)
+        line += ": " + inconclusiveReason(v);
+    return line;
+}
+
 Json verificationJson(const Verification& v) {
     const bool compared = v.shapeMismatch.empty();
     return {{"verdict", std::string(toString(v.verdict))},

@@ -32,6 +32,10 @@ std::string ratioText(double ratio);
 /// A figure in JSON: the number, or null for NaN and infinities.
 Json jsonNumber(double value);
 
+/// One check in a line: "dx (K = features = 12): passed, the largest error 0.01 of its rounding
+/// bound", FAILED or INCONCLUSIVE with the reason, or "every element bit-identical ...".
+std::string verdictLine(const std::string& what, const Verification& v);
+
 /// A check as the JSON report's "verification" object: verdict, passed, rule and every figure.
 Json verificationJson(const Verification& v);
 

@@ -1,5 +1,8 @@
 #include "scene/scene.h"
 
+#include "scene/mlp_scene.h"
+#include "scene/scene_backward.h"
+
 #include "layer/backward.h"
 
 #include <algorithm>
@@ -49,6 +52,12 @@ std::string allocationFailureMessage(const LayerConfig& config, bool backward) {
     return std::string("not enough memory for this scene") +
            (backward ? " with its backward pass" : "") + ": it needs " + formatBytes(need) + " (" +
            std::to_string(need) + " bytes) and an allocation failed; choose smaller sizes";
+}
+
+bool Scene::passed() const {
+    if (mlp)
+        return mlp->passed();
+    return verification.passed() && (!backward || backward->passed());
 }
 
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,

@@ -31,6 +31,7 @@ struct SceneRun {
 };
 
 struct SceneBackward;
+struct MlpScene;
 
 struct Scene {
     LayerConfig config;
@@ -57,6 +58,13 @@ struct Scene {
     /// The backward pass (scene_backward.h), computed when the run asked for it
     /// (SceneRun::backward), checked with the forward pass's rule; null otherwise.
     std::shared_ptr<const SceneBackward> backward;
+    /// The MLP block (mlp_scene.h) when config.block is Block::Mlp: its arrays, split, reference,
+    /// check and backward pass. The one-Linear members above are then empty.
+    std::shared_ptr<const MlpScene> mlp;
+
+    /// The scene's verdict: the block's (forward and backward) or the layer's forward check with
+    /// its backward pass's.
+    bool passed() const;
 };
 
 /// A computed scene, shared read-only between every view that shows it (no view copies arrays).

@@ -2,6 +2,8 @@
 
 #include "io/npy.h"
 #include "io/staged_file.h"
+#include "scene/mlp_scene.h"
+#include "scene/scene_backward.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -17,7 +19,35 @@ struct NamedView {
     const RowVector* vector = nullptr;
 };
 
+// The MLP block's arrays: both layers' parameters, x, h, a, linear2's partial sums, the output
+// and the reference's, and with the backward pass dy and the gradients.
+std::vector<NamedView> mlpArraysOf(const MlpScene& s) {
+    std::vector<NamedView> arrays = {{"kernel1.npy", &s.params.kernel1, nullptr},
+                                     {"bias1.npy", nullptr, &s.params.bias1},
+                                     {"kernel2.npy", &s.params.kernel2, nullptr},
+                                     {"bias2.npy", nullptr, &s.params.bias2},
+                                     {"x.npy", &s.params.x, nullptr},
+                                     {"h.npy", &s.split.h, nullptr},
+                                     {"a.npy", &s.split.a, nullptr}};
+    for (std::size_t k = 0; k < s.split.partials.size(); ++k)
+        arrays.push_back({"partial_" + std::to_string(k) + ".npy", &s.split.partials[k], nullptr});
+    arrays.push_back({"output.npy", &s.split.output, nullptr});
+    arrays.push_back({"reference.npy", &s.reference.output, nullptr});
+    if (s.backward) {
+        const MlpGradients& g = s.backward->split.gradients;
+        arrays.push_back({"dy.npy", &s.backward->dy, nullptr});
+        arrays.push_back({"dx.npy", &g.dx, nullptr});
+        arrays.push_back({"dkernel1.npy", &g.dkernel1, nullptr});
+        arrays.push_back({"dbias1.npy", nullptr, &g.dbias1});
+        arrays.push_back({"dkernel2.npy", &g.dkernel2, nullptr});
+        arrays.push_back({"dbias2.npy", nullptr, &g.dbias2});
+    }
+    return arrays;
+}
+
 std::vector<NamedView> arraysOf(const Scene& scene, const SceneBackward* backward) {
+    if (scene.mlp)
+        return mlpArraysOf(*scene.mlp);
     std::vector<NamedView> arrays = {{"kernel.npy", &scene.params.kernel, nullptr},
                                      {"bias.npy", nullptr, &scene.params.bias},
                                      {"x.npy", &scene.params.x, nullptr}};
@@ -49,8 +79,10 @@ std::vector<std::string> sceneArrayFileNames(const Scene& scene, const SceneBack
 }
 
 bool isSceneArrayFileName(const std::string& name) {
-    for (const char* fixed : {"kernel.npy", "bias.npy", "x.npy", "output.npy", "reference.npy",
-                              "dy.npy", "dx.npy", "dkernel.npy", "dbias.npy"})
+    for (const char* fixed :
+         {"kernel.npy", "bias.npy", "x.npy", "output.npy", "reference.npy", "dy.npy", "dx.npy",
+          "dkernel.npy", "dbias.npy", "kernel1.npy", "bias1.npy", "kernel2.npy", "bias2.npy",
+          "h.npy", "a.npy", "dkernel1.npy", "dbias1.npy", "dkernel2.npy", "dbias2.npy"})
         if (name == fixed)
             return true;
     for (const std::string prefix : {"partial_", "running_sum_"}) {

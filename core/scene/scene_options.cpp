@@ -139,6 +139,23 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         if (!wasGiven(Option::Tp))
             config.tpSize = brief.tpSize;
     }
+    if (config.block == Block::Mlp) {
+        // The block's own defaults: a hidden width of 4 x in_dim, an output of in_dim features.
+        if (!wasGiven(Option::Hidden))
+            config.hidden = 4 * config.inDim;
+        if (!wasGiven(Option::Features))
+            config.features = config.inDim;
+        if (!wasGiven(Option::Tp) && config.hidden > 0)
+            config.tpSize = nearestDivisor(config.hidden, 4);
+        if (wasGiven(Option::Mode))
+            errors.push_back(
+                "--mode splits one Linear; the MLP block is split the Megatron way, "
+                "linear1 by its columns and linear2 by its rows");
+        if (options.python)
+            errors.push_back("--python writes one Linear's script; leave out --block mlp");
+    } else if (wasGiven(Option::Hidden)) {
+        errors.push_back("--hidden sets the MLP block's hidden width; add --block mlp");
+    }
     if (options.python && (options.json || options.summary))
         errors.push_back(
             "--python prints a script; it cannot be combined with --json or --summary");
@@ -147,7 +164,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)
         errors.push_back("--costs adds to a report; it cannot be combined with --python");
-    if (options.costs && options.mistake != Mistake::None)
+    // One Linear's costs are the correct split's devices; the block's show what a mistake costs.
+    if (options.costs && options.mistake != Mistake::None && config.block == Block::Linear)
         errors.push_back(
             "--costs shows the devices of a correct split; it cannot be combined "
             "with --mistake");

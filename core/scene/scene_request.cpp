@@ -5,6 +5,7 @@
 #include "layer/float_format.h"
 #include "layer/mistakes.h"
 #include "scene/fused_forward.h"
+#include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 
 #include <cassert>
@@ -23,7 +24,9 @@ std::vector<ConfigProblem> backwardProblems(const LayerConfig& config, const Sce
     // that, the gradients'.
     if (!config.validate().empty())
         return {};
-    const std::int64_t need = bytesNeeded(config) + backwardBytesNeeded(config);
+    const std::int64_t need =
+        bytesNeeded(config) +
+        (config.block == Block::Mlp ? mlpBackwardBytesNeeded(config) : backwardBytesNeeded(config));
     if (need <= config.memoryBudgetBytes)
         return {};
     return {{ConfigField::Backward, "the scene with its backward pass needs " + formatBytes(need) +
@@ -39,6 +42,12 @@ std::vector<ConfigProblem> sceneProblems(const SceneRequest& request) {
         problems.push_back(std::move(problem));
     for (ConfigProblem& problem : backwardProblems(request.config, request.run))
         problems.push_back(std::move(problem));
+    if (request.config.block == Block::Mlp && request.source != SceneSource::Nnx) {
+        problems.push_back({ConfigField::Block,
+                            "the MLP block draws its arrays from the seed, as nnx.Linear does: the "
+                            "worked example and array files are one Linear's"});
+        return problems;
+    }
     if (request.source != SceneSource::Files)
         return problems;
     // The arrays' shapes against the config's sizes, each one fixed: loadArrayFiles's words.
@@ -107,11 +116,21 @@ std::optional<Scene> computeOverParams(Scene scene, Progress* progress, const Sc
 std::optional<Scene> computeScene(SceneRequest request, Progress* progress) {
     assert(sceneProblems(request).empty());
     const LayerConfig& config = request.config;
-    if (progress)
-        progress->setTotal(sceneWorkUnits(config, request.source, request.run.backward));
     Scene scene;
     scene.config = config;
     scene.source = request.source;
+    if (config.block == Block::Mlp) {
+        std::optional<MlpScene> mlp = computeMlpScene(
+            config, request.run.mistake, request.run.check, request.run.backward, progress);
+        if (!mlp)
+            return std::nullopt;
+        scene.mistake = request.run.mistake;
+        scene.mistakeWithoutEffect = mlp->mistakeWithoutEffect;
+        scene.mlp = std::make_shared<const MlpScene>(std::move(*mlp));
+        return scene;
+    }
+    if (progress)
+        progress->setTotal(sceneWorkUnits(config, request.source, request.run.backward));
     switch (request.source) {
         case SceneSource::Brief:
             scene.params = briefExampleParams();

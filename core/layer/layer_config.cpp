@@ -170,13 +170,13 @@ std::int64_t mlpBytesNeeded(const LayerConfig& c) {
 }
 
 std::int64_t mlpBackwardBytesNeeded(const LayerConfig& c) {
-    std::int64_t gradients = mulSat(c.batch, c.inDim);                 // dx
-    gradients = addSat(gradients, mulSat(c.inDim, c.hidden));          // dkernel1
-    gradients = addSat(gradients, mulSat(c.hidden, c.features));       // dkernel2
+    std::int64_t gradients = mulSat(c.batch, c.inDim);                    // dx
+    gradients = addSat(gradients, mulSat(c.inDim, c.hidden));             // dkernel1
+    gradients = addSat(gradients, mulSat(c.hidden, c.features));          // dkernel2
     gradients = addSat(gradients, mulSat(mulSat(c.batch, c.hidden), 2));  // da, dh
-    gradients = addSat(gradients, addSat(c.hidden, c.features));       // the biases'
-    std::int64_t floats = mulSat(gradients, 4);  // split, reference, magnitudes, bounds
-    floats = addSat(floats, mulSat(c.batch, c.features));              // dy
+    gradients = addSat(gradients, addSat(c.hidden, c.features));          // the biases'
+    std::int64_t floats = mulSat(gradients, 4);            // split, reference, magnitudes, bounds
+    floats = addSat(floats, mulSat(c.batch, c.features));  // dy
     floats = addSat(floats, mulSat(mulSat(c.batch, c.inDim), c.tpSize));  // dx's partials
     return mulSat(floats, std::int64_t(sizeof(float)));
 }

@@ -191,27 +191,11 @@ std::int64_t mlpParameterCount(const LayerConfig& c) {
     return c.inDim * c.hidden + c.hidden + c.hidden * c.features + c.features + c.batch * c.inDim;
 }
 
-MlpParams initMlp(const LayerConfig& c, Progress* progress) {
-    MlpParams p;
-    p.kernel1 = uninitializedMatrix(c.inDim, c.hidden);
-    p.bias1.resize(c.hidden);
-    p.kernel2 = uninitializedMatrix(c.hidden, c.features);
-    p.bias2.resize(c.features);
-    p.x.resize(c.batch, c.inDim);
-    drawBlock(kernelDraw(c, kMlpCounts.kernel1, c.inDim, c.hidden), c.hidden, {0, c.inDim},
-              {0, c.hidden}, p.kernel1.data(), progress);
-    drawBlock(biasDraw(c, kMlpCounts.bias1, c.hidden), c.hidden, {0, 1}, {0, c.hidden},
-              p.bias1.data(), progress);
-    drawBlock(kernelDraw(c, kMlpCounts.kernel2, c.hidden, c.features), c.features, {0, c.hidden},
-              {0, c.features}, p.kernel2.data(), progress);
-    drawBlock(biasDraw(c, kMlpCounts.bias2, c.features), c.features, {0, 1}, {0, c.features},
-              p.bias2.data(), progress);
-    drawBlock(standardNormalDraw(c, kMlpCounts.x, std::uint64_t(c.batch * c.inDim)), c.inDim,
-              {0, c.batch}, {0, c.inDim}, p.x.data(), progress);
-    return p;
-}
+namespace {
 
-MlpParams mlpShard(const LayerConfig& c, IndexRange hidden) {
+// The block's arrays a device of hidden slice `hidden` holds: kernel1's columns and bias1's,
+// kernel2's rows, and all of bias2 and x.
+MlpParams drawMlp(const LayerConfig& c, IndexRange hidden, Progress* progress) {
     assert(hidden.start >= 0 && hidden.stop <= c.hidden);
     MlpParams p;
     p.kernel1 = uninitializedMatrix(c.inDim, hidden.size());
@@ -220,16 +204,26 @@ MlpParams mlpShard(const LayerConfig& c, IndexRange hidden) {
     p.bias2.resize(c.features);
     p.x.resize(c.batch, c.inDim);
     drawBlock(kernelDraw(c, kMlpCounts.kernel1, c.inDim, c.hidden), c.hidden, {0, c.inDim}, hidden,
-              p.kernel1.data(), nullptr);
+              p.kernel1.data(), progress);
     drawBlock(biasDraw(c, kMlpCounts.bias1, c.hidden), c.hidden, {0, 1}, hidden, p.bias1.data(),
-              nullptr);
+              progress);
     drawBlock(kernelDraw(c, kMlpCounts.kernel2, c.hidden, c.features), c.features, hidden,
-              {0, c.features}, p.kernel2.data(), nullptr);
+              {0, c.features}, p.kernel2.data(), progress);
     drawBlock(biasDraw(c, kMlpCounts.bias2, c.features), c.features, {0, 1}, {0, c.features},
-              p.bias2.data(), nullptr);
+              p.bias2.data(), progress);
     drawBlock(standardNormalDraw(c, kMlpCounts.x, std::uint64_t(c.batch * c.inDim)), c.inDim,
-              {0, c.batch}, {0, c.inDim}, p.x.data(), nullptr);
+              {0, c.batch}, {0, c.inDim}, p.x.data(), progress);
     return p;
+}
+
+}  // namespace
+
+MlpParams initMlp(const LayerConfig& c, Progress* progress) {
+    return drawMlp(c, {0, c.hidden}, progress);
+}
+
+MlpParams mlpShard(const LayerConfig& c, IndexRange hidden) {
+    return drawMlp(c, hidden, nullptr);
 }
 
 Matrix mlpCotangentBlock(const LayerConfig& c, IndexRange rows, IndexRange cols) {

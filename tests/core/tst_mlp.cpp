@@ -7,6 +7,7 @@
 #include "block/mlp_backward.h"
 #include "block/mlp_check.h"
 #include "block/mlp_costs.h"
+#include "config_fixtures.h"
 #include "nnx/jax_random.h"
 #include "nnx/nnx_init.h"
 #include "scene/mlp_scene.h"
@@ -20,15 +21,7 @@ namespace {
 
 LayerConfig mlp(std::int64_t batch, std::int64_t inDim, std::int64_t hidden, std::int64_t features,
                 std::int64_t tp, std::int64_t seed = 0) {
-    LayerConfig c;
-    c.block = Block::Mlp;
-    c.batch = batch;
-    c.inDim = inDim;
-    c.hidden = hidden;
-    c.features = features;
-    c.tpSize = tp;
-    c.seed = seed;
-    return c;
+    return test::mlpConfig(batch, inDim, hidden, features, tp, seed);
 }
 
 std::vector<std::uint32_t> bitsOf(const float* data, Index n) {

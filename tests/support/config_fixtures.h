@@ -40,4 +40,19 @@ inline LayerConfig meshConfig(ParallelMode mode, std::int64_t batch, std::int64_
     return c;
 }
 
+/// The MLP block (x (batch, inDim) -> linear1 (inDim, hidden) -> GeLU -> linear2 (hidden,
+/// features)) over tp devices.
+inline LayerConfig mlpConfig(std::int64_t batch, std::int64_t inDim, std::int64_t hidden,
+                             std::int64_t features, std::int64_t tp, std::int64_t seed = 0) {
+    LayerConfig c;
+    c.block = Block::Mlp;
+    c.batch = batch;
+    c.inDim = inDim;
+    c.hidden = hidden;
+    c.features = features;
+    c.tpSize = tp;
+    c.seed = seed;
+    return c;
+}
+
 }  // namespace tp::test

@@ -26,8 +26,9 @@ set(tpviz_deb_depends "")
 if(TPVIZ_BUILD_APP)
   list(APPEND tpviz_deb_depends "qt6-qpa-plugins")
 endif()
-# dpkg-shlibdeps gives libopenblas0, which the pthreads build alone satisfies; the programs load
-# the OpenMP build from its own folder (cmake/TpvizOpenBlas.cmake).
+# The programs load OpenBLAS's OpenMP build by its path when a product needs it
+# (cmake/TpvizOpenBlas.cmake), which dpkg-shlibdeps cannot see; without it they run Eigen's
+# kernels, slower.
 if(TPVIZ_OPENBLAS_FOUND)
   list(APPEND tpviz_deb_depends "libopenblas0-openmp")
 endif()

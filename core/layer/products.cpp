@@ -2,6 +2,8 @@
 
 #ifdef TPVIZ_HAVE_OPENBLAS
 #include <cblas.h>
+#include <dlfcn.h>
+#include <sys/resource.h>
 #endif
 
 #include <algorithm>
@@ -35,12 +37,46 @@ Index leading(const ProductFactor& f) {
 
 #ifdef TPVIZ_HAVE_OPENBLAS
 
-// The library loaded is OpenBLAS's OpenMP build (2), not the pthreads one (1) that
-// LD_LIBRARY_PATH could put in its place: only that one runs on the calling thread inside the
-// core's parallel regions instead of starting threads of its own beside OpenMP's.
-bool openBlasRunsOnOpenMp() {
-    static const bool openMp = openblas_get_parallel() == 2;
-    return openMp;
+// OpenBLAS's OpenMP build, loaded by its path the first time a product asks for it (see
+// cmake/TpvizOpenBlas.cmake), or why it is not used.
+struct OpenBlas {
+    decltype(&cblas_sgemm) sgemm = nullptr;
+    std::string corename;
+    std::string whyNot;
+};
+
+// Not under an address-space limit (ulimit -v): OpenBLAS reserves its buffers when it is loaded
+// and on its first product, and where that fails it hangs instead of failing, so a run that
+// should exit with "not enough memory" would never end.
+const OpenBlas& openBlas() {
+    static const OpenBlas loaded = [] {
+        OpenBlas o;
+        rlimit limit{};
+        if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+            o.whyNot = "not loaded under an address-space limit";
+            return o;
+        }
+        void* library = dlopen(TPVIZ_OPENBLAS_PATH, RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr) {
+            o.whyNot = std::string("cannot load ") + TPVIZ_OPENBLAS_PATH;
+            return o;
+        }
+        // The OpenMP build (2), not the pthreads one (1): only that one runs on the calling thread
+        // inside the core's parallel regions instead of starting threads of its own.
+        const auto parallel = reinterpret_cast<decltype(&openblas_get_parallel)>(
+            dlsym(library, "openblas_get_parallel"));
+        const auto corename = reinterpret_cast<decltype(&openblas_get_corename)>(
+            dlsym(library, "openblas_get_corename"));
+        const auto sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(library, "cblas_sgemm"));
+        if (parallel == nullptr || corename == nullptr || sgemm == nullptr || parallel() != 2) {
+            o.whyNot = std::string(TPVIZ_OPENBLAS_PATH) + " is not OpenBLAS's OpenMP build";
+            return o;
+        }
+        o.sgemm = sgemm;
+        o.corename = corename();
+        return o;
+    }();
+    return loaded;
 }
 
 // cblas takes every size as an int (Debian's OpenBLAS uses 32-bit integers).
@@ -52,11 +88,11 @@ bool fitsBlasInt(const ProductFactor& a, const ProductFactor& b) {
 void multiplyWithOpenBlas(Eigen::Ref<Matrix>& out, const ProductFactor& a, const ProductFactor& b,
                           bool accumulate) {
     // beta = 0 overwrites out without reading it (a NaN there does not survive).
-    cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
-                b.transposed ? CblasTrans : CblasNoTrans, int(out.rows()), int(out.cols()),
-                int(a.cols()), 1.0f, a.matrix.data(), int(leading(a)), b.matrix.data(),
-                int(leading(b)), accumulate ? 1.0f : 0.0f, out.data(),
-                int(leading(out.outerStride(), out.cols())));
+    openBlas().sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
+                     b.transposed ? CblasTrans : CblasNoTrans, int(out.rows()), int(out.cols()),
+                     int(a.cols()), 1.0f, a.matrix.data(), int(leading(a)), b.matrix.data(),
+                     int(leading(b)), accumulate ? 1.0f : 0.0f, out.data(),
+                     int(leading(out.outerStride(), out.cols())));
 }
 
 #endif
@@ -67,7 +103,7 @@ ProductRoute routeOf(const ProductFactor& a, const ProductFactor& b, SimdPath pa
     if (summedInOrder(a, b))
         return ProductRoute::InOrder;
 #ifdef TPVIZ_HAVE_OPENBLAS
-    if (path == fastestCpuPath() && openBlasRunsOnOpenMp() && fitsBlasInt(a, b))
+    if (path == fastestCpuPath() && fitsBlasInt(a, b) && openBlas().sgemm != nullptr)
         return ProductRoute::OpenBlas;
 #else
     (void)path;
@@ -115,21 +151,21 @@ ProductRoute productRoute(const ProductFactor& a, const ProductFactor& b, SimdPa
 }
 
 std::string productsLine() {
-    const std::string inOrder = std::string("in-order sums of the ") + simdPathName() +
-                                " path for at most " + std::to_string(kFewRows) + " rows";
-    const std::string fewer = " for more than " + std::to_string(kFewRows) + " rows, ";
+    const std::string eigen =
+        std::string("products: Eigen's kernels of the ") + simdPathName() + " path";
+    const std::string rows = " for more than " + std::to_string(kFewRows) +
+                             " rows, in-order sums of the " + simdPathName() +
+                             " path for at most " + std::to_string(kFewRows) + " rows";
 #ifdef TPVIZ_HAVE_OPENBLAS
-    if (!openBlasRunsOnOpenMp())
-        return "products: Eigen's kernels of the " + std::string(simdPathName()) + " path" + fewer +
-               inOrder + " (the OpenBLAS loaded is not its OpenMP build)";
-    if (resolveSimdPath(SimdPath::Best) == fastestCpuPath())
-        return std::string("products:") + OPENBLAS_VERSION + "(" + openblas_get_corename() +
-               " kernels, OpenMP)" + fewer + inOrder;
-    return "products: Eigen's kernels of the " + std::string(simdPathName()) + " path" + fewer +
-           inOrder + " (OpenBLAS runs only on the CPU's fastest path, which TPVIZ_SIMD caps)";
+    if (resolveSimdPath(SimdPath::Best) != fastestCpuPath())
+        return eigen + rows +
+               " (OpenBLAS runs only on the CPU's fastest path, which TPVIZ_SIMD caps)";
+    if (openBlas().sgemm == nullptr)
+        return eigen + rows + " (OpenBLAS " + openBlas().whyNot + ")";
+    return std::string("products:") + OPENBLAS_VERSION + "(" + openBlas().corename +
+           " kernels, OpenMP)" + rows;
 #else
-    return "products: Eigen's kernels of the " + std::string(simdPathName()) + " path" + fewer +
-           inOrder;
+    return eigen + rows;
 #endif
 }
 

@@ -173,9 +173,9 @@ private slots:
     }
 
     // --version names what runs the products. With OpenBLAS in the build, it is the OpenMP build
-    // as linked, not the pthreads one the alternatives system points libopenblas.so.0 at (inside
-    // the core's parallel regions it runs on the calling thread instead of starting threads of its
-    // own), named with the kernels it chose, unless TPVIZ_SIMD caps the path below the CPU's best.
+    // (inside the core's parallel regions it runs on the calling thread instead of starting
+    // threads of its own), the one this test links by path and the core loads by the same path,
+    // named with the kernels it chose, unless TPVIZ_SIMD caps the path below the CPU's best.
     void theVersionLineNamesWhatRunsTheProducts() {
         const std::string line = productsLine();
         const bool uncapped = resolveSimdPath(SimdPath::Best) == fastestCpuPath();

@@ -35,7 +35,7 @@ depends=$(field Depends)
 for library in libc6 libstdc++6 libgomp1; do
     echo "$depends" | grep -q "$library" || fail "Depends ($depends) lacks $library"
 done
-# The OpenMP build by name: libopenblas0, which dpkg-shlibdeps gives, is met by the pthreads one.
+# The OpenMP build of OpenBLAS, which the programs load by its path (dpkg-shlibdeps cannot see it).
 if [ "$with_openblas" = 1 ]; then
     echo "$depends" | grep -q "libopenblas0-openmp" || fail "Depends ($depends) lacks libopenblas0-openmp"
 fi

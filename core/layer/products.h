@@ -55,10 +55,11 @@ enum class ProductRoute {
     InOrder,
     /// Eigen's blocked kernels compiled for the path, split over the threads by the core.
     Eigen,
-    /// cblas_sgemm of OpenBLAS's OpenMP build, with the kernels OpenBLAS chose for this CPU at
-    /// start-up. Only on the CPU's fastest path (uncapped by TPVIZ_SIMD, or capped at or above
-    /// it): OpenBLAS cannot be told to run another instruction set, so a capped path runs Eigen's
-    /// kernels of that path. Only in builds that found OpenBLAS (cmake/TpvizOpenBlas.cmake).
+    /// cblas_sgemm of OpenBLAS's OpenMP build, with the kernels OpenBLAS chose for this CPU when
+    /// it was loaded. Only on the CPU's fastest path (uncapped by TPVIZ_SIMD, or capped at or
+    /// above it): OpenBLAS cannot be told to run another instruction set, so a capped path runs
+    /// Eigen's kernels of that path. Only in builds that found OpenBLAS
+    /// (cmake/TpvizOpenBlas.cmake), where it loads, and never under an address-space limit.
     OpenBlas,
 };
 

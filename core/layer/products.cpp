@@ -97,8 +97,8 @@ void multiplyWithOpenBlas(Eigen::Ref<Matrix>& out, const ProductFactor& a, const
 
 #endif
 
-// The route of a product on `path` (already resolved); OpenBLAS only where the output's rows
-// also fit an int.
+// The route of a product on `path` (already resolved), as productRoute gives it; run() also asks
+// that the output's stride fit an int before it calls OpenBLAS.
 ProductRoute routeOf(const ProductFactor& a, const ProductFactor& b, SimdPath path) {
     if (summedInOrder(a, b))
         return ProductRoute::InOrder;

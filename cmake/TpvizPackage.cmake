@@ -1,7 +1,8 @@
 # The Debian package: `cpack -G DEB` in the build folder makes tpviz_<version>_<arch>.deb of
 # everything `cmake --install` installs, with /usr as its prefix. Its run-time dependencies come
 # from dpkg-shlibdeps (Debian package dpkg-dev) on the installed programs (Qt 6 Widgets, OpenMP,
-# the C++ runtime), plus Qt's platform plugins, which Qt loads at run time.
+# the C++ runtime), plus Qt's platform plugins, which Qt loads at run time, and OpenBLAS's OpenMP
+# build when the products run it.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME tpviz)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -24,6 +25,12 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(tpviz_deb_depends "")
 if(TPVIZ_BUILD_APP)
   list(APPEND tpviz_deb_depends "qt6-qpa-plugins")
+endif()
+# The programs load OpenBLAS's OpenMP build by its path when a product needs it
+# (cmake/TpvizOpenBlas.cmake), which dpkg-shlibdeps cannot see; without it they run Eigen's
+# kernels, slower.
+if(TPVIZ_OPENBLAS_FOUND)
+  list(APPEND tpviz_deb_depends "libopenblas0-openmp")
 endif()
 # tpviz-mpi is started by Open MPI's mpirun (its libraries come through the shlib dependencies).
 if(TARGET tpviz-mpi)

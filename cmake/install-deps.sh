@@ -6,7 +6,7 @@
 set -eu
 
 packages="g++ cmake ninja-build pkg-config libeigen3-dev qt6-base-dev qt6-qpa-plugins libqt6svg6 qt6-svg-dev
-fonts-dejavu-core libbenchmark-dev libopenblas-dev
+fonts-dejavu-core libbenchmark-dev libopenblas-openmp-dev
 clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev clang-format
 help2man dpkg-dev nlohmann-json3-dev python3-numpy
 libopenmpi-dev openmpi-bin"

@@ -16,6 +16,7 @@
 
 #include <omp.h>
 #include <Eigen/Core>
+#include <cassert>
 
 namespace tp::products::TPVIZ_PRODUCT_ISA {
 namespace {
@@ -34,13 +35,16 @@ Index larger(Index a, Index b) {
     return a < b ? b : a;
 }
 
+}  // namespace
+
 // out = a @ b for an `a` of at most kFewRows rows, neither factor transposed. Each column block of
 // b is read once, row after row, and every element is summed in the order k = 0, 1, ..., K - 1:
 // a multiply, then an add (this file is compiled without fusing them), each vector lane rounding
 // as a scalar does. An element's sum depends on neither the block, the thread nor the instruction
 // set, so a group's columns computed alone equal the same columns of the full product, bit for
 // bit, on every path. Threads share the column blocks unless the caller already runs in parallel.
-void multiplyFewRows(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
+void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
+    assert(a.rows <= kFewRows && !a.transposed && !b.transposed);
     const Index rows = a.rows;
     const Index depth = a.cols;
     const Index cols = b.cols;
@@ -74,6 +78,8 @@ void multiplyFewRows(const Output& out, const Factor& a, const Factor& b, bool a
     }
 }
 
+namespace {
+
 // The blocked product of Eigen for this instruction set (fused multiply-adds where the set has
 // them), on the factors' own memory.
 template <typename Out, typename A, typename B>
@@ -92,6 +98,8 @@ void withMap(const Factor& f, Use&& use) {
     else
         use(Eigen::Map<const RowMajorMatrix, 0, Stride>(f.data, f.rows, f.cols, Stride(f.stride)));
 }
+
+}  // namespace
 
 // The blocked product, split over threads by the longer side of out: each thread one run of
 // columns (rows) of out with one thread's Eigen product of a by its run of b's columns (of a's
@@ -121,15 +129,6 @@ void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool a
             }
         });
     });
-}
-
-}  // namespace
-
-void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
-    if (a.rows <= kFewRows && !a.transposed && !b.transposed)
-        multiplyFewRows(out, a, b, accumulate);
-    else
-        multiplyBlocked(out, a, b, accumulate);
 }
 
 }  // namespace tp::products::TPVIZ_PRODUCT_ISA

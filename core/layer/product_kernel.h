@@ -37,15 +37,20 @@ inline constexpr std::int64_t kFewRows = 4;
 inline constexpr std::int64_t kColumnBlock = 4096;
 
 // out = a @ b, or out += a @ b when `accumulate`, for each instruction set; a (N, K), b (K, M),
-// out (N, M). Each may only be called on a CPU that has its instruction set.
+// out (N, M). Each may only be called on a CPU that has its instruction set. multiplyInOrder sums
+// each element in order over k (a of at most kFewRows rows, neither factor transposed);
+// multiplyBlocked runs Eigen's blocked kernels (any product). layer/products.cpp chooses.
 namespace baseline {
-void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate);
-}
+void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+}  // namespace baseline
 namespace avx2 {
-void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate);
-}
+void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+}  // namespace avx2
 namespace avx512 {
-void multiply(const Output& out, const Factor& a, const Factor& b, bool accumulate);
-}
+void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate);
+}  // namespace avx512
 
 }  // namespace tp::products

@@ -2,18 +2,22 @@
 
 // The core's matrix products, out = a @ b: the forward passes, the reference, the mistakes' passes,
 // the backward's gradients and the check's magnitudes all multiply through here. Each product runs
-// the code of the SIMD path in use (layer/simd_path.h), compiled once per instruction set.
+// the code of the SIMD path in use (layer/simd_path.h), compiled once per instruction set, or
+// OpenBLAS on the CPU's fastest path (productRoute below).
 //
 // What differs between paths: a product of at most kFewRows rows of a (neither factor transposed)
 // has the same bits on every path: its sums are a multiply and then an add per term, in order
 // over k. Bigger products run Eigen's blocked kernels, which fuse each multiply-add where the
-// instruction set has FMA (AVX2 + FMA, AVX-512) and not on the baseline, so their last bits
-// differ between paths (each within the rounding bound the check allows); on one path and one
-// thread count they are the same from run to run.
+// instruction set has FMA (AVX2 + FMA, AVX-512) and not on the baseline, or OpenBLAS's, which
+// block and fuse in their own way; so their last bits differ between paths and between the two
+// (each within the rounding bound the check allows, which holds for any order of summation). On
+// one path and one thread count they are the same from run to run.
 
 #include "layer/eigen_types.h"
 #include "layer/product_kernel.h"
 #include "layer/simd_path.h"
+
+#include <string>
 
 namespace tp {
 
@@ -44,8 +48,33 @@ ProductFactor transposed(const Eigen::MatrixBase<Derived>& m) {
 using products::kColumnBlock;
 using products::kFewRows;
 
+/// Who computes a product.
+enum class ProductRoute {
+    /// At most kFewRows rows of a, neither factor transposed: each element summed in order over k,
+    /// the same bits on every path.
+    InOrder,
+    /// Eigen's blocked kernels compiled for the path, split over the threads by the core.
+    Eigen,
+    /// cblas_sgemm of OpenBLAS's OpenMP build, with the kernels OpenBLAS chose for this CPU when
+    /// it was loaded. Only on the CPU's fastest path (uncapped by TPVIZ_SIMD, or capped at or
+    /// above it): OpenBLAS cannot be told to run another instruction set, so a capped path runs
+    /// Eigen's kernels of that path. Only in builds that found OpenBLAS
+    /// (cmake/TpvizOpenBlas.cmake), where it loads, and never under an address-space limit.
+    OpenBlas,
+};
+
+/// The route multiply(out, a, b, path) takes: InOrder for few rows, OpenBlas for the rest on the
+/// CPU's fastest path where this build has OpenBLAS, Eigen otherwise.
+ProductRoute productRoute(const ProductFactor& a, const ProductFactor& b,
+                          SimdPath path = SimdPath::Best);
+
+/// What runs the products, for --version: "products: OpenBLAS 0.3.21 (SkylakeX kernels, OpenMP)
+/// for more than 4 rows; ...", or Eigen's kernels of the path in use.
+std::string productsLine();
+
 /// out = a @ b; a (N, K), b (K, M), out (N, M), already of that shape. With `path`, that path or
-/// the fastest below it this process runs (for tests); by default the path in use.
+/// the fastest below it this process runs (for tests); by default the path in use. The route is
+/// productRoute(a, b, path).
 void multiply(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
               SimdPath path = SimdPath::Best);
 
@@ -55,5 +84,14 @@ void multiplyAdd(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFa
 
 /// a @ b as a new (N, M) matrix.
 Matrix product(const ProductFactor& a, const ProductFactor& b, SimdPath path = SimdPath::Best);
+
+/// out = a @ b by Eigen's kernels of `path` (or in order, for few rows) even where multiply would
+/// run OpenBLAS: for the tests and benchmarks that compare the two routes.
+void multiplyWithEigen(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
+                       SimdPath path = SimdPath::Best);
+
+/// out += a @ b the same way.
+void multiplyAddWithEigen(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
+                          SimdPath path = SimdPath::Best);
 
 }  // namespace tp

@@ -1,5 +1,7 @@
 #include "layer/simd_path.h"
 
+#include "layer/products.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +24,7 @@ const char* pathName(SimdPath path) {
     }
 }
 
-// The fastest path this CPU runs.
+// The fastest path this CPU runs (fastestCpuPath reads it once).
 SimdPath fastestSupportedPath() {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -52,11 +54,16 @@ SimdPath environmentCap() {
 
 // Best resolved once: the fastest supported path, capped by TPVIZ_SIMD.
 SimdPath pathInUse() {
-    static const SimdPath path = std::min(fastestSupportedPath(), environmentCap());
+    static const SimdPath path = std::min(fastestCpuPath(), environmentCap());
     return path;
 }
 
 }  // namespace
+
+SimdPath fastestCpuPath() {
+    static const SimdPath path = fastestSupportedPath();
+    return path;
+}
 
 SimdPath resolveSimdPath(SimdPath path) {
     return path == SimdPath::Best ? pathInUse() : std::min(path, pathInUse());
@@ -68,7 +75,7 @@ const char* simdPathName(SimdPath path) {
 
 std::string simdPathLine() {
     return std::string("SIMD path: ") + simdPathName() +
-           " (kernel generation, products, heatmap downsampling)";
+           " (kernel generation, products, heatmap downsampling)\n" + productsLine();
 }
 
 std::vector<SimdPath> availableSimdPaths() {

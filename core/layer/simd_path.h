@@ -24,8 +24,13 @@ SimdPath resolveSimdPath(SimdPath path);
 const char* simdPathName(SimdPath path = SimdPath::Best);
 
 /// What --version and the About box say: "SIMD path: avx2 (kernel generation, products,
-/// heatmap downsampling)", the path in use and what runs on it.
+/// heatmap downsampling)", the path in use and what runs on it, then what runs the products
+/// (productsLine() of layer/products.h) on a line of its own.
 std::string simdPathLine();
+
+/// The fastest path this CPU runs, whatever TPVIZ_SIMD says: the path in use unless capped below
+/// it.
+SimdPath fastestCpuPath();
 
 /// Every path this process can run (those the CPU supports, up to TPVIZ_SIMD), slowest first.
 std::vector<SimdPath> availableSimdPaths();

@@ -98,7 +98,7 @@ void BM_EigenVsOpenBlas(benchmark::State& state) {
     Matrix eigenOut(batch, features), blasOut(batch, features);
     std::vector<double> ratios;
     for (auto _ : state) {
-        const double eigenTime = seconds([&] { multiply(eigenOut, a.x, a.kernel, path); });
+        const double eigenTime = seconds([&] { multiplyWithEigen(eigenOut, a.x, a.kernel, path); });
         const double blasTime = seconds([&] {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(batch), int(features),
                         int(inDim), 1.0f, a.x.data(), int(inDim), a.kernel.data(), int(features),

@@ -1,6 +1,8 @@
 // The core's products on every SIMD path this process runs: each transposition of the factors,
-// into a block of a bigger matrix, set and accumulated, few rows and many; the product of few
-// rows has the same bits on every path and a group's columns equal the full product's.
+// into a block of a bigger matrix, set and accumulated, few rows and many, by the route the
+// product entry picks and by Eigen's kernels of each path; the product of few rows has the same
+// bits on every path and a group's columns equal the full product's; OpenBLAS runs the products
+// of many rows on the CPU's fastest path only, where the build has it.
 
 #include "layer/products.h"
 #include "layer/verification.h"
@@ -9,6 +11,10 @@
 #include "random_matrix.h"
 
 #include <QTest>
+
+#ifdef TPVIZ_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 #include <cmath>
 
@@ -46,6 +52,30 @@ bool withinBound(const Matrix& actual, const Exact& exact, Index depth, QString*
     return true;
 }
 
+const char* routeName(ProductRoute route) {
+    switch (route) {
+        case ProductRoute::InOrder:
+            return "in order";
+        case ProductRoute::Eigen:
+            return "Eigen";
+        default:
+            return "OpenBLAS";
+    }
+}
+
+// The route the products promise: in order for few rows, OpenBLAS for the rest on the CPU's
+// fastest path in a build that has it, Eigen's kernels otherwise (a path capped below the
+// fastest one included).
+ProductRoute promisedRoute(const ProductFactor& a, const ProductFactor& b, SimdPath path) {
+    if (a.rows() <= kFewRows && !a.transposed && !b.transposed)
+        return ProductRoute::InOrder;
+#ifdef TPVIZ_HAVE_OPENBLAS
+    if (resolveSimdPath(path) == fastestCpuPath())
+        return ProductRoute::OpenBlas;
+#endif
+    return ProductRoute::Eigen;
+}
+
 }  // namespace
 
 class TestProducts : public QObject {
@@ -59,21 +89,27 @@ private slots:
         QTest::addColumn<bool>("transposeA");
         QTest::addColumn<bool>("transposeB");
         QTest::addColumn<int>("path");
+        QTest::addColumn<bool>("eigen");
         for (const SimdPath path : availableSimdPaths())
-            for (const auto& shape : {std::array{3, 700, 5000}, std::array{64, 300, 900},
-                                      std::array{200, 64, 1000}, std::array{1, 1, 1}})
-                for (const bool ta : {false, true})
-                    for (const bool tb : {false, true})
-                        QTest::newRow(qPrintable(QString("%1 %2x%3x%4%5%6")
-                                                     .arg(simdPathName(path))
-                                                     .arg(shape[0])
-                                                     .arg(shape[1])
-                                                     .arg(shape[2])
-                                                     .arg(ta ? " a^T" : "")
-                                                     .arg(tb ? " b^T" : "")))
-                            << shape[0] << shape[1] << shape[2] << ta << tb << int(path);
+            for (const bool eigen : {false, true})
+                for (const auto& shape : {std::array{3, 700, 5000}, std::array{64, 300, 900},
+                                          std::array{200, 64, 1000}, std::array{1, 1, 1}})
+                    for (const bool ta : {false, true})
+                        for (const bool tb : {false, true})
+                            QTest::newRow(qPrintable(QString("%1%2 %3x%4x%5%6%7")
+                                                         .arg(simdPathName(path))
+                                                         .arg(eigen ? " eigen" : "")
+                                                         .arg(shape[0])
+                                                         .arg(shape[1])
+                                                         .arg(shape[2])
+                                                         .arg(ta ? " a^T" : "")
+                                                         .arg(tb ? " b^T" : "")))
+                                << shape[0] << shape[1] << shape[2] << ta << tb << int(path)
+                                << eigen;
     }
 
+    // By the route multiply picks (OpenBLAS for many rows on the fastest path, where the build
+    // has it) and by Eigen's kernels of the same path.
     void productsAreWithinTheRoundingBoundOnEveryPath() {
         QFETCH(int, rows);
         QFETCH(int, depth);
@@ -81,27 +117,79 @@ private slots:
         QFETCH(bool, transposeA);
         QFETCH(bool, transposeB);
         QFETCH(int, path);
+        QFETCH(bool, eigen);
         const Matrix a = randomMatrix(rows, depth, 1), b = randomMatrix(depth, cols, 2);
         // Stored as the product reads them: the transpose of a's memory when a^T is asked.
         const Matrix aStored = transposeA ? Matrix(a.transpose()) : a;
         const Matrix bStored = transposeB ? Matrix(b.transpose()) : b;
         const ProductFactor af(aStored, transposeA), bf(bStored, transposeB);
+        const auto set = eigen ? multiplyWithEigen : multiply;
+        const auto add = eigen ? multiplyAddWithEigen : multiplyAdd;
         const Exact exact = exactProduct(a, b);
         QString where;
 
-        // Into a block of a bigger matrix: the elements around it are left alone.
+        // Into a block of a bigger matrix: the elements around it are left alone, and those inside
+        // are overwritten (a NaN there does not survive).
         Matrix big = Matrix::Constant(rows + 2, cols + 3, 7.0f);
-        multiply(big.block(1, 2, rows, cols), af, bf, SimdPath(path));
+        big.block(1, 2, rows, cols).setConstant(std::nanf(""));
+        set(big.block(1, 2, rows, cols), af, bf, SimdPath(path));
         QVERIFY2(withinBound(big.block(1, 2, rows, cols), exact, depth, &where), qPrintable(where));
         QCOMPARE(big.row(0).cwiseEqual(7.0f).count(), big.cols());
         QCOMPARE(big.col(0).cwiseEqual(7.0f).count(), big.rows());
         QCOMPARE(big.col(1).cwiseEqual(7.0f).count(), big.rows());
 
         // Accumulated: out += a @ b onto a @ b itself gives 2 (a @ b), within twice the bound.
-        Matrix twice = product(af, bf, SimdPath(path));
-        multiplyAdd(twice, af, bf, SimdPath(path));
+        Matrix twice(rows, cols);
+        set(twice, af, bf, SimdPath(path));
+        add(twice, af, bf, SimdPath(path));
         const Exact doubled{2 * exact.value, 2 * exact.magnitude};
         QVERIFY2(withinBound(twice, doubled, depth + 1, &where), qPrintable(where));
+    }
+
+    // multiply takes the promised route on every path this process runs: OpenBLAS only on the
+    // CPU's fastest path (a run capped by TPVIZ_SIMD below it runs Eigen's kernels of its path),
+    // and the product's bits are those of the code the route names.
+    void eachPathRunsItsOwnRoute() {
+        const Matrix a = randomMatrix(64, 4096, 5), b = randomMatrix(4096, 96, 6);
+        for (const SimdPath path : availableSimdPaths()) {
+            const ProductRoute route = productRoute(a, b, path);
+            QCOMPARE(routeName(route), routeName(promisedRoute(a, b, path)));
+            QCOMPARE(routeName(productRoute(a.topRows(kFewRows), b, path)),
+                     routeName(ProductRoute::InOrder));
+            const Matrix routed = product(a, b, path);
+            Matrix byEigen(a.rows(), b.cols());
+            multiplyWithEigen(byEigen, a, b, path);
+            QVERIFY2(sameBits(routed, byEigen) == (route == ProductRoute::Eigen),
+                     simdPathName(path));
+#ifdef TPVIZ_HAVE_OPENBLAS
+            Matrix byOpenBlas(a.rows(), b.cols());
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(a.rows()), int(b.cols()),
+                        int(a.cols()), 1.0f, a.data(), int(a.cols()), b.data(), int(b.cols()), 0.0f,
+                        byOpenBlas.data(), int(b.cols()));
+            QVERIFY2(sameBits(routed, byOpenBlas) == (route == ProductRoute::OpenBlas),
+                     simdPathName(path));
+#endif
+        }
+    }
+
+    // --version names what runs the products. With OpenBLAS in the build, it is the OpenMP build
+    // (inside the core's parallel regions it runs on the calling thread instead of starting
+    // threads of its own), the one this test links by path and the core loads by the same path,
+    // named with the kernels it chose, unless TPVIZ_SIMD caps the path below the CPU's best.
+    void theVersionLineNamesWhatRunsTheProducts() {
+        const std::string line = productsLine();
+        const bool uncapped = resolveSimdPath(SimdPath::Best) == fastestCpuPath();
+#ifdef TPVIZ_HAVE_OPENBLAS
+        QCOMPARE(openblas_get_parallel(), 2);
+        const std::string kernels = std::string("(") + openblas_get_corename() + " kernels";
+        QCOMPARE(line.find(kernels) != std::string::npos, uncapped);
+#else
+        Q_UNUSED(uncapped);
+#endif
+        const std::string eigen = std::string("Eigen's kernels of the ") + simdPathName() + " path";
+        QCOMPARE(line.find(eigen) != std::string::npos,
+                 line.find("OpenBLAS 0") == std::string::npos);
+        QVERIFY2(simdPathLine().find(line) != std::string::npos, simdPathLine().c_str());
     }
 
     // A product of at most kFewRows rows sums each element in order over k, a multiply then an
@@ -130,14 +218,17 @@ private slots:
         }
     }
 
-    // The product on a path below the one in use really runs that path: a path with FMA gives
+    // Eigen's kernels on a path below the one in use really run that path: a path with FMA gives
     // other last bits than the baseline on a long sum (when this process runs such a path).
     void aPathWithFusedMultiplyAddsGivesOtherLastBits() {
         const std::vector<SimdPath> paths = availableSimdPaths();
         if (paths.back() == SimdPath::Scalar)
             QSKIP("this process runs only the scalar path");
         const Matrix a = randomMatrix(64, 4096, 3), b = randomMatrix(4096, 64, 4);
-        QVERIFY(!sameBits(product(a, b, SimdPath::Scalar), product(a, b, paths.back())));
+        Matrix baseline(64, 64), fused(64, 64);
+        multiplyWithEigen(baseline, a, b, SimdPath::Scalar);
+        multiplyWithEigen(fused, a, b, paths.back());
+        QVERIFY(!sameBits(baseline, fused));
     }
 };
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the Debian package of the build folder and checks its files and dependencies.
-# Usage: debian_package.sh CPACK BUILD_DIR VERSION WITH_APP(0|1) WITH_MPI(0|1)
+# Usage: debian_package.sh CPACK BUILD_DIR VERSION WITH_APP(0|1) WITH_MPI(0|1) WITH_OPENBLAS(0|1)
 set -eu
-cpack=$1 build=$2 version=$3 with_app=$4 with_mpi=$5
+cpack=$1 build=$2 version=$3 with_app=$4 with_mpi=$5 with_openblas=$6
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -35,6 +35,10 @@ depends=$(field Depends)
 for library in libc6 libstdc++6 libgomp1; do
     echo "$depends" | grep -q "$library" || fail "Depends ($depends) lacks $library"
 done
+# The OpenMP build of OpenBLAS, which the programs load by its path (dpkg-shlibdeps cannot see it).
+if [ "$with_openblas" = 1 ]; then
+    echo "$depends" | grep -q "libopenblas0-openmp" || fail "Depends ($depends) lacks libopenblas0-openmp"
+fi
 if [ "$with_app" = 1 ]; then
     expect_path bin/tpviz
     expect_path share/man/man1/tpviz.1.gz

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Installs the build into a temporary prefix and runs the installed programs from there.
-# Usage: install_and_run.sh CMAKE BUILD_DIR WITH_APP(0|1) WITH_MPI(0|1)
+# Usage: install_and_run.sh CMAKE BUILD_DIR WITH_APP(0|1) WITH_MPI(0|1) WITH_OPENBLAS(0|1)
 set -eu
-cmake=$1 build=$2 with_app=$3 with_mpi=$4
+cmake=$1 build=$2 with_app=$3 with_mpi=$4 with_openblas=$5
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 
@@ -26,6 +26,13 @@ tr -d ' \n' <"$prefix/brief.json" | grep -q '"output":\[\[1.5,1.5,5,7\]\]' ||
     fail "installed tpviz-cli --example brief printed no output [[1.5, 1.5, 5, 7]]"
 "$prefix/bin/tpviz-cli" --version | grep -q '^tpviz-cli [0-9]' ||
     fail "installed tpviz-cli --version printed no version"
+# The installed program runs its products of many rows with OpenBLAS's OpenMP build on this CPU's
+# fastest path, and says so.
+if [ "$with_openblas" = 1 ]; then
+    version=$(env -u TPVIZ_SIMD "$prefix/bin/tpviz-cli" --version)
+    echo "$version" | grep -q '^products: OpenBLAS .*OpenMP' ||
+        fail "installed tpviz-cli --version names no OpenBLAS: $version"
+fi
 gzip -dc "$prefix/share/man/man1/tpviz-cli.1.gz" | grep -q '^\.TH TPVIZ-CLI' ||
     fail "tpviz-cli.1.gz is no man page"
 

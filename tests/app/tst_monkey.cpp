@@ -204,8 +204,7 @@ public:
             // show (the last correct one), the layer's of the scene on screen.
             const bool devices = window.viewTabs()->currentWidget() == window.devicesView();
             const Timeline timeline =
-                devices ? meshProgram(window.devicesView()->scene()->config)
-                        : loopTimeline(scene->config, scene->mistake, scene->backward != nullptr);
+                devices ? meshProgram(*window.devicesView()->scene()) : loopTimeline(*scene);
             if (steps->stepCount() != timeline.size())
                 return QStringLiteral("%1 steps for a timeline of %2")
                     .arg(steps->stepCount())

@@ -35,7 +35,9 @@ std::string helpText() {
            "rank draws only its share from the seed, computes its partial and takes part in "
            "the output layout's collective (with --backward, its gradients and the backward's "
            "collectives too); rank 0 prints tpviz-cli's report, each rank's bytes held and "
-           "times, and the check.\n\n" +
+           "times, and the check. With --block mlp, the Megatron MLP block on tp_size ranks: "
+           "each rank its slice of the hidden features, one all-reduce of linear2's partial "
+           "sums (and with --backward one of dx).\n\n" +
            tp::sceneOptionsHelp(extraOptions());
 }
 
@@ -93,6 +95,9 @@ int main(int argc, char** argv) {
     if (!outputProblem.empty())
         problems.push_back(outputProblem);
     for (std::string& problem : tp::mpi::runProblems(parse, worldSize, hidden.memoryBudget))
+        problems.push_back(std::move(problem));
+    if (std::string problem = tp::mpi::skippedCollectiveProblem(hidden, parse.options.config.block);
+        !problem.empty())
         problems.push_back(std::move(problem));
     // Rank 0 writes the arrays, into its own file system.
     if (rank == 0 && !parse.options.saveNpyDir.empty())

@@ -3,6 +3,7 @@
 #include "devices/mesh_costs.h"
 #include "io/standard_output.h"
 #include "layer/forward.h"
+#include "mlp/mlp_ranks.h"
 #include "nnx/nnx_init.h"
 #include "rank_backward.h"
 #include "rank_check.h"
@@ -59,7 +60,11 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
         problems.push_back(
             "--kernel, --bias FILE, --x: each rank draws its share from the seed; tpviz-cli reads "
             "array files");
-    if (options.mistake != Mistake::None)
+    if (options.mistake != Mistake::None && options.config.block == Block::Mlp)
+        problems.push_back(
+            "--mistake: tpviz-mpi runs the MLP block's correct split on real ranks; tpviz-cli "
+            "--block mlp --mistake NAME makes the block's mistakes for real");
+    else if (options.mistake != Mistake::None)
         problems.push_back(
             "--mistake: tpviz-mpi runs the correct split on real ranks; tpviz-cli "
             "and the app make the mistakes");
@@ -68,6 +73,8 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
     LayerConfig c = options.config;
     if (memoryBudget)
         c.memoryBudgetBytes = *memoryBudget;
+    if (c.block == Block::Mlp)
+        return mlpRunProblems(options, c, worldSize);
 
     const std::int64_t devices = c.dataSize * c.tpSize;
     if (worldSize != devices)
@@ -184,6 +191,8 @@ CheckKind checkKind(const LayerConfig& c, bool whole) {
 }  // namespace
 
 int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm world) {
+    if (options.config.block == Block::Mlp)
+        return runMlpRanks(options, hidden, world);
     const LayerConfig& c = options.config;
     int worldRank = 0;
     MPI_Comm_rank(world, &worldRank);

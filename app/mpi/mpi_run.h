@@ -19,7 +19,8 @@ namespace tp::mpi {
 /// problems, without the whole-scene memory budget (each rank holds only its share), and adds: the
 /// world size must equal data * tp_size; each rank's share (with --backward, its backward pass's
 /// too) must fit the memory budget; the full report (without --summary), --save-npy and
-/// --backward need the whole layer on rank 0; scenes come from a seed (not --example brief).
+/// --backward need the whole layer on rank 0; scenes come from a seed (not --example brief). The
+/// MLP block's (--block mlp) are mlpRunProblems' (mlp/mlp_ranks.h) after the options' own.
 /// memoryBudget replaces the config's budget when given. Every rank computes the same list.
 std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSize,
                                      std::optional<std::int64_t> memoryBudget = std::nullopt);
@@ -29,7 +30,8 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
 /// backward, also the gathered gradients and what checking them needs (backwardBytesNeeded).
 bool wholeLayerFitsRankZero(const LayerConfig& config, bool backward = false);
 
-/// Computes the scene on every rank of `world` (a valid run: runProblems empty), with the backward
+/// Computes the scene on every rank of `world` (a valid run: runProblems empty; the MLP block as
+/// runMlpRanks does, mlp/mlp_ranks.h), with the backward
 /// pass when the options ask, writes --save-npy's arrays (saveSceneArrays, as tpviz-cli does) and
 /// prints the report on rank 0, and returns the exit status on every rank: 0 when every check
 /// passed, 1 when not, 2 when the arrays or the report could not be written (the reason on

@@ -114,15 +114,32 @@ std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
     return all;
 }
 
-Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
-               const std::vector<BackwardCollective>& collectives) {
-    Json mpi = {{"world_size", ranks.size()},
+Json mpiJson(std::size_t worldSize, const CheckKind& check) {
+    Json mpi = {{"world_size", worldSize},
                 {"check", check.singleProcess ? "single-process" : "per-block"},
                 {"check_note", check.note}};
     if (check.singleProcess) {
         mpi["bit_identical"] = check.bitIdentical;
         mpi["elements"] = check.elements;
     }
+    return mpi;
+}
+
+std::string mpiText(std::size_t worldSize, const CheckKind& check) {
+    std::ostringstream out;
+    out << "\nMPI: " << worldSize << " ranks; checked "
+        << (check.singleProcess ? "against the single-process reference on rank 0"
+                                : "block by block on each rank")
+        << ": " << check.note << '\n';
+    if (check.singleProcess)
+        out << "  output: " << check.bitIdentical << " of " << check.elements
+            << " elements bit-identical to the single-process split\n";
+    return out.str();
+}
+
+Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
+               const std::vector<BackwardCollective>& collectives) {
+    Json mpi = mpiJson(ranks.size(), check);
     Json all = Json::array();
     for (const RankStats& r : ranks) {
         Json rank = {{"rank", r.rank},
@@ -145,13 +162,7 @@ Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
 std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check,
                       const std::vector<BackwardCollective>& collectives) {
     std::ostringstream out;
-    out << "\nMPI: " << ranks.size() << " ranks; checked "
-        << (check.singleProcess ? "against the single-process reference on rank 0"
-                                : "block by block on each rank")
-        << ": " << check.note << '\n';
-    if (check.singleProcess)
-        out << "  output: " << check.bitIdentical << " of " << check.elements
-            << " elements bit-identical to the single-process split\n";
+    out << mpiText(ranks.size(), check);
     for (const RankStats& r : ranks)
         out << "  rank " << r.rank << " device (" << r.d << ", " << r.m << "): kernel held "
             << formatBytes(r.kernelBytesHeld) << ", x " << formatBytes(r.xBytesHeld) << ", output "

@@ -70,6 +70,12 @@ std::int64_t peakRssBytes();
 /// Every rank's stats on rank 0, in rank order; empty elsewhere. Collective over `world`.
 std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world);
 
+/// The "mpi" member: the world size and how the output was checked.
+Json mpiJson(std::size_t worldSize, const CheckKind& check);
+
+/// The same as the readable lines that open the ranks' part of the text report.
+std::string mpiText(std::size_t worldSize, const CheckKind& check);
+
 /// The "mpi" and "ranks" members, for writeJsonReport's `more`; `collectives` names the backward
 /// collectives whose times the ranks' backward stats hold.
 Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,

@@ -58,13 +58,29 @@ TestOptions takeTestOptions(std::vector<std::string>& args) {
             options.memoryBudget = bytes;
     }
     if (const auto value = takeValue(args, "--skip-collective", options.errors)) {
-        if (*value == "dy" || *value == "dx" || *value == "dkernel" || *value == "dbias")
+        if (*value == "dy" || *value == "dx" || *value == "dkernel" || *value == "dbias" ||
+            *value == "partials")
             options.skippedCollective = *value;
         else
             options.errors.push_back("--skip-collective (" + *value +
-                                     ") must name dy, dx, dkernel or dbias");
+                                     ") must name dy, dx, dkernel or dbias, or the MLP block's "
+                                     "partials or dx");
     }
     return options;
+}
+
+std::string skippedCollectiveProblem(const TestOptions& options, Block block) {
+    const std::string& of = options.skippedCollective;
+    if (of.empty() || of == "dx")
+        return {};
+    if (block == Block::Mlp && of != "partials")
+        return "--skip-collective (" + of +
+               "): the MLP block's collectives are the all-reduces of the partial sums "
+               "(partials) and of dx";
+    if (block == Block::Linear && of == "partials")
+        return "--skip-collective (partials): the all-reduce of linear2's partial sums is the "
+               "MLP block's; add --block mlp";
+    return {};
 }
 
 }  // namespace tp::mpi

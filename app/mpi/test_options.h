@@ -5,10 +5,13 @@
 //   --memory-budget BYTES    the memory budget of each process (LayerConfig::memoryBudgetBytes),
 //                            so that the per-rank budget and the per-block check can be tested
 //                            with small layers
-//   --skip-collective OF     every rank leaves out the backward's collective of OF (dy, dx,
-//                            dkernel or dbias), so that a test sees the check fail without it
+//   --skip-collective OF     every rank leaves out the collective of OF, so that a test sees the
+//                            check fail without it: one Linear's backward collectives (dy, dx,
+//                            dkernel or dbias), the MLP block's all-reduces (partials: linear2's
+//                            partial sums; dx)
 // Each is also accepted as "--name=value".
 
+#include "layer/layer_config.h"
 #include "rank_faults.h"
 
 #include <cstdint>
@@ -27,5 +30,8 @@ struct TestOptions {
 
 /// Removes the hidden options from args and returns them.
 TestOptions takeTestOptions(std::vector<std::string>& args);
+
+/// Why `options.skippedCollective` names no collective of `block` ("" when it does, or is "").
+std::string skippedCollectiveProblem(const TestOptions& options, Block block);
 
 }  // namespace tp::mpi

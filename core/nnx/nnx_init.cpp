@@ -227,11 +227,73 @@ MlpParams mlpShard(const LayerConfig& c, IndexRange hidden) {
 }
 
 Matrix mlpCotangentBlock(const LayerConfig& c, IndexRange rows, IndexRange cols) {
-    assert(rows.start >= 0 && rows.stop <= c.batch && cols.start >= 0 && cols.stop <= c.features);
-    Matrix dy(rows.size(), cols.size());
-    drawBlock(standardNormalDraw(c, kMlpCounts.dy, std::uint64_t(c.batch * c.features)), c.features,
-              rows, cols, dy.data(), nullptr);
-    return dy;
+    return mlpArrayBlock(c, MlpArray::Dy, rows, cols);
+}
+
+const char* mlpArrayName(MlpArray array) {
+    switch (array) {
+        case MlpArray::Kernel1:
+            return "kernel1";
+        case MlpArray::Bias1:
+            return "bias1";
+        case MlpArray::Kernel2:
+            return "kernel2";
+        case MlpArray::Bias2:
+            return "bias2";
+        case MlpArray::X:
+            return "x";
+        case MlpArray::Dy:
+            break;
+    }
+    return "dy";
+}
+
+std::pair<Index, Index> mlpArrayShape(const LayerConfig& c, MlpArray array) {
+    switch (array) {
+        case MlpArray::Kernel1:
+            return {c.inDim, c.hidden};
+        case MlpArray::Bias1:
+            return {1, c.hidden};
+        case MlpArray::Kernel2:
+            return {c.hidden, c.features};
+        case MlpArray::Bias2:
+            return {1, c.features};
+        case MlpArray::X:
+            return {c.batch, c.inDim};
+        case MlpArray::Dy:
+            break;
+    }
+    return {c.batch, c.features};
+}
+
+Matrix mlpArrayBlock(const LayerConfig& c, MlpArray array, IndexRange rows, IndexRange cols) {
+    const auto [arrayRows, arrayCols] = mlpArrayShape(c, array);
+    assert(rows.start >= 0 && rows.stop <= arrayRows && cols.start >= 0 && cols.stop <= arrayCols);
+    const auto elements = std::uint64_t(arrayRows * arrayCols);
+    RangeDraw draw;
+    switch (array) {
+        case MlpArray::Kernel1:
+            draw = kernelDraw(c, kMlpCounts.kernel1, c.inDim, c.hidden);
+            break;
+        case MlpArray::Bias1:
+            draw = biasDraw(c, kMlpCounts.bias1, c.hidden);
+            break;
+        case MlpArray::Kernel2:
+            draw = kernelDraw(c, kMlpCounts.kernel2, c.hidden, c.features);
+            break;
+        case MlpArray::Bias2:
+            draw = biasDraw(c, kMlpCounts.bias2, c.features);
+            break;
+        case MlpArray::X:
+            draw = standardNormalDraw(c, kMlpCounts.x, elements);
+            break;
+        case MlpArray::Dy:
+            draw = standardNormalDraw(c, kMlpCounts.dy, elements);
+            break;
+    }
+    Matrix block(rows.size(), cols.size());
+    drawBlock(draw, arrayCols, rows, cols, block.data(), nullptr);
+    return block;
 }
 
 GroupLayer groupLayer(const LayerConfig& config) {

@@ -10,6 +10,8 @@
 #include "layer/progress.h"
 #include "nnx/jax_random.h"
 
+#include <utility>
+
 namespace tp {
 
 /// The stream counts of one nnx.Linear's scene: each rngs.params() call takes the next count.
@@ -97,6 +99,20 @@ MlpParams mlpShard(const LayerConfig& config, IndexRange hidden);
 /// The MLP block's cotangent dy[rows, cols] of its (batch, features) output:
 ///   dy = jax.random.normal(rngs.params(), (batch, features))   # count 5, after x's count 4
 Matrix mlpCotangentBlock(const LayerConfig& config, IndexRange rows, IndexRange cols);
+
+/// The arrays the MLP block draws from its nnx.Rngs(seed), in the order of their counts
+/// (kMlpCounts).
+enum class MlpArray { Kernel1, Bias1, Kernel2, Bias2, X, Dy };
+
+/// The array's name as tpviz-cli --save-npy writes it ("kernel1", "bias1", ..., "dy").
+const char* mlpArrayName(MlpArray array);
+
+/// The array's (rows, cols): a bias is one row, (1, size).
+std::pair<Index, Index> mlpArrayShape(const LayerConfig& config, MlpArray array);
+
+/// array[rows, cols] drawn directly, without the rest of the array; bit-identical to slicing
+/// initMlp's array (mlpCotangentBlock's dy for MlpArray::Dy). A bias is one row: rows {0, 1}.
+Matrix mlpArrayBlock(const LayerConfig& config, MlpArray array, IndexRange rows, IndexRange cols);
 
 /// The one nnx.Linear each group builds for itself in the init-per-group mistake (see GroupLayer
 /// in mistakes.h): the scene's draws for the shard's own shape and fan_in.

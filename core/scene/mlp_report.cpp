@@ -147,10 +147,9 @@ void writeGradients(Members& m, const MlpGradients& g) {
     m.vector("dbias2", g.dbias2);
 }
 
-}  // namespace
-
-void writeMlpJsonReport(std::ostream& out, const Scene& scene, bool summary, bool costs) {
-    assert(scene.mlp);
+// The document's members, closed when `doc` goes out of scope.
+void writeDocument(std::ostream& out, const Scene& scene, bool summary, bool costs,
+                   const Json& more) {
     const MlpScene& s = *scene.mlp;
     Members doc(out, "  ");
     doc.add("config", configJson(scene));
@@ -220,7 +219,19 @@ void writeMlpJsonReport(std::ostream& out, const Scene& scene, bool summary, boo
     }
     if (costs)
         doc.add("costs", costsJson(s.costs));
-    out << '\n';
+    if (more.is_object())
+        for (const auto& [name, value] : more.items())
+            doc.add(name, value);
+}
+
+}  // namespace
+
+void writeMlpJsonReport(std::ostream& out, const Scene& scene, bool summary, bool costs,
+                        const Json& more) {
+    assert(scene.mlp);
+    assert(more.is_null() || more.is_object());
+    writeDocument(out, scene, summary, costs, more);
+    out << '\n';  // after the document's closing brace
 }
 
 std::string mlpTextReport(const Scene& scene, bool summary, bool costs) {

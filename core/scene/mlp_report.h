@@ -34,7 +34,9 @@ std::string mlpTextReport(const Scene& scene, bool summary, bool costs);
 ///             "verification": {"passed", "dx", "dkernel1", "dbias1", "dkernel2", "dbias2"}},
 ///   "costs" (with --costs): {"devices", "per_device": {bytes of each array, "flops"},
 ///             "backward_per_device": {...}, "unsharded_bytes"}.
-/// With summary: no arrays.
-void writeMlpJsonReport(std::ostream& out, const Scene& scene, bool summary, bool costs);
+/// With summary: no arrays. `more`, an object, adds its members at the end (tpviz-mpi's "mpi" and
+/// "ranks").
+void writeMlpJsonReport(std::ostream& out, const Scene& scene, bool summary, bool costs,
+                        const Json& more = {});
 
 }  // namespace tp

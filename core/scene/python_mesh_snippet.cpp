@@ -18,6 +18,22 @@ std::string pythonSpec(const std::string& spec) {
     return s;
 }
 
+std::string pythonGatherColumnsFunction(const std::string& oneCopy) {
+    return "def gather_columns(block):\n"
+           "    # Varying to invariant: the result is one copy over \"model\" (" +
+           oneCopy +
+           "), which shard_map's check\n"
+           "    # (check_vma) accepts only from an invariant gather; plain all_gather is\n"
+           "    # varying to varying.\n"
+           "    if \"to\" in inspect.signature(jax.lax.all_gather).parameters:\n"
+           "        return jax.lax.all_gather(block, \"model\", axis=1, tiled=True, "
+           "to=\"invarying\")\n"
+           "    if hasattr(jax.lax, \"all_gather_invariant\"):\n"
+           "        return jax.lax.all_gather_invariant(block, \"model\", axis=1, tiled=True)\n"
+           "    return jax.lax.all_gather(block, \"model\", axis=1, tiled=True)  # JAX before "
+           "check_vma\n";
+}
+
 bool pythonMeshWanted(const LayerConfig& config, SnippetPasses passes) {
     // Row mode always has its collective (an all-reduce by default), even on one data row.
     return config.dataSize > 1 || config.output.has_value() ||
@@ -103,18 +119,9 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
         });
     if ((column && !sharded) || backwardGathers)
         py << "\n"
-           << "def gather_columns(block):\n"
-           << "    # Varying to invariant: the result is one copy over \"model\" (the replicated\n"
-           << "    # output, or the dy every device sums into dbias), which shard_map's check\n"
-           << "    # (check_vma) accepts only from an invariant gather; plain all_gather is\n"
-           << "    # varying to varying.\n"
-           << "    if \"to\" in inspect.signature(jax.lax.all_gather).parameters:\n"
-           << "        return jax.lax.all_gather(block, \"model\", axis=1, tiled=True, "
-              "to=\"invarying\")\n"
-           << "    if hasattr(jax.lax, \"all_gather_invariant\"):\n"
-           << "        return jax.lax.all_gather_invariant(block, \"model\", axis=1, tiled=True)\n"
-           << "    return jax.lax.all_gather(block, \"model\", axis=1, tiled=True)  # JAX before "
-              "check_vma\n"
+           << pythonGatherColumnsFunction(
+                  "the replicated\n    # output, or the dy every device "
+                  "sums into dbias")
            << "\n";
     py << "\n"
        << "@partial(shard_map, mesh=mesh, in_specs=(x_spec, kernel_spec, bias_spec),\n"

@@ -14,6 +14,12 @@ namespace tp {
 /// ("P(\"data\", None)").
 std::string pythonSpec(const std::string& spec);
 
+/// def gather_columns(block): the all-gather over "model" along the columns (axis 1, tiled) whose
+/// result shard_map takes as one copy over "model" (its invariant form: all_gather's
+/// to="invarying", or all_gather_invariant, in the JAX versions that have them). `oneCopy` says
+/// in its comment what that copy is.
+std::string pythonGatherColumnsFunction(const std::string& oneCopy);
+
 /// Whether pythonSnippet appends the mesh version: when the config names the mesh, i.e. a data
 /// axis (dataSize > 1) or an explicit output layout, or when the forward pass or (with the
 /// backward) the backward pass has a collective: always in row mode, at tpSize > 1 with the

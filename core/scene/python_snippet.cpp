@@ -3,6 +3,7 @@
 #include "layer/float_format.h"
 #include "scene/python_backward_snippet.h"
 #include "scene/python_mesh_snippet.h"
+#include "scene/python_mlp_snippet.h"
 
 #include <cassert>
 #include <charconv>
@@ -34,16 +35,13 @@ std::string pythonDoubleLiteral(double value) {
     return text;
 }
 
-namespace {
-
-// rounding_bound(K, s): the float32 rounding bound 2 * gamma(K + 1) * s + 2 * (K + 1) * 2^-125 of
-// a product of K terms per element with magnitude s (verification.h's worst case), for the
-// output's check and the backward's, each with its own K.
-std::string roundingBoundFunction(const std::string& indent) {
+std::string pythonRoundingBoundFunction(const std::string& indent) {
     return indent + "def rounding_bound(K, s):\n" + indent + "    u = 2.0 ** -24\n" + indent +
            "    gamma = (K + 1) * u / (1 - (K + 1) * u)\n" + indent +
            "    return 2 * gamma * s + 2 * (K + 1) * 2.0 ** -125\n";
 }
+
+namespace {
 
 // nnx.Linear(...) keyword arguments after the sizes, as the scene's model is built.
 std::string linearArguments(const LayerConfig& config, const std::string& rngs) {
@@ -155,7 +153,7 @@ void writeRoundingCheck(std::ostringstream& py, bool exposing) {
            << "# whatever the order of its sums (a fixed atol would cry wolf at large in_dim).\n";
     const std::string in = exposing ? "    " : "";
     py << in << "f64 = lambda a: np.asarray(a, dtype=np.float64)\n"
-       << roundingBoundFunction(in) << in
+       << pythonRoundingBoundFunction(in) << in
        << "s = np.abs(f64(x)) @ np.abs(f64(kernel)) + np.abs(f64(bias))\n"
        << in << "bound = rounding_bound(in_dim, s)\n"
        << in << "error = np.abs(f64(output) - f64(reference))\n"
@@ -172,6 +170,8 @@ void writeRoundingCheck(std::ostringstream& py, bool exposing) {
 
 std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const CheckSettings& check,
                           SnippetPasses passes) {
+    if (config.block == Block::Mlp)
+        return pythonMlpSnippet(config, mistake, check, passes);
     const bool backward = passes == SnippetPasses::ForwardAndBackward;
     assert(!backward || mistake == Mistake::None);
     const bool legacy = config.prng == PrngLayout::Legacy;

@@ -33,9 +33,16 @@ enum class SnippetPasses { Forward, ForwardAndBackward };
 /// goes on with the backward pass (python_backward_snippet.h): dy drawn after x, the reference
 /// from jax.vjp, the split gradients and, on a mesh, the same gradients in shard_map with the
 /// collectives of backwardCollectives.
+/// The MLP block's config (Block::Mlp) gets the block's script, pythonMlpSnippet
+/// (python_mlp_snippet.h).
 std::string pythonSnippet(const LayerConfig& config, Mistake mistake = Mistake::None,
                           const CheckSettings& check = {},
                           SnippetPasses passes = SnippetPasses::Forward);
+
+/// def rounding_bound(K, s), each line after `indent`: the float32 rounding bound
+/// 2 * gamma(K + 1) * s + 2 * (K + 1) * 2^-125 of a product of K terms per element with magnitude
+/// s (verification.h's worst case), for each check with its own K.
+std::string pythonRoundingBoundFunction(const std::string& indent = "");
 
 /// A Python float literal that reads back as `value` after float64 parsing and rounding to
 /// float32 (as jnp.array(value, jnp.float32) does): the shortest float32 form when that survives

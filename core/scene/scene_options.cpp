@@ -151,8 +151,6 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
             errors.push_back(
                 "--mode splits one Linear; the MLP block is split the Megatron way, "
                 "linear1 by its columns and linear2 by its rows");
-        if (options.python)
-            errors.push_back("--python writes one Linear's script; leave out --block mlp");
     } else if (wasGiven(Option::Hidden)) {
         errors.push_back("--hidden sets the MLP block's hidden width; add --block mlp");
     }

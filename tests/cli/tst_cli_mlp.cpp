@@ -1,9 +1,12 @@
 // tpviz-cli --block mlp end to end: the "block" member and its keys, the arrays it writes with
 // --save-npy recomputed by numpy in float64 (linear2(gelu(linear1(x))) and its vjp), the mistakes'
-// exit status, --summary, and the refusals in words.
+// exit status, --summary, the refusals in words, and --python's script: the core's, asserting the
+// bits --save-npy writes.
 
 #include "process_run.h"
 #include "python_numpy.h"
+#include "scene/python_mlp_snippet.h"
+#include "scene/python_snippet.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -26,6 +29,15 @@ QJsonObject parsed(const Run& run) {
 const QStringList kBlock{"--block",  "mlp", "--batch",    "3",         "--in-dim", "6",
                          "--hidden", "16",  "--features", "5",         "--tp",     "4",
                          "--seed",   "2",   "--bias",     "normal:0.5"};
+
+// kBlock as a config.
+tp::LayerConfig blockConfig() {
+    tp::LayerConfig c{.batch = 3, .inDim = 6, .features = 5, .tpSize = 4, .seed = 2};
+    c.block = tp::Block::Mlp;
+    c.hidden = 16;
+    c.bias = {tp::BiasInit::Kind::Normal, 0.5f};
+    return c;
+}
 
 // The forward and the backward recomputed in float64 from the saved parameters, x and dy, each
 // against the arrays tpviz-cli wrote; prints the largest relative difference of each.
@@ -129,6 +141,69 @@ private slots:
         QCOMPARE(moved.size(), 2);
         QCOMPARE(moved[0].toObject()["of"].toString(), QStringLiteral("a"));
         QCOMPARE(moved[0].toObject()["name"].toString(), QStringLiteral("all-gather"));
+    }
+
+    // --python --block mlp prints the core's script for these options, with its backward part
+    // when asked.
+    void pythonPrintsTheBlocksScript() {
+        const Run run = runCli(kBlock + QStringList{"--python", "--backward"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.outText(),
+                 QString::fromStdString(tp::pythonSnippet(blockConfig(), tp::Mistake::None, {},
+                                                          tp::SnippetPasses::ForwardAndBackward)));
+        const Run mistake =
+            runCli(kBlock + QStringList{"--python", "--mistake", "bias2-per-partial"});
+        QCOMPARE(mistake.exitCode, 0);
+        QCOMPARE(mistake.outText(), QString::fromStdString(tp::pythonSnippet(
+                                        blockConfig(), tp::Mistake::Bias2PerPartial)));
+    }
+
+    void theScriptsBitsAreTheSavedArrays_data() {
+        QTest::addColumn<int>("flipped");
+        QTest::addColumn<QString>("failure");
+        QTest::newRow("as saved") << -1 << "";
+        // x[0, 1]: one of the values whose bits the script holds; x[1, 4]: one it does not,
+        // caught by the comparison with the folder.
+        QTest::newRow("x[0, 1] one bit off") << 1 << "AssertionError: x: bits";
+        QTest::newRow("x[1, 4] one bit off") << 10 << "AssertionError: x: not the bits of x.npy";
+    }
+
+    // The script's part that asserts bits, run with numpy on the arrays tpviz-cli --save-npy
+    // wrote in place of JAX's (there is no JAX here): the bits it holds are the files', and it
+    // compares every value with the folder; one bit off in x fails it.
+    void theScriptsBitsAreTheSavedArrays() {
+        QFETCH(int, flipped);
+        QFETCH(QString, failure);
+        if (!tp::test::pythonPresent())
+            QSKIP("no python3 on this machine");
+        QTemporaryDir dir;
+        const QString out = dir.filePath("arrays");
+        const Run save = runCli(kBlock + QStringList{"--backward", "--summary", "--save-npy", out});
+        QCOMPARE(save.exitCode, 0);
+        const std::string bits =
+            tp::pythonMlpBitsCheck(blockConfig(), tp::SnippetPasses::ForwardAndBackward);
+        const Run script = runCli(kBlock + QStringList{"--python", "--backward"});
+        QVERIFY(script.outText().contains(QString::fromStdString(bits)));
+        QString prelude =
+            "import os, sys\n"
+            "import numpy as np\n"
+            "kernel1, bias1, kernel2, bias2, x, dy = (np.load(os.path.join(sys.argv[1], n + "
+            "'.npy'))\n"
+            "    for n in ('kernel1', 'bias1', 'kernel2', 'bias2', 'x', 'dy'))\n";
+        if (flipped >= 0)
+            prelude +=
+                QString("x = x.copy()\nx.reshape(-1).view(np.uint32)[%1] ^= 1\n").arg(flipped);
+        const Run check = tp::test::runNumpy(prelude + QString::fromStdString(bits), {out});
+        if (failure.isEmpty()) {
+            QVERIFY2(check.exitCode == 0, qPrintable(check.errText()));
+            QVERIFY(check.out.contains("every value bit for bit as in"));
+            QVERIFY(
+                check.out.contains("kernel1, bias1, kernel2, bias2, x, dy hold the float32 "
+                                   "bits tpviz draws"));
+        } else {
+            QVERIFY(check.exitCode != 0);
+            QVERIFY2(check.errText().contains(failure), qPrintable(check.errText()));
+        }
     }
 
     void theRefusalsSayWhy_data() {

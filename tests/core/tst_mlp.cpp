@@ -113,6 +113,34 @@ private slots:
         }
     }
 
+    // Any block of any of the block's arrays drawn alone is that block of the whole array, in
+    // both PRNG layouts; dy's is mlpCotangentBlock's.
+    void anArraysBlockIsItsSlice() {
+        for (const PrngLayout layout : {PrngLayout::Partitionable, PrngLayout::Legacy}) {
+            LayerConfig c = mlp(3, 5, 12, 7, 4, 11);
+            c.prng = layout;
+            c.bias = BiasInit{BiasInit::Kind::Normal, 0.5f};
+            const MlpParams whole = initMlp(c);
+            const Matrix dy = mlpCotangentBlock(c, {0, c.batch}, {0, c.features});
+            const std::pair<MlpArray, Matrix> arrays[] = {{MlpArray::Kernel1, whole.kernel1},
+                                                          {MlpArray::Bias1, whole.bias1},
+                                                          {MlpArray::Kernel2, whole.kernel2},
+                                                          {MlpArray::Bias2, whole.bias2},
+                                                          {MlpArray::X, whole.x},
+                                                          {MlpArray::Dy, dy}};
+            for (const auto& [array, m] : arrays) {
+                const auto [rows, cols] = mlpArrayShape(c, array);
+                QCOMPARE(rows, m.rows());
+                QCOMPARE(cols, m.cols());
+                QVERIFY2(mlpArrayBlock(c, array, {0, rows}, {0, cols}) == m, mlpArrayName(array));
+                const IndexRange r{rows / 2, rows}, k{1, cols - 1};
+                QVERIFY2(
+                    mlpArrayBlock(c, array, r, k) == m.block(r.start, k.start, r.size(), k.size()),
+                    mlpArrayName(array));
+            }
+        }
+    }
+
     // The Megatron split passes against the unsharded block, each array within its bound.
     void theCorrectSplitPasses_data() { addShapes(); }
     void theCorrectSplitPasses() {

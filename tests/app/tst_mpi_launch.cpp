@@ -62,7 +62,11 @@ private slots:
     // The launcher passes this process's environment on to mpirun and the ranks. Under
     // -DTPVIZ_SANITIZE=ON, LeakSanitizer would report what Open MPI keeps until exit and make a
     // rank exit 1 (as in tst_mpi); this process's own leak check, read at its start, stays on.
-    void initTestCase() { qputenv("ASAN_OPTIONS", "detect_leaks=0"); }
+    // mpirun ends a failed run without its 2 s of grace (tests/mpi/mpi_harness.h says why).
+    void initTestCase() {
+        qputenv("ASAN_OPTIONS", "detect_leaks=0");
+        qputenv("OMPI_MCA_odls_base_sigkill_timeout", "0");
+    }
 
     void runsTheSceneAndShowsEachRank() {
         MpiRunPanel panel;

@@ -19,11 +19,15 @@ namespace tp::test {
 // (process_vm_readv) in the shared-memory transport, which containers often forbid. One OpenMP
 // thread per rank, as the ranks already share the cores. Under -DTPVIZ_SANITIZE=ON, LeakSanitizer
 // would report what Open MPI keeps until exit; the address and UB checks stay on.
+// Once a rank exits with a failure, mpirun waits a grace period (odls_base_sigkill_timeout, 1 s)
+// twice before it ends the job, even when every rank has already exited: 2 s of nothing for each
+// failing run here. Without it mpirun ends the job at once, with the same status and messages.
 inline const QMap<QString, QString> kMpiEnvironment{
     {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
     {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
     {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
     {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"},
+    {"OMPI_MCA_odls_base_sigkill_timeout", "0"},
     {"OMP_NUM_THREADS", "1"},
     {"ASAN_OPTIONS", "detect_leaks=0"},
 };

@@ -109,10 +109,44 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
                                 "batch rows." +
                                 validValuesText(batch, "data size", "data sizes")});
 
+    const bool sequence = layout == ShardingLayout::Sequence;
+    if (layout != ShardingLayout::Tensor && mlp)
+        problems.push_back({ConfigField::Layout, "the MLP block runs the tensor layout; the " +
+                                                     std::string(toString(layout)) +
+                                                     " layout is one Linear's"});
+    // FSDP splits each device's model shard of the kernel (its rows) and of the bias over "data".
+    if (layout == ShardingLayout::Fsdp && !mlp && dataOk && tpOk && inOk && featuresOk &&
+        splitDim() % tpSize == 0) {
+        const std::int64_t kernelRows = column ? inDim : inDim / tpSize;
+        const std::int64_t biasLength = column ? features / tpSize : features;
+        if (kernelRows % dataSize != 0 || biasLength % dataSize != 0)
+            problems.push_back(
+                {ConfigField::Layout,
+                 "the fsdp layout splits each device's kernel block (" +
+                     std::to_string(kernelRows) + " rows) and bias block (" +
+                     std::to_string(biasLength) + " values) over data D (" +
+                     std::to_string(dataSize) + "): D must divide both." +
+                     validValuesText(std::gcd(kernelRows, biasLength), "data size", "data sizes")});
+    }
+    // Sequence parallelism splits each data row's batch rows over the model axis.
+    if (sequence && !mlp && dataOk && tpOk && batch > 0 && batch % (dataSize * tpSize) != 0)
+        problems.push_back({ConfigField::Layout,
+                            "batch N (" + std::to_string(batch) +
+                                ") is not divisible by data x tp_size (" +
+                                std::to_string(dataSize * tpSize) +
+                                "): the sequence layout splits each data row's batch rows over "
+                                "the model axis, the same number on every device"});
+    if (sequence && !mlp && output == OutputLayout::Replicated)
+        problems.push_back({ConfigField::Output,
+                            "the sequence layout keeps the output sharded over \"model\" (column "
+                            "mode: by its columns; row mode: by its batch rows); a replicated "
+                            "output is the tensor layout's"});
+
     // Row mode with a sharded output reduce-scatters the partial sums over features: each device
-    // on the model axis keeps features / tp_size output columns.
-    if (!mlp && !column && outputLayout() == OutputLayout::Sharded && tpOk && featuresOk && inOk &&
-        features % tpSize != 0) {
+    // on the model axis keeps features / tp_size output columns (the sequence layout's
+    // reduce-scatter goes along the batch rows instead).
+    if (!mlp && !column && !sequence && outputLayout() == OutputLayout::Sharded && tpOk &&
+        featuresOk && inOk && features % tpSize != 0) {
         std::string message = "features (" + std::to_string(features) +
                               ") is not divisible by tp_size (" + std::to_string(tpSize) +
                               "): a sharded row-parallel output is a reduce-scatter over "
@@ -241,6 +275,26 @@ std::optional<Block> parseBlock(std::string_view text) {
         return Block::Linear;
     if (text == "mlp")
         return Block::Mlp;
+    return std::nullopt;
+}
+
+std::string_view toString(ShardingLayout layout) {
+    switch (layout) {
+        case ShardingLayout::Tensor:
+            return "tensor";
+        case ShardingLayout::Fsdp:
+            return "fsdp";
+        case ShardingLayout::Sequence:
+            return "sequence";
+    }
+    return "tensor";
+}
+
+std::optional<ShardingLayout> parseShardingLayout(std::string_view text) {
+    for (ShardingLayout layout :
+         {ShardingLayout::Tensor, ShardingLayout::Fsdp, ShardingLayout::Sequence})
+        if (text == toString(layout))
+            return layout;
     return std::nullopt;
 }
 

@@ -36,6 +36,14 @@ enum class OutputLayout { Sharded, Replicated };
 /// (block/mlp.h), split the Megatron way: linear1 column-parallel, linear2 row-parallel.
 enum class Block { Linear, Mlp };
 
+/// Where one Linear's arrays rest on the `data x model` mesh (devices/layout_costs.h). Tensor:
+/// tensor parallelism alone, the kernel's model shards replicated over "data". Fsdp: each model
+/// shard of the kernel and bias is split again over "data" (FSDP, ZeRO-3) and all-gathered just
+/// before each use. Sequence: the activations rest split over "model" along the batch rows
+/// (Megatron's sequence parallelism): column mode all-gathers x before its product, row mode
+/// reduce-scatters its partial sums along the rows.
+enum class ShardingLayout { Tensor, Fsdp, Sequence };
+
 /// The setting a validation problem belongs to, so a UI can show it next to that input.
 enum class ConfigField {
     Batch,
@@ -55,6 +63,7 @@ enum class ConfigField {
     Backward,    ///< the backward pass asked for (SceneRun::backward)
     Block,       ///< the block: one Linear or the MLP block
     Hidden,      ///< the MLP block's hidden width
+    Layout,      ///< the sharding layout: tensor, fsdp or sequence
 };
 
 /// One thing wrong with a LayerConfig, in words a user understands.
@@ -84,6 +93,7 @@ struct LayerConfig {
     /// `mode` says (the mode is one Linear's).
     Block block = Block::Linear;
     std::int64_t hidden = 32;  ///< H, the MLP block's hidden width (4 x the default in_dim)
+    ShardingLayout layout = ShardingLayout::Tensor;
 
     /// The dimension that tp splits: the MLP block's hidden width; one Linear's features in column
     /// mode, inDim in row mode.
@@ -96,10 +106,12 @@ struct LayerConfig {
     /// chunk = splitDim / tpSize (features / tpSize in column mode). Valid configs only.
     std::int64_t chunk() const { return splitDim() / tpSize; }
 
-    /// The output layout in effect: `output`, or the mode's default when it is not set.
+    /// The output layout in effect: `output`, or the default when it is not set (column mode and
+    /// the sequence layout: sharded; row mode: replicated).
     OutputLayout outputLayout() const {
-        return output.value_or(mode == ParallelMode::Column ? OutputLayout::Sharded
-                                                            : OutputLayout::Replicated);
+        return output.value_or(mode == ParallelMode::Column || layout == ShardingLayout::Sequence
+                                   ? OutputLayout::Sharded
+                                   : OutputLayout::Replicated);
     }
 
     /// Every problem with this config; empty when it is valid.
@@ -145,6 +157,10 @@ std::string_view toString(OutputLayout layout);
 /// "linear" / "mlp", as --block takes them.
 std::string_view toString(Block block);
 std::optional<Block> parseBlock(std::string_view text);
+
+/// "tensor" / "fsdp" / "sequence", as --layout takes them.
+std::string_view toString(ShardingLayout layout);
+std::optional<ShardingLayout> parseShardingLayout(std::string_view text);
 /// "zeros" or "normal:STDDEV" (shortest float32 form).
 std::string toString(const BiasInit& bias);
 

@@ -68,6 +68,11 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
         problems.push_back(
             "--mistake: tpviz-mpi runs the correct split on real ranks; tpviz-cli "
             "and the app make the mistakes");
+    if (options.config.layout != ShardingLayout::Tensor)
+        problems.push_back(
+            "--layout: tpviz-mpi's ranks run the tensor layout; tpviz-cli --layout " +
+            std::string(toString(options.config.layout)) +
+            " --costs shows that layout's collectives and memory");
     if (!problems.empty() || !configValid)
         return problems;
     LayerConfig c = options.config;

@@ -11,11 +11,6 @@
 namespace tp {
 namespace {
 
-std::string bytesText(std::int64_t bytes) {
-    return bytes < 1024 ? std::to_string(bytes) + " bytes"
-                        : std::to_string(bytes) + " bytes (" + formatBytes(bytes) + ")";
-}
-
 std::string padded(std::string text, std::size_t width) {
     if (text.size() < width)
         text.resize(width, ' ');

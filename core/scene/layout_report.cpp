@@ -9,15 +9,16 @@ void writeLayoutText(std::ostringstream& out, const LayerConfig& c, bool backwar
     const auto program = layoutCollectives(c, backward);
     const LayoutMemory memory = layoutMemory(c, backward);
     out << "layout " << toString(c.layout) << ": " << bytesText(memory.atRest)
-        << " per device at rest (kernel, bias and x), " << bytesText(memory.peak) << " at its peak\n";
+        << " per device at rest (kernel, bias and x), " << bytesText(memory.peak)
+        << " at its peak\n";
     for (const ArrayMemory& array : memory.arrays)
         out << "  " << array.name << ": " << bytesText(array.atRest) << " at rest, "
             << bytesText(array.peak) << " at its largest\n";
     if (program.empty())
         out << "  no collective\n";
     for (const LayoutCollective& step : program)
-        out << "  " << toString(step.phase) << ": " << toString(step.cost.kind) << " of "
-            << step.of << " over \"" << toString(step.axis) << "\", "
+        out << "  " << toString(step.phase) << ": " << toString(step.cost.kind) << " of " << step.of
+            << " over \"" << toString(step.axis) << "\", "
             << bytesText(step.cost.bytesSentPerDevice) << " sent per device in "
             << countText(step.cost.ringSteps, "ring step") << '\n';
     out << "  bytes sent per device: forward " << bytesText(bytesSent(program, PassPhase::Forward));

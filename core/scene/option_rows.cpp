@@ -315,6 +315,26 @@ const OptionRow kOptionRows[] = {
      .spell = [](const SceneOptions& options) -> std::vector<std::string> {
          return spellIf(options.config.block == Block::Mlp, std::to_string(options.config.hidden));
      }},
+    {.option = Option::Layout,
+     .name = "--layout",
+     .valueName = "tensor|fsdp|sequence",
+     .help = "where one Linear's arrays rest on the data x model mesh: tensor parallelism alone, "
+             "fsdp (each kernel block split again over data and all-gathered before use) or "
+             "sequence (the activations split over model along the batch rows); --costs shows "
+             "its collectives and each array's bytes at rest and at peak",
+     .defaultText = [] { return std::string(toString(LayerConfig{}.layout)); },
+     .cliOnly = true,
+     .parse = [](const std::string& value, SceneOptions& options) -> std::string {
+         const auto layout = parseShardingLayout(value);
+         if (!layout)
+             return quotedText(value) + " is not tensor, fsdp or sequence";
+         options.config.layout = *layout;
+         return "";
+     },
+     .spell = [](const SceneOptions& options) -> std::vector<std::string> {
+         return spellIf(options.config.layout != ShardingLayout::Tensor,
+                        std::string(toString(options.config.layout)));
+     }},
     {.option = Option::Costs,
      .name = "--costs",
      .help = "add each device's bytes and FLOPs, the collective and a time estimate",

@@ -31,6 +31,7 @@ enum class Option {
     Output,
     Block,
     Hidden,
+    Layout,
     Costs,
     Hardware,
     Kernel,

@@ -4,6 +4,7 @@
 #include "layer/range_text.h"
 #include "scene/backward_report.h"
 #include "scene/costs_report.h"
+#include "scene/layout_report.h"
 #include "scene/report_format.h"
 #include "scene/timeline.h"
 
@@ -95,6 +96,11 @@ void writeJsonVector(std::ostream& out, const RowVectorCRef& v) {
         writeJsonFloat(out, v(i));
     }
     out << ']';
+}
+
+std::string bytesText(std::int64_t bytes) {
+    return bytes < 1024 ? std::to_string(bytes) + " bytes"
+                        : std::to_string(bytes) + " bytes (" + formatBytes(bytes) + ")";
 }
 
 std::string threeDigits(double value) {
@@ -393,6 +399,7 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     if (costs) {
         const BackwardHoldings holdings = backwardHoldings(c);
         writeCostsText(out, c, *costs, backward ? &holdings : nullptr);
+        writeLayoutText(out, c, backward != nullptr);
     }
     return out.str();
 }
@@ -434,7 +441,9 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
         writeBackwardJson(doc.open("backward"), scene, *backward, summary);
     if (costs) {
         const BackwardHoldings holdings = backwardHoldings(scene.config);
-        doc.add("costs", costsJson(*costs, backward ? &holdings : nullptr));
+        Json costsObject = costsJson(*costs, backward ? &holdings : nullptr);
+        addLayoutJson(costsObject, scene.config, backward != nullptr);
+        doc.add("costs", costsObject);
     }
     if (more.is_object())
         for (const auto& [name, value] : more.items())

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -28,6 +29,9 @@ void writeJsonVector(std::ostream& out, const RowVectorCRef& v);
 /// A figure with 3 significant digits ("%.3g"); a ratio the same, or "nan".
 std::string threeDigits(double value);
 std::string ratioText(double ratio);
+
+/// "512 bytes", or past a KiB "3072 bytes (3.0 KiB)".
+std::string bytesText(std::int64_t bytes);
 
 /// A figure in JSON: the number, or null for NaN and infinities.
 Json jsonNumber(double value);

@@ -158,6 +158,13 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back(
             "--python prints a script; it cannot be combined with --json or --summary");
 
+    if (wasGiven(Option::Layout) && !options.costs)
+        errors.push_back(
+            "--layout sets where the arrays rest on the mesh; add --costs to see its "
+            "collectives and memory");
+    if (options.python && config.layout != ShardingLayout::Tensor)
+        errors.push_back("--python writes the tensor layout's script; the " +
+                         std::string(toString(config.layout)) + " layout's is not written yet");
     if (wasGiven(Option::Hardware) && !options.costs)
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)

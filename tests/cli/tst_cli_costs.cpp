@@ -2,6 +2,7 @@
 
 #include "process_run.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -38,12 +39,20 @@ private slots:
         const QJsonObject expected = QJsonDocument::fromJson(R"({
             "mesh": {"data": 2, "model": 8}, "devices": 16, "output_layout": "replicated",
             "per_device": {"kernel_bytes": 3072, "bias_bytes": 48, "x_bytes": 512,
-                           "partial_bytes": 0, "output_bytes": 768, "flops": 3072},
+                           "partial_bytes": 0, "output_bytes": 768, "flops": 3072,
+                           "kernel_bytes_at_rest": 3072, "kernel_bytes_peak": 3072,
+                           "bias_bytes_at_rest": 48, "bias_bytes_peak": 48,
+                           "x_bytes_at_rest": 512, "x_bytes_peak": 512,
+                           "output_bytes_at_rest": 768, "output_bytes_peak": 768,
+                           "bytes_at_rest": 3632, "bytes_peak": 4400},
             "collective": {"name": "all-gather", "axis": "model", "bytes_sent_per_device": 672,
                            "ring_steps": 7},
             "estimate": {"hardware": "a100-pcie", "compute_s": 1.9692307692307693e-11,
                          "communication_s": 2.1333333333333334e-08,
-                         "bound": "communication"}})")
+                         "bound": "communication"},
+            "layout": "tensor",
+            "collectives": [{"name": "all-gather", "phase": "forward", "axis": "model",
+                             "of": "output", "bytes_sent_per_device": 672, "ring_steps": 7}]})")
                                          .object();
         QCOMPARE(doc["costs"].toObject(), expected);
         QCOMPARE(doc.object().keys(), (QStringList{"config", "costs", "groups", "verification"}));
@@ -99,6 +108,62 @@ private slots:
             {"--mode", "row", "--tp", "4", "--features", "10", "--output", "sharded", "--costs"});
         QCOMPARE(sharded.exitCode, 2);
         QVERIFY(sharded.err.contains("a sharded row-parallel output is a reduce-scatter"));
+    }
+
+    // --layout fsdp with the backward: the program in order with its phases, and the memory at
+    // rest a quarter of the kernel block on each of 4 data devices. Column, (8, 64, 96), tp 2,
+    // D 4: the kernel block 64 x 48 (12288 bytes), the bias block 48 values (192 bytes).
+    void layoutProgramAndMemory() {
+        const Run run =
+            runCli({"--batch", "8", "--in-dim", "64", "--features", "96", "--tp", "2", "--data",
+                    "4", "--layout", "fsdp", "--costs", "--backward", "--json", "--summary"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject costs = QJsonDocument::fromJson(run.out)["costs"].toObject();
+        QCOMPARE(costs["layout"].toString(), QString("fsdp"));
+        QStringList program;
+        for (const QJsonValue step : costs["collectives"].toArray())
+            program << QString("%1 %2 %3 %4 %5 %6")
+                           .arg(step["phase"].toString(), step["name"].toString(),
+                                step["of"].toString(), step["axis"].toString())
+                           .arg(step["bytes_sent_per_device"].toInteger())
+                           .arg(step["ring_steps"].toInteger());
+        QCOMPARE(program,
+                 (QStringList{
+                     "forward all-gather kernel data 9216 3", "forward all-gather bias data 144 3",
+                     "backward all-gather kernel data 9216 3", "backward all-reduce dx model 512 2",
+                     "backward reduce-scatter dkernel data 9216 3",
+                     "backward reduce-scatter dbias data 144 3"}));
+        const QJsonObject perDevice = costs["per_device"].toObject();
+        QCOMPARE(perDevice["kernel_bytes_at_rest"].toInteger(), 3072);
+        QCOMPARE(perDevice["kernel_bytes_peak"].toInteger(), 12288);
+        QCOMPARE(perDevice["dkernel_bytes_at_rest"].toInteger(), 3072);
+
+        const Run text =
+            runCli({"--batch", "8", "--in-dim", "64", "--features", "96", "--tp", "2", "--data",
+                    "2", "--layout", "sequence", "--mode", "row", "--costs", "--summary"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("layout sequence: "), text.out.constData());
+        QVERIFY(
+            text.out.contains("  forward: reduce-scatter of output over \"model\", 768 bytes "
+                              "sent per device in 1 ring step\n"));
+    }
+
+    void layoutRefusals() {
+        const QStringList scene{"--batch", "8", "--in-dim", "64", "--features", "96", "--tp", "2"};
+        const Run alone = runCli(scene + QStringList{"--layout", "fsdp"});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY(alone.err.contains("--layout sets where the arrays rest on the mesh; add --costs"));
+        const Run unknown = runCli(scene + QStringList{"--layout", "zero3", "--costs"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY(unknown.err.contains("'zero3' is not tensor, fsdp or sequence"));
+        const Run rows =
+            runCli(scene + QStringList{"--layout", "sequence", "--data", "8", "--costs"});
+        QCOMPARE(rows.exitCode, 2);
+        QVERIFY2(rows.err.contains("batch N (8) is not divisible by data x tp_size (16)"),
+                 rows.err.constData());
+        const Run python = runCli(scene + QStringList{"--layout", "fsdp", "--python"});
+        QCOMPARE(python.exitCode, 2);
+        QVERIFY(python.err.contains("the fsdp layout's is not written yet"));
     }
 };
 

@@ -136,9 +136,9 @@ private slots:
         QFETCH(int, output);
         QFETCH(int, tp);
         QFETCH(int, data);
-        const LayerConfig c = layer(mode ? ParallelMode::Row : ParallelMode::Column,
-                                    ShardingLayout::Tensor, tp, data,
-                                    output ? OutputLayout::Replicated : OutputLayout::Sharded);
+        const LayerConfig c =
+            layer(mode ? ParallelMode::Row : ParallelMode::Column, ShardingLayout::Tensor, tp, data,
+                  output ? OutputLayout::Replicated : OutputLayout::Sharded);
         QVERIFY(c.validate().empty());
         const MeshCosts mesh = meshCosts(c);
         const auto program = layoutCollectives(c, true);
@@ -186,15 +186,14 @@ private slots:
         QVERIFY(layoutMemory(fsdp, true).peak >= layoutMemory(fsdp, true).atRest);
 
         // in_dim = features, so that one layer's x is the other's output.
-        auto square = [&](ParallelMode mode, ShardingLayout layout,
-                          std::optional<OutputLayout> o) {
+        auto square = [&](ParallelMode mode, ShardingLayout layout, std::optional<OutputLayout> o) {
             LayerConfig c = layer(mode, layout, tp, data, o);
             c.features = c.inDim;
             return c;
         };
         if (output == 0 && 8 % (tp * data) == 0) {
-            const auto reduce = square(ParallelMode::Row, ShardingLayout::Tensor,
-                                       OutputLayout::Replicated);
+            const auto reduce =
+                square(ParallelMode::Row, ShardingLayout::Tensor, OutputLayout::Replicated);
             const auto gather = square(ParallelMode::Column, ShardingLayout::Sequence, {});
             const auto scatter = square(ParallelMode::Row, ShardingLayout::Sequence, {});
             QVERIFY(gather.validate().empty() && scatter.validate().empty());
@@ -210,9 +209,10 @@ private slots:
         LayerConfig c = layer(ParallelMode::Column, ShardingLayout::Fsdp, 4, 2);
         c.inDim = 4095;
         c.features = 16384;
-        QVERIFY(hasProblem(c, ConfigField::Layout, "the fsdp layout splits each device's kernel "
-                                                   "block (4095 rows) and bias block (4096 "
-                                                   "values) over data D (2): D must divide both"));
+        QVERIFY(hasProblem(c, ConfigField::Layout,
+                           "the fsdp layout splits each device's kernel "
+                           "block (4095 rows) and bias block (4096 "
+                           "values) over data D (2): D must divide both"));
         c = layer(ParallelMode::Row, ShardingLayout::Sequence, 4, 2);
         c.batch = 12;
         QVERIFY(hasProblem(c, ConfigField::Layout,

@@ -142,9 +142,9 @@ private slots:
     // parse records which of them were given.
     void cliOnlyOptionsAreMarked() {
         const std::vector<std::string> cliOnly = cliOnlyOptions();
-        QCOMPARE(cliOnly, (std::vector<std::string>{"--block", "--hidden", "--costs", "--hardware",
-                                                    "--save-npy", "--rtol", "--atol", "--json",
-                                                    "--summary", "--python"}));
+        QCOMPARE(cliOnly, (std::vector<std::string>{"--block", "--hidden", "--layout", "--costs",
+                                                    "--hardware", "--save-npy", "--rtol", "--atol",
+                                                    "--json", "--summary", "--python"}));
         const QString cli = QString::fromStdString(sceneOptionsHelp());
         const QString app = QString::fromStdString(sceneOptionsHelp({}, OptionsFor::App));
         for (const std::string& name : cliOnly) {

@@ -75,7 +75,7 @@ int computeAndReport(tp::SceneOptions& options) {
         }
     }
     const tp::SceneCosts* shownCosts = costs ? &*costs : nullptr;
-    const bool collectiveOk = !costs || !costs->ring.simulated || costs->ring.check.passed();
+    const bool collectiveOk = !costs || costs->ringsPassed();
     const tp::SceneBackward* shownBackward = scene->backward.get();
     if (scene->mlp)
         return reportMlp(*scene, options);

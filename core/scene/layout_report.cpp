@@ -2,10 +2,12 @@
 
 #include "devices/layout_costs.h"
 #include "layer/range_text.h"
+#include "scene/costs_report.h"
 
 namespace tp {
 
-void writeLayoutText(std::ostringstream& out, const LayerConfig& c, bool backward) {
+void writeLayoutText(std::ostringstream& out, const LayerConfig& c, bool backward,
+                     const std::vector<RingRun>& runs) {
     const auto program = layoutCollectives(c, backward);
     const LayoutMemory memory = layoutMemory(c, backward);
     out << "layout " << toString(c.layout) << ": " << bytesText(memory.atRest)
@@ -16,32 +18,51 @@ void writeLayoutText(std::ostringstream& out, const LayerConfig& c, bool backwar
             << bytesText(array.peak) << " at its largest\n";
     if (program.empty())
         out << "  no collective\n";
-    for (const LayoutCollective& step : program)
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        const LayoutCollective& step = program[i];
         out << "  " << toString(step.phase) << ": " << toString(step.cost.kind) << " of " << step.of
             << " over \"" << toString(step.axis) << "\", "
             << bytesText(step.cost.bytesSentPerDevice) << " sent per device in "
             << countText(step.cost.ringSteps, "ring step") << '\n';
+        if (i < runs.size()) {
+            const bool gather = step.cost.kind == CollectiveKind::AllGather;
+            out << ringRunText(runs[i], gather ? step.of : "the split pass's " + step.of, "    ");
+        }
+    }
     out << "  bytes sent per device: forward " << bytesText(bytesSent(program, PassPhase::Forward));
     if (backward)
         out << ", backward " << bytesText(bytesSent(program, PassPhase::Backward));
     out << '\n';
     if (c.layout != ShardingLayout::Tensor)
-        out << "  the devices above hold their arrays as the product uses them, and the run on "
-               "their buffers is the tensor layout's; this layout's collectives are counted here, "
-               "not run\n";
+        out << "  the devices table above holds the arrays as the product uses them\n";
 }
 
-void addLayoutJson(Json& costs, const LayerConfig& c, bool backward) {
+void addLayoutJson(Json& costs, const LayerConfig& c, bool backward,
+                   const std::vector<RingRun>& runs) {
     const LayoutMemory memory = layoutMemory(c, backward);
     costs["layout"] = std::string(toString(c.layout));
     Json collectives = Json::array();
-    for (const LayoutCollective& step : layoutCollectives(c, backward))
-        collectives.push_back({{"name", std::string(toString(step.cost.kind))},
-                               {"phase", std::string(toString(step.phase))},
-                               {"axis", std::string(toString(step.axis))},
-                               {"of", step.of},
-                               {"bytes_sent_per_device", step.cost.bytesSentPerDevice},
-                               {"ring_steps", step.cost.ringSteps}});
+    const auto program = layoutCollectives(c, backward);
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        const LayoutCollective& step = program[i];
+        Json entry = {{"name", std::string(toString(step.cost.kind))},
+                      {"phase", std::string(toString(step.phase))},
+                      {"axis", std::string(toString(step.axis))},
+                      {"of", step.of},
+                      {"bytes_sent_per_device", step.cost.bytesSentPerDevice},
+                      {"ring_steps", step.cost.ringSteps}};
+        if (i < runs.size()) {
+            const RingRun& run = runs[i];
+            entry["run"] = run.simulated
+                               ? Json{{"verdict", std::string(toString(run.check.verdict))},
+                                      {"bit_identical", run.check.bitIdentical},
+                                      {"elements", run.check.elements},
+                                      {"max_error_over_bound",
+                                       jsonNumber(run.check.verification.maxErrorOverBound)}}
+                               : Json{{"note", run.note}};
+        }
+        collectives.push_back(entry);
+    }
     costs["collectives"] = collectives;
     Json& perDevice = costs["per_device"];
     for (const ArrayMemory& array : memory.arrays) {

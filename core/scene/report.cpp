@@ -399,7 +399,7 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     if (costs) {
         const BackwardHoldings holdings = backwardHoldings(c);
         writeCostsText(out, c, *costs, backward ? &holdings : nullptr);
-        writeLayoutText(out, c, backward != nullptr);
+        writeLayoutText(out, c, backward != nullptr, costs->layoutRings);
     }
     return out.str();
 }
@@ -442,7 +442,7 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
     if (costs) {
         const BackwardHoldings holdings = backwardHoldings(scene.config);
         Json costsObject = costsJson(*costs, backward ? &holdings : nullptr);
-        addLayoutJson(costsObject, scene.config, backward != nullptr);
+        addLayoutJson(costsObject, scene.config, backward != nullptr, costs->layoutRings);
         doc.add("costs", costsObject);
     }
     if (more.is_object())

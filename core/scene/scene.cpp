@@ -3,6 +3,8 @@
 #include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 
+#include "devices/backward_ring.h"
+#include "devices/layout_rings.h"
 #include "layer/backward.h"
 
 #include <algorithm>
@@ -66,7 +68,22 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
     costs.mesh = meshCosts(scene.config);
     costs.estimate = estimateTime(costs.mesh, hardware);
     costs.ring = simulateRing(scene.config, scene.result, scene.params, check);
+    if (scene.config.layout != ShardingLayout::Tensor) {
+        const LayerConfig& c = scene.config;
+        std::int64_t taken = bytesNeeded(c) + ringRunBytes(c);
+        LayoutBackwardInputs backward;
+        if (scene.backward) {
+            backward = {&scene.backward->result, &scene.backward->dy};
+            taken += backwardBytesNeeded(c) + backwardRingBytes(c);
+        }
+        costs.layoutRings = runLayoutRings(c, scene.params, scene.result, backward, taken, check);
+    }
     return costs;
+}
+
+bool SceneCosts::ringsPassed() const {
+    auto passed = [](const RingRun& run) { return !run.simulated || run.check.passed(); };
+    return passed(ring) && std::all_of(layoutRings.begin(), layoutRings.end(), passed);
 }
 
 }  // namespace tp

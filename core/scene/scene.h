@@ -76,6 +76,12 @@ struct SceneCosts {
     MeshCosts mesh;
     TimeEstimate estimate;
     RingRun ring;  ///< checked against scene.result.output with the given check
+    /// The fsdp and sequence layouts' collectives (config.layout), one per entry of
+    /// layoutCollectives with the scene's backward when it has one (devices/layout_rings.h);
+    /// empty in the tensor layout.
+    std::vector<RingRun> layoutRings;
+    /// The output collective's run and every layout run that was simulated passed its check.
+    bool ringsPassed() const;
 };
 
 /// The costs of a computed scene on `hardware`; the ring's result is checked as the scene is.

@@ -133,6 +133,14 @@ private slots:
                      "backward all-gather kernel data 9216 3", "backward all-reduce dx model 512 2",
                      "backward reduce-scatter dkernel data 9216 3",
                      "backward reduce-scatter dbias data 144 3"}));
+        // Each layout collective ran on the devices' buffers: the gathers bit for bit, the
+        // reduce-scatters within their bound; dx's all-reduce is the tensor layout's own run.
+        const QJsonArray steps = costs["collectives"].toArray();
+        for (const int i : {0, 1, 2, 4, 5})
+            QCOMPARE(steps[i]["run"]["verdict"].toString(), QString("passed"));
+        QCOMPARE(steps[0]["run"]["bit_identical"].toInteger(), 4 * 2 * 64 * 48);
+        QCOMPARE(steps[0]["run"]["elements"].toInteger(), 4 * 2 * 64 * 48);
+        QVERIFY(steps[3]["run"]["note"].toString().contains("tensor layout"));
         const QJsonObject perDevice = costs["per_device"].toObject();
         QCOMPARE(perDevice["kernel_bytes_at_rest"].toInteger(), 3072);
         QCOMPARE(perDevice["kernel_bytes_peak"].toInteger(), 12288);

@@ -116,15 +116,24 @@ private slots:
         QCOMPARE(error.error, QJsonParseError::NoError);
         const QJsonObject c = doc["costs"].toObject();
         // Nd = 2: kernel 2*12*4, bias 12*4, x 2*2*4, partial and output 2*12*4, flops 2*2*2*12;
-        // all-reduce: 2 * 3/4 * 96 bytes in 6 steps.
+        // all-reduce: 2 * 3/4 * 96 bytes in 6 steps; at rest kernel, bias and x, at the peak the
+        // partial sum beside them.
         const QJsonObject expected = QJsonDocument::fromJson(R"({
             "mesh": {"data": 2, "model": 4}, "devices": 8, "output_layout": "replicated",
             "per_device": {"kernel_bytes": 96, "bias_bytes": 48, "x_bytes": 16,
-                           "partial_bytes": 96, "output_bytes": 96, "flops": 96},
+                           "partial_bytes": 96, "output_bytes": 96, "flops": 96,
+                           "kernel_bytes_at_rest": 96, "kernel_bytes_peak": 96,
+                           "bias_bytes_at_rest": 48, "bias_bytes_peak": 48,
+                           "x_bytes_at_rest": 16, "x_bytes_peak": 16,
+                           "output_bytes_at_rest": 96, "output_bytes_peak": 96,
+                           "bytes_at_rest": 160, "bytes_peak": 256},
             "collective": {"name": "all-reduce", "axis": "model", "bytes_sent_per_device": 144,
                            "ring_steps": 6},
             "estimate": {"hardware": "tpu-v4", "compute_s": 0, "communication_s": 0,
-                         "bound": "communication"}})")
+                         "bound": "communication"},
+            "layout": "tensor",
+            "collectives": [{"name": "all-reduce", "phase": "forward", "axis": "model",
+                             "of": "output", "bytes_sent_per_device": 144, "ring_steps": 6}]})")
                                          .object();
         QJsonObject actual = c;
         QJsonObject estimate = actual["estimate"].toObject();

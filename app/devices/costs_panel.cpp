@@ -77,6 +77,17 @@ QStringList blockSent(const MlpCosts& costs, bool backward, std::int64_t& total)
 
 // What each device of the MLP block holds against the block on one device, and, with a mistake
 // that costs more than Megatron's split, by how much.
+// What a mistake's block costs beside Megatron's split, in `sentence`'s words (%1 the
+// difference in bytes, %2 "more" or "less", %3 Megatron's bytes); empty when they are equal.
+QString besideMegatron(std::int64_t bytesOfMistake, std::int64_t megatron,
+                       const QString& sentence) {
+    if (bytesOfMistake == megatron)
+        return {};
+    return sentence.arg(bytes(std::abs(bytesOfMistake - megatron)),
+                        bytesOfMistake > megatron ? CostsPanel::tr("more") : CostsPanel::tr("less"),
+                        bytes(megatron));
+}
+
 QString blockMemoryText(const LayerConfig& config, const MlpScene& s) {
     const MlpCosts& k = s.costs;
     const std::int64_t perDevice = k.perDevice.total();
@@ -88,14 +99,9 @@ QString blockMemoryText(const LayerConfig& config, const MlpScene& s) {
             .arg(100.0 * double(perDevice) / double(std::max<std::int64_t>(1, k.unshardedBytes)), 0,
                  'f', 1)
             .arg(countText(k.devices, CostsPanel::tr("device")));
-    if (s.mistake != Mistake::None) {
-        const std::int64_t megatron = mlpCosts(config).perDevice.total();
-        if (perDevice != megatron)
-            text += CostsPanel::tr("; %1 %2 per device than Megatron's split (%3)")
-                        .arg(bytes(std::abs(perDevice - megatron)),
-                             perDevice > megatron ? CostsPanel::tr("more") : CostsPanel::tr("less"),
-                             bytes(megatron));
-    }
+    if (s.mistake != Mistake::None)
+        text += besideMegatron(perDevice, mlpCosts(config).perDevice.total(),
+                               CostsPanel::tr("; %1 %2 per device than Megatron's split (%3)"));
     return text;
 }
 
@@ -110,11 +116,8 @@ QString blockWireText(const LayerConfig& config, const MlpScene& s) {
     if (s.mistake != Mistake::None) {
         std::int64_t megatron = 0;
         blockSent(mlpCosts(config), false, megatron);
-        if (megatron != total)
-            text += CostsPanel::tr("; %1 %2 than Megatron's one all-reduce (%3)")
-                        .arg(bytes(std::abs(total - megatron)),
-                             total > megatron ? CostsPanel::tr("more") : CostsPanel::tr("less"),
-                             bytes(megatron));
+        text += besideMegatron(total, megatron,
+                               CostsPanel::tr("; %1 %2 than Megatron's one all-reduce (%3)"));
     }
     return text;
 }

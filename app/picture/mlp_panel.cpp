@@ -66,6 +66,7 @@ MlpPanel::MlpPanel(QWidget* parent) : QWidget(parent) {
     m_error->hide();
     m_xOverlay = new PendingOverlay(m_x);
     m_kernel1Overlay = new PendingOverlay(m_kernel1);
+    m_bias1Overlay = new PendingOverlay(m_bias1);
     m_hOverlay = new PendingOverlay(m_h);
     m_aOverlay = new PendingOverlay(m_a);
     m_kernel2Overlay = new PendingOverlay(m_kernel2);
@@ -327,7 +328,7 @@ void MlpPanel::showForwardArrays() {
     m_reference->setMatrix(MatrixData::of(owner, s.reference.output));
     m_reference->setGroups({}, Qt::Horizontal);
     m_reference->setTitle(tr("reference, the unsharded block  %1").arg(shape(c.batch, c.features)));
-    for (PendingOverlay* overlay : {m_xOverlay, m_kernel1Overlay, m_kernel2Overlay})
+    for (PendingOverlay* overlay : {m_xOverlay, m_kernel1Overlay, m_bias1Overlay, m_kernel2Overlay})
         overlay->setPending(-1, QString());
 
     NonFiniteKinds nonFinite = m_x->nonFinite();

@@ -60,6 +60,7 @@ public:
     QLabel* warningLabel() const { return m_warning; }
     PendingOverlay* hiddenOverlay() const { return m_hOverlay; }
     PendingOverlay* activationOverlay() const { return m_aOverlay; }
+    PendingOverlay* bias1Overlay() const { return m_bias1Overlay; }
     PendingOverlay* outputOverlay() const { return m_yOverlay; }
 
 signals:
@@ -97,6 +98,7 @@ private:
     KernelWithBias* m_layer2;
     PendingOverlay* m_xOverlay;
     PendingOverlay* m_kernel1Overlay;
+    PendingOverlay* m_bias1Overlay;  ///< dbias1's slices, filled with dkernel1's columns
     PendingOverlay* m_hOverlay;
     PendingOverlay* m_aOverlay;
     PendingOverlay* m_kernel2Overlay;

@@ -95,6 +95,9 @@ void MlpPanel::showBackwardStep(const TimelineStep& step) {
     m_kernel1Overlay->setPending(
         state.dkernel1Done == p ? -1 : cols1,
         tr("columns %1 not computed yet").arg(qs(sliceText({cols1, c.hidden}))));
+    // dbias1 = dh.sum(0) fills slice by slice with dkernel1's columns; one row has no room for
+    // words.
+    m_bias1Overlay->setPending(state.dkernel1Done == p ? -1 : cols1, QString());
     m_xOverlay->setPending(step.dxIn ? -1 : 0, tr("dx: the sum of the devices' partials, last"));
     m_yOverlay->setPending(-1, QString());
 

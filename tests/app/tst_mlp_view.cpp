@@ -368,7 +368,19 @@ private slots:
         QVERIFY(views(p->inputView(), b.split.gradients.dx));
         QVERIFY(views(p->outputView(), b.dy));
         QVERIFY(p->verificationView()->state() == VerificationView::State::Passed);
+        QCOMPARE(p->bias1Overlay()->fromColumn(), Index(-1));
+        // dbias1 waits for linear1's backward: hidden while linear2's runs, then slice by slice.
+        const Timeline& loop = w.window.timelines()->loop();
+        for (int k = 0; k < loop.size(); ++k) {
+            const TimelineStep& step = loop.at(k);
+            steps->setStep(k);
+            if (step.phase == StepPhase::Linear2Gradients)
+                QCOMPARE(p->bias1Overlay()->fromColumn(), Index(0));
+            if (step.phase == StepPhase::Linear1Gradients && step.mlp.dkernel1Done < 4)
+                QCOMPARE(p->bias1Overlay()->fromColumn(), Index(step.mlp.dkernel1Done * 8));
+        }
         steps->setStep(0);  // back to the forward's arrays
+        QCOMPARE(p->bias1Overlay()->fromColumn(), Index(-1));
         QVERIFY(views(p->kernel1View(), w.scene().params.kernel1));
     }
 

@@ -134,6 +134,9 @@ AppCommandLine parseAppCommandLine(const std::vector<std::string>& given) {
             col = parseInt64(it->second.substr(comma + 1));
         if (!line.screenshotFile)
             line.errors.push_back("--trace applies to --screenshot only");
+        if (line.config.block == Block::Mlp)
+            line.errors.push_back(
+                "--trace traces an output cell of one Linear; leave out --block mlp");
         if (!row || !col || *row < 0 || *col < 0 || *row >= line.config.batch ||
             *col >= line.config.features)
             line.errors.push_back("--trace: '" + it->second +
@@ -158,7 +161,8 @@ std::string appHelp() {
            "  tpviz --screenshot scene.svg --scene scene.tpviz\n"
            "  tpviz --screenshot shot.png --example brief --step 1\n"
            "  tpviz --screenshot wrong.png --mistake sum-groups --bias normal:0.5\n"
-           "  tpviz --screenshot mesh.png --view devices --tp 4 --data 2 --output replicated\n";
+           "  tpviz --screenshot mesh.png --view devices --tp 4 --data 2 --output replicated\n"
+           "  tpviz --block mlp --hidden 32 --tp 4\n";
 }
 
 std::string appVersion() {

@@ -8,8 +8,9 @@
 #include "panels/group_table_model.h"
 #include "panels/parameter_panel.h"
 #include "picture/backward_panel.h"
-#include "picture/height_share.h"
 #include "picture/layer_panel.h"
+#include "picture/layer_tab.h"
+#include "picture/mlp_panel.h"
 #include "picture/output_panel.h"
 #include "picture/verification_view.h"
 #include "scene_session.h"
@@ -66,24 +67,6 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
         resizeDocks({dock}, {m_parameterWidth}, Qt::Horizontal);
 }
 
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_split && event->type() == QEvent::Resize) {
-        const int height = static_cast<QResizeEvent*>(event)->size().height();
-        const bool shown = m_layer->explanationsShown();
-        if (shown && height < kFoldExplanationsBelow) {
-            m_layer->setExplanationsShown(false);
-            m_output->setExplanationsShown(false);
-            m_caption->hide();  // the picture grows by its line, less than the hysteresis gap
-        } else if (!shown && height >= kShowExplanationsFrom) {
-            m_layer->setExplanationsShown(true);
-            m_output->setExplanationsShown(true);
-            m_caption->show();
-        }
-        shareHeight();  // every height: a short one gives the kernel's numbers the room first
-    }
-    return QMainWindow::eventFilter(watched, event);
-}
-
 MainWindow::MainWindow(Options options) : m_options(options) {
     setWindowTitle(tr("tpviz: tensor parallelism on one linear layer"));
     setObjectName(QStringLiteral("mainWindow"));
@@ -108,26 +91,18 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     m_caption->setForegroundRole(QPalette::PlaceholderText);
     layout->addWidget(m_equation);
     layout->addWidget(m_caption);
-    auto* split = new QSplitter(Qt::Vertical);
-    m_split = split;
-    m_layer = new LayerPanel;
-    m_output = new OutputPanel;
-    m_backward = new BackwardPanel;
-    m_results = new QStackedWidget;
-    m_results->setObjectName(QStringLiteral("resultsStack"));
-    m_results->addWidget(m_output);
-    m_results->addWidget(m_backward);
-    split->addWidget(m_layer);
-    split->addWidget(m_results);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
-    split->installEventFilter(this);
+    m_layerTab = new LayerTab;
+    m_layer = m_layerTab->layerPanel();
+    m_output = m_layerTab->outputPanel();
+    m_backward = m_layerTab->backwardPanel();
+    // A short window folds the caption with the explanations: the picture grows by its line, less
+    // than the hysteresis gap.
+    connect(m_layerTab, &LayerTab::explanationsShownChanged, m_caption, &QWidget::setVisible);
     m_devices = new DevicesView;
     m_views = new QTabWidget;
     m_views->setObjectName(QStringLiteral("viewTabs"));
     m_views->setDocumentMode(true);
-    m_views->addTab(split, tr("Layer"));
+    m_views->addTab(m_layerTab, tr("Layer"));
     m_views->addTab(m_devices, tr("Devices"));
     layout->addWidget(m_views, 1);
     setCentralWidget(centre);
@@ -227,12 +202,13 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     connect(m_stepActions, &StepActions::speedRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(reason, 6000); });
     connect(m_groupTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
-        m_views->setCurrentIndex(m_views->indexOf(m_split));  // a group's step is the loop's
+        m_views->setCurrentIndex(m_views->indexOf(m_layerTab));  // a group's step is the loop's
         m_timelines->loopSteps()->setStep(index.row() + 1);
     });
     connect(m_layer, &LayerPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_backward, &BackwardPanel::hoverText, m_hover, &QLabel::setText);
+    connect(m_layerTab->mlpPanel(), &MlpPanel::hoverText, m_hover, &QLabel::setText);
     connect(m_output, &OutputPanel::outputCellHovered, m_layer, &LayerPanel::traceOutput);
     connect(m_output, &OutputPanel::outputCellLeft, m_layer, &LayerPanel::clearTrace);
     connect(m_output->verificationView(), &VerificationView::biasChosen, m_parameters,
@@ -260,10 +236,10 @@ MainWindow::MainWindow(Options options) : m_options(options) {
         [this]() -> QWidget* {
             if (m_views->currentWidget() == m_devices)
                 return m_devices;
-            return m_layer->kernelView();
+            return m_layerTab->keyTarget();
         },
         this);
-    m_layer->kernelView()->setFocus();
+    m_layerTab->keyTarget()->setFocus();
 }
 
 MainWindow::~MainWindow() = default;
@@ -340,22 +316,16 @@ void MainWindow::onBusyChanged(bool busy) {
 }
 
 void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
-    const bool newShape = !m_session->scene() ||
-                          m_session->scene()->config.batch != scene->config.batch ||
-                          m_session->scene()->config.inDim != scene->config.inDim;
     m_session->setScene(std::move(scene));
     const ScenePtr& shown = m_session->scene();
     const LayerConfig& config = shown->config;
     if (shown->source == SceneSource::Files)
         m_parameters->showArraySizes(config);
-    if (newShape)
-        shareHeight();
-    m_layer->setScene(shown);
-    m_output->setScene(shown);
-    m_backward->setScene(shown);
+    m_layerTab->setScene(shown);
     // The devices run the correct split only (as tpviz-cli's --costs): a mistake keeps them on
-    // the last correct scene, their tab disabled, and shows the layer.
-    const bool correct = shown->mistake == Mistake::None;
+    // the last correct scene, their tab disabled, and shows the layer. The MLP block's mistakes
+    // run there too: gather-between's lesson is what it costs the devices.
+    const bool correct = shown->mistake == Mistake::None || shown->mlp;
     if (correct)
         m_devices->setScene(shown);
     else if (m_views->currentWidget() == m_devices)
@@ -365,37 +335,27 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
                            correct ? QString()
                                    : tr("The devices run the correct split: choose "
                                         "Mistake none to see them"));
-    m_groups->setConfig(config);
+    m_groups->setConfig(config, shown->mistake);
     m_stepActions->setEnabled(true);
     m_timelines->setScenes(*shown, m_devices->scene().get());
-    m_sceneTiming = tr("%1 x %2 kernel, %3: computed in %4 ms")
-                        .arg(config.inDim)
-                        .arg(config.features)
-                        .arg(QString::fromStdString(countText(config.tpSize, "group")))
-                        .arg(elapsedMs);
+    m_sceneTiming =
+        (shown->mlp
+             ? tr("MLP block %1 -> %2 -> %3, %4: computed in %5 ms")
+                   .arg(config.inDim)
+                   .arg(config.hidden)
+                   .arg(config.features)
+             : tr("%1 x %2 kernel, %3: computed in %4 ms").arg(config.inDim).arg(config.features))
+            .arg(QString::fromStdString(countText(config.tpSize, shown->mlp ? "device" : "group")))
+            .arg(elapsedMs);
     m_timing->setText(m_sceneTiming);
     statusBar()->clearMessage();
     emit sceneShown();
 }
 
-void MainWindow::shareHeight() {
-    if (!m_session->scene())
-        return;
-    const int total = std::max(2, m_split->height() - m_split->handleWidth());
-    const int layer =
-        layerHeight(m_session->scene()->config, total, m_layer->heightForKernelNumbers(),
-                    m_output->minimumSizeHint().height());
-    m_split->setSizes({layer, total - layer});
-}
-
 void MainWindow::showLoopStep(const TimelineStep& step) {
     if (!m_session->scene())
         return;
-    // The page first: the gradients' overlays place themselves over views on screen.
-    m_results->setCurrentWidget(step.backward ? static_cast<QWidget*>(m_backward) : m_output);
-    m_layer->setStep(step);
-    m_output->setStep(step);
-    m_backward->setStep(step);
+    m_layerTab->setStep(step);
     m_groups->setStep(step);
     const int group = step.currentGroup;
     if (group >= 0)

@@ -4,6 +4,7 @@
 // and the scene computer. It wires them together and computes nothing itself.
 
 #include "compute/scene_computer.h"
+#include "picture/layer_tab.h"
 
 #include <QMainWindow>
 
@@ -60,6 +61,8 @@ public:
     OutputPanel* outputPanel() const { return m_output; }
     /// The backward pass's gradients, shown in the outputs' place at the loop's backward steps.
     BackwardPanel* backwardPanel() const { return m_backward; }
+    /// The Layer tab: one Linear's panels above, or the MLP block's.
+    LayerTab* layerTab() const { return m_layerTab; }
     /// The position of the tab on screen in its timeline (the Layer tab's loop, the Devices tab's
     /// mesh program): what the step controls drive.
     StepController* stepController() const;
@@ -99,12 +102,9 @@ public:
     /// Edit > Reset to defaults: the default scene at step 0.
     void resetToDefaults();
 
-    /// The height of the layer and the outputs together (logical px) below which their
-    /// explanations fold away (LayerPanel/OutputPanel::setExplanationsShown, and the step's
-    /// caption over them), and from which they show again. Folding the caption makes the picture
-    /// one text line taller; the gap, wider than that line, keeps it from flipping back.
-    static constexpr int kFoldExplanationsBelow = 500;
-    static constexpr int kShowExplanationsFrom = 560;
+    /// Where the explanations fold away and come back (LayerTab's heights).
+    static constexpr int kFoldExplanationsBelow = LayerTab::kFoldExplanationsBelow;
+    static constexpr int kShowExplanationsFrom = LayerTab::kShowExplanationsFrom;
 
 signals:
     /// A new scene is on screen.
@@ -115,9 +115,6 @@ protected:
     /// A window grown wider gives the Parameters dock back the width it opened with (at the
     /// default size or from saved geometry), which a narrow window took from it.
     void resizeEvent(QResizeEvent* event) override;
-    /// Folds or shows the explanations as the picture's height (m_split) changes; the decision
-    /// reads only that height, which the folding does not change.
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildMenus();
@@ -128,9 +125,6 @@ private:
     void onBusyChanged(bool busy);
     /// Shows a step of the loop in the Layer tab: the layer, the outputs and the groups.
     void showLoopStep(const TimelineStep& step);
-    /// Shares the picture's height between the layer and the outputs (layerHeight): by their
-    /// rows, the kernel's numbers first.
-    void shareHeight();
     void showAbout();
     void saveSettings();
 
@@ -144,12 +138,11 @@ private:
     LayerPanel* m_layer;
     OutputPanel* m_output;
     BackwardPanel* m_backward;
-    QStackedWidget* m_results;  ///< under the layer: the outputs, or the gradients
+    LayerTab* m_layerTab;  ///< one Linear's layer and outputs, or the MLP block
     QTabWidget* m_views;
     DevicesView* m_devices;
     GroupTableModel* m_groups;
     QTableView* m_groupTable;
-    QSplitter* m_split;
     int m_parameterWidth = 0;  ///< the Parameters dock's width at opening (parameterWidth)
     QLabel* m_equation;
     QLabel* m_caption;

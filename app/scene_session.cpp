@@ -58,6 +58,13 @@ QString SceneSession::pictureName() const {
     if (!m_scene)
         return QStringLiteral("tpviz.png");
     const LayerConfig& c = m_scene->config;
+    if (c.block == Block::Mlp)
+        return QStringLiteral("tpviz-mlp-%1x%2x%3-tp%4-step%5.png")
+            .arg(c.inDim)
+            .arg(c.hidden)
+            .arg(c.features)
+            .arg(c.tpSize)
+            .arg(steps()->step());
     return QStringLiteral("tpviz-%1x%2-%3-tp%4-step%5.png")
         .arg(c.inDim)
         .arg(c.features)

@@ -3,6 +3,7 @@
 #include "devices/backward_costs.h"
 #include "devices/duration_text.h"
 #include "layer/range_text.h"
+#include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 #include "tp_sweep_plot.h"
 
@@ -12,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace tp {
 namespace {
@@ -54,6 +56,86 @@ QString backwardText(const LayerConfig& config, const SceneBackward& backward) {
     }
     return held + CostsPanel::tr("sent by each device: %1; %2 in all")
                       .arg(sent.join(QStringLiteral(", ")), bytes(total));
+}
+
+// The block's collectives of one pass: "768 B for the all-reduce of the partial sums in 6 ring
+// steps"; their sum in `total`.
+QStringList blockSent(const MlpCosts& costs, bool backward, std::int64_t& total) {
+    QStringList sent;
+    total = 0;
+    for (const MlpCollective& c : costs.collectives) {
+        if (c.backward != backward)
+            continue;
+        total += c.cost.bytesSentPerDevice;
+        sent << CostsPanel::tr("%1 for the %2 of %3 in %4")
+                    .arg(bytes(c.cost.bytesSentPerDevice), text(toString(c.cost.kind)),
+                         QString::fromStdString(c.of))
+                    .arg(countText(c.cost.ringSteps, CostsPanel::tr("ring step")));
+    }
+    return sent;
+}
+
+// What each device of the MLP block holds against the block on one device, and, with a mistake
+// that costs more than Megatron's split, by how much.
+// What a mistake's block costs beside Megatron's split, in `sentence`'s words (%1 the
+// difference in bytes, %2 "more" or "less", %3 Megatron's bytes); empty when they are equal.
+QString besideMegatron(std::int64_t bytesOfMistake, std::int64_t megatron,
+                       const QString& sentence) {
+    if (bytesOfMistake == megatron)
+        return {};
+    return sentence.arg(bytes(std::abs(bytesOfMistake - megatron)),
+                        bytesOfMistake > megatron ? CostsPanel::tr("more") : CostsPanel::tr("less"),
+                        bytes(megatron));
+}
+
+QString blockMemoryText(const LayerConfig& config, const MlpScene& s) {
+    const MlpCosts& k = s.costs;
+    const std::int64_t perDevice = k.perDevice.total();
+    QString text =
+        CostsPanel::tr(
+            "%1 per device against %2 for the unsharded block on one device (%3%); "
+            "%4 along 'model'")
+            .arg(bytes(perDevice), bytes(k.unshardedBytes))
+            .arg(100.0 * double(perDevice) / double(std::max<std::int64_t>(1, k.unshardedBytes)), 0,
+                 'f', 1)
+            .arg(countText(k.devices, CostsPanel::tr("device")));
+    if (s.mistake != Mistake::None)
+        text += besideMegatron(perDevice, mlpCosts(config).perDevice.total(),
+                               CostsPanel::tr("; %1 %2 per device than Megatron's split (%3)"));
+    return text;
+}
+
+QString blockWireText(const LayerConfig& config, const MlpScene& s) {
+    std::int64_t total = 0;
+    const QStringList sent = blockSent(s.costs, false, total);
+    if (sent.isEmpty())
+        return CostsPanel::tr("nothing: one device holds the whole block");
+    QString text = CostsPanel::tr("sent by each device: %1").arg(sent.join(QStringLiteral(", ")));
+    if (sent.size() > 1)
+        text += CostsPanel::tr("; %1 in all").arg(bytes(total));
+    if (s.mistake != Mistake::None) {
+        std::int64_t megatron = 0;
+        blockSent(mlpCosts(config), false, megatron);
+        text += besideMegatron(total, megatron,
+                               CostsPanel::tr("; %1 %2 than Megatron's one all-reduce (%3)"));
+    }
+    return text;
+}
+
+QString blockBackwardText(const MlpCosts& k) {
+    const MlpBackwardHoldings& h = k.backward;
+    std::int64_t total = 0;
+    const QStringList sent = blockSent(k, true, total);
+    return CostsPanel::tr(
+               "dy %1 · da, dh %2 · dkernel1 %3 · dbias1 %4 · dkernel2 %5 · dbias2 %6 · "
+               "dx %7 = %8 more per device, %L9 FLOPs; ")
+               .arg(bytes(h.dyBytes), bytes(h.daBytes + h.dhBytes), bytes(h.dkernel1Bytes),
+                    bytes(h.dbias1Bytes), bytes(h.dkernel2Bytes), bytes(h.dbias2Bytes),
+                    bytes(h.dxBytes), bytes(h.total()))
+               .arg(h.flops) +
+           (sent.isEmpty()
+                ? CostsPanel::tr("nothing sent: one device")
+                : CostsPanel::tr("sent by each device: %1").arg(sent.join(QStringLiteral(", "))));
 }
 
 }  // namespace
@@ -112,7 +194,24 @@ bool CostsPanel::selectHardware(const QString& name) {
 
 void CostsPanel::setDeviceScene(const DeviceScene& scene) {
     m_costs = scene.costs;
+    const LayerConfig& config = scene.scene->config;
+    if (const MlpScene* mlp = scene.scene->mlp.get()) {
+        m_memory->setText(blockMemoryText(config, *mlp));
+        m_wire->setText(blockWireText(config, *mlp));
+        m_flops = mlp->costs.perDevice.flops;
+        blockSent(mlp->costs, false, m_sent);
+        const bool backward = mlp->backward.has_value();
+        m_backward->setVisible(backward);
+        m_backwardTitle->setVisible(backward);
+        if (backward)
+            m_backward->setText(blockBackwardText(mlp->costs));
+        m_plot->setSweep(tpSweep(config, mlp->mistake), config.tpSize);
+        showEstimate();
+        return;
+    }
     const MeshCosts& mesh = m_costs->mesh;
+    m_flops = mesh.perDevice.flops;
+    m_sent = mesh.collective.bytesSentPerDevice;
     const std::int64_t perDevice = totalBytes(mesh.perDevice);
     m_memory->setText(
         tr("%1 per device against %2 for the unsharded layer on one device (%3%); "
@@ -131,7 +230,6 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
                             .arg(bytes(c.bytesSentPerDevice))
                             .arg(countText(c.ringSteps, tr("ring step")))
                             .arg(text(toString(c.kind))));
-    const LayerConfig& config = scene.scene->config;
     const SceneBackward* backward = scene.scene->backward.get();
     m_backward->setVisible(backward != nullptr);
     m_backwardTitle->setVisible(backward != nullptr);
@@ -144,7 +242,7 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
 void CostsPanel::showEstimate() {
     if (!m_costs)
         return;
-    const TimeEstimate e = estimateTime(m_costs->mesh, hardware());
+    const TimeEstimate e = estimateTime(m_flops, m_sent, hardware());
     QString line = tr("compute %1 + communication %2 = %3, %4-bound")
                        .arg(durationLabel(e.computeSeconds), durationLabel(e.communicationSeconds),
                             durationLabel(e.totalSeconds), text(toString(e.bound)));

@@ -44,6 +44,8 @@ private:
     void showEstimate();
 
     std::shared_ptr<const SceneCosts> m_costs;
+    std::int64_t m_flops = 0;  ///< one device's FLOPs, for the estimate
+    std::int64_t m_sent = 0;   ///< the bytes one device sends in the forward's collectives
     QComboBox* m_hardware;
     QLabel* m_memory;
     QLabel* m_wire;

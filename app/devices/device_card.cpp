@@ -73,7 +73,10 @@ void DeviceCard::layoutArrays() {
     const int free = area.height() - int(count) * lineHeight;
     int y = area.top();
     for (std::size_t i = 0; i < count; ++i) {
-        const double share = i < std::size(kShares) ? kShares[i] : 0.2;
+        const std::vector<double>& shares = m_holdings.shares;
+        const double share = !shares.empty()          ? shares.at(i)
+                             : i < std::size(kShares) ? kShares[i]
+                                                      : 0.2;
         const int h = std::max(8, int(free * share));
         m_labelRects[i] = QRect(area.left(), y, area.width(), lineHeight);
         y += lineHeight;

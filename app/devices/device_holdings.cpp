@@ -37,6 +37,12 @@ QString bytes(std::int64_t b) {
 DeviceScene makeDeviceScene(ScenePtr scene, const HardwarePreset& hardware) {
     DeviceScene ds;
     ds.costs = std::make_shared<const SceneCosts>(computeSceneCosts(*scene, hardware));
+    if (scene->mlp) {
+        ds.program = meshProgram(*scene);
+        ds.scene = std::move(scene);
+        setMlpScales(ds);
+        return ds;
+    }
     const auto scaleOf = [&](const MatrixData& m) { return std::max(maxAbs(m), 1e-30f); };
     ds.kernelScale = scaleOf(MatrixData::of(scene, scene->params.kernel));
     ds.biasScale = scaleOf(MatrixData::ofRow(scene, scene->params.bias));
@@ -61,6 +67,8 @@ DeviceScene makeDeviceScene(ScenePtr scene, const HardwarePreset& hardware) {
 }
 
 DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step) {
+    if (ds.scene->mlp)
+        return mlpDeviceHoldings(ds, m, ds.program.at(step));
     const Scene& s = *ds.scene;
     const LayerConfig& c = s.config;
     const SceneCosts& costs = *ds.costs;

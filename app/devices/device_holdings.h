@@ -28,6 +28,11 @@ struct DeviceScene {
     /// The same for the backward's arrays (the scene's backward pass, when it has one): dx's
     /// covers column mode's partials, the gradients' their blocks summed over "data".
     float dkernelScale = 1, dbiasScale = 1, dxScale = 1, dyScale = 1;
+    /// The MLP block's (block/mlp.h): kernelScale is kernel1's, outputScale covers linear2's
+    /// partial sums; these are kernel2's, h's and a's, and the backward's dkernel2, dh and da
+    /// (dkernelScale is dkernel1's).
+    float kernel2Scale = 1, hiddenScale = 1;
+    float dkernel2Scale = 1, dhiddenScale = 1;
 };
 
 /// Computes the costs of `scene` on `hardware` and the shared scales.
@@ -54,6 +59,9 @@ struct DeviceHoldingsView {
     /// At a ring step: the array its chunks move into (the output's buffer, or the backward's
     /// dy, dx, dkernel or dbias), else -1.
     int ringArray = -1;
+    /// Each array's share of the card's height for arrays, summing to at most 1; empty: one
+    /// Linear's (kernel, bias, x, output).
+    std::vector<double> shares;
 };
 
 /// Device (d, m) at step `step` of the scene's mesh program (clamped to it). From the step where
@@ -71,5 +79,17 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& scene, int d, int m, int st
 /// shows its result once it is in, and nothing before.
 DeviceHoldingsView deviceGradients(const DeviceScene& scene, int d, int m,
                                    const TimelineStep& state);
+
+/// Device m of the MLP block (mlp_holdings.cpp) at a step of its mesh program (mlpMeshProgram):
+/// its part of kernel1 and of kernel2 (Megatron: kernel1[:, slice m] and kernel2[slice m, :]), its
+/// h and a (its slice; row-then-column: its partial sum of h), and its partial sum or block of y;
+/// at a ring step the collective's buffer (SceneCosts::blockRings) in the place of the array it
+/// moves, grey where not held yet. The backward's steps show the gradients where their arrays
+/// stood (dkernel1, dkernel2, dh, da, dy) and dx: the device's partial, then the all-reduce's
+/// buffer.
+DeviceHoldingsView mlpDeviceHoldings(const DeviceScene& scene, int m, const TimelineStep& state);
+
+/// The shared scales of the MLP block's cards (makeDeviceScene's part for the block).
+void setMlpScales(DeviceScene& scene);
 
 }  // namespace tp

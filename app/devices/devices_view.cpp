@@ -5,6 +5,7 @@
 #include "mpi_run_panel.h"
 #include "ring_arrows.h"
 #include "scene/collective_pairs.h"
+#include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 
 #include <QAction>
@@ -75,6 +76,41 @@ QString ringVerdict(const CollectiveCheck& check) {
         .arg(check.bitIdentical)
         .arg(check.elements)
         .arg(verdict);
+}
+
+// The MLP block's mesh and each array's layout, then each collective's run against the split.
+QString mlpHeader(const Scene& scene, const std::vector<RingRun>& rings) {
+    const LayerConfig& c = scene.config;
+    const MlpScene& s = *scene.mlp;
+    const bool megatron = s.split.plan.linear1.mode == ParallelMode::Column &&
+                          s.split.plan.linear2.mode == ParallelMode::Row;
+    QString header =
+        DevicesView::tr("<b>Mesh ('model',) = (%1): the MLP block on %2</b>, all %3 each. ")
+            .arg(c.tpSize)
+            .arg(countText(c.tpSize, DevicesView::tr("device")),
+                 countText(c.batch, DevicesView::tr("batch row")));
+    header += megatron ? DevicesView::tr(
+                             "kernel1 P(None, 'model') · bias1 P('model') · h, a "
+                             "P(None, 'model') · kernel2 P('model', None) · bias2 "
+                             "P(None) · x and y P(None, None)")
+                       : DevicesView::tr("Mistake %1: %2")
+                             .arg(q(std::string(toString(s.mistake))),
+                                  q(mistakeDescription(s.mistake)).toHtmlEscaped());
+    QStringList runs;
+    for (std::size_t i = 0; i < rings.size() && i < s.costs.collectives.size(); ++i) {
+        const MlpCollective& collective = s.costs.collectives[i];
+        runs << DevicesView::tr("%1 of %2: %3")
+                    .arg(q(std::string(toString(collective.cost.kind))), q(collective.of),
+                         rings[i].simulated ? ringVerdict(rings[i].check)
+                                            : q(rings[i].note).toHtmlEscaped());
+    }
+    header += runs.isEmpty()
+                  ? DevicesView::tr("<br>Nothing moves: one device holds the whole block.")
+                  : DevicesView::tr(
+                        "<br>Grey: not held yet. Each ring against the split pass: "
+                        "%1.")
+                        .arg(runs.join(QStringLiteral("; ")));
+    return header;
 }
 
 }  // namespace
@@ -153,8 +189,9 @@ void DevicesView::rebuild() {
     m_deviceScene = makeDeviceScene(m_scene, m_costs->hardware());
     const LayerConfig& c = m_scene->config;
     const MeshCosts& mesh = m_deviceScene.costs->mesh;
-    const int rows = int(std::min<std::int64_t>(mesh.data, kMaxCardRows));
-    const int columns = int(std::min<std::int64_t>(mesh.model, kMaxCardColumns));
+    const bool mlp = m_scene->mlp != nullptr;  // one row of tp_size devices
+    const int rows = mlp ? 1 : int(std::min<std::int64_t>(mesh.data, kMaxCardRows));
+    const int columns = int(std::min<std::int64_t>(mlp ? c.tpSize : mesh.model, kMaxCardColumns));
     if (rows != m_shownRows || columns != m_shownColumns) {
         for (DeviceCard* card : m_cards)
             delete card;
@@ -172,6 +209,23 @@ void DevicesView::rebuild() {
         m_gridLayout->setHorizontalSpacing(columns > 4 ? 28 : 44);
         m_gridLayout->setContentsMargins(4, 4, rows > 1 ? 28 : 4, 28);
         m_arrows->raise();
+    }
+    m_mpiRun->setEnabled(!mlp);
+    m_mpiRun->setToolTip(
+        mlp ? tr("This panel runs one Linear on MPI ranks; run the MLP block on them "
+                 "with tpviz-mpi --block mlp")
+            : tr("Run this scene on real processes, one Open MPI rank per "
+                 "device, and set what each rank held and spent beside the "
+                 "cost model"));
+    m_pairs->setVisible(false);
+    if (mlp) {
+        QString header = mlpHeader(*m_scene, m_deviceScene.costs->blockRings);
+        if (columns < c.tpSize)
+            header += tr("<br>Showing the first %1 devices.").arg(columns);
+        m_header->setText(header);
+        m_costs->setDeviceScene(m_deviceScene);
+        showStep();
+        return;
     }
     const PartitionSpecs specs = partitionSpecs(c);
     QString header = tr("<b>Mesh ('data', 'model') = (%1, %2): %3 devices</b>, %4 each. "
@@ -242,7 +296,11 @@ void DevicesView::showStep() {
     if (state.ringStep >= 0 && state.ring.phase != RingPhase::AddBias) {
         const StepCollective& collective = state.collective;
         const RingRun* run = &m_deviceScene.costs->ring;
-        if (collective.backwardIndex >= 0) {
+        if (collective.blockIndex >= 0) {
+            const std::vector<RingRun>& rings = m_deviceScene.costs->blockRings;
+            const auto index = std::size_t(collective.blockIndex);
+            run = index < rings.size() ? &rings[index] : nullptr;
+        } else if (collective.backwardIndex >= 0) {
             const SceneBackward* backward = m_deviceScene.scene->backward.get();
             const auto index = std::size_t(collective.backwardIndex);
             run = backward && index < backward->rings.size() ? &backward->rings[index] : nullptr;

@@ -1,5 +1,6 @@
 #include "tp_sweep_plot.h"
 
+#include "block/mlp_costs.h"
 #include "devices/mesh_costs.h"
 
 #include <QPainter>
@@ -9,14 +10,21 @@
 
 namespace tp {
 
-std::vector<TpPoint> tpSweep(const LayerConfig& config) {
-    const std::int64_t split = config.mode == ParallelMode::Column ? config.features : config.inDim;
+std::vector<TpPoint> tpSweep(const LayerConfig& config, Mistake mistake) {
     std::vector<TpPoint> points;
-    for (const std::int64_t tp : divisors(split)) {
+    for (const std::int64_t tp : divisors(config.splitDim())) {
         LayerConfig c = config;
         c.tpSize = tp;
-        if (!c.validate().empty())
+        if (!c.validate().empty() || !mistakeProblems(c, mistake).empty())
             continue;
+        if (c.block == Block::Mlp) {
+            const MlpCosts costs = mlpCosts(c, mistake);
+            std::int64_t sent = 0;
+            for (const MlpCollective& collective : costs.collectives)
+                sent += collective.cost.bytesSentPerDevice;
+            points.push_back({tp, costs.perDevice.total(), sent});
+            continue;
+        }
         const MeshCosts costs = meshCosts(c);
         points.push_back({tp, totalBytes(costs.perDevice), costs.collective.bytesSentPerDevice});
     }

@@ -4,6 +4,7 @@
 // scene, and a small plot of them with the current one marked.
 
 #include "layer/layer_config.h"
+#include "layer/mistakes.h"
 
 #include <QString>
 #include <QWidget>
@@ -13,16 +14,18 @@
 
 namespace tp {
 
-/// One tp size of the sweep: meshCosts of the config with tpSize = tp.
+/// One tp size of the sweep: meshCosts of the config with tpSize = tp (the MLP block's
+/// mlpCosts, its forward collectives' bytes summed).
 struct TpPoint {
     std::int64_t tp = 1;
     std::int64_t memoryBytes = 0;  ///< totalBytes of one device's holdings
     std::int64_t wireBytes = 0;    ///< bytes each device sends in the collective
 };
 
-/// Every tp size that makes `config` valid (the divisors of the split dimension, minus those the
-/// output layout refuses), in increasing order, with its costs. Other fields stay as in `config`.
-std::vector<TpPoint> tpSweep(const LayerConfig& config);
+/// Every tp size that makes `config` valid with `mistake` (the divisors of the split dimension,
+/// minus those the output layout or the mistake refuses), in increasing order, with its costs.
+/// Other fields stay as in `config`.
+std::vector<TpPoint> tpSweep(const LayerConfig& config, Mistake mistake = Mistake::None);
 
 /// What one of the plot's two vertical axes says, in its curve's colour.
 struct TpAxisText {

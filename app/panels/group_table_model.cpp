@@ -1,5 +1,6 @@
 #include "group_table_model.h"
 
+#include "block/mlp.h"
 #include "layer/range_text.h"
 #include "palette.h"
 
@@ -11,10 +12,16 @@ namespace tp {
 
 GroupTableModel::GroupTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void GroupTableModel::setConfig(const LayerConfig& config) {
+void GroupTableModel::setConfig(const LayerConfig& config, Mistake mistake) {
     beginResetModel();
     m_config = config;
-    m_plan = ShardingPlan::make(config);
+    if (config.block == Block::Mlp) {
+        const MlpPlan plan = mlpPlan(config, mistake);
+        m_plan = plan.linear1;
+        m_plan2 = plan.linear2;
+    } else {
+        m_plan = ShardingPlan::make(config);
+    }
     m_valid = true;
     endResetModel();
 }
@@ -44,14 +51,19 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
     const bool column = m_plan.mode == ParallelMode::Column;
     const TimelineStep& state = m_step;
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
+    const bool mlp = m_config.block == Block::Mlp;
+    const bool rows2 = mlp && m_plan2.mode == ParallelMode::Row;
     if (role == Qt::DisplayRole) {
         // The header names the arrays, the cell the range they share: short enough for the dock.
         switch (index.column()) {
             case Group:
                 return group;
             case Kernel:
-                return text(sliceText(column ? g.kernelCols : g.kernelRows));
+                return text(sliceText(g.owned));
             case Output:
+                if (mlp)
+                    return rows2 ? tr("all, summed")
+                                 : text(sliceText(m_plan2.groups.at(std::size_t(group)).owned));
                 return column ? text(sliceText(g.outputCols)) : tr("all, summed");
             case Status:
                 if (group == state.currentGroup && !state.complete)
@@ -68,6 +80,17 @@ QVariant GroupTableModel::data(const QModelIndex& index, int role) const {
         font.setBold(true);
         return font;
     }
+    if (role == Qt::ToolTipRole && mlp)
+        return column && rows2
+                   ? tr("Device %1 owns hidden features %2: kernel1's columns and bias1's, its "
+                        "slice of h and a = gelu(h), and kernel2's rows %2; its partial sum of y "
+                        "is all-reduced")
+                         .arg(group)
+                         .arg(text(sliceText(g.owned)))
+                   : tr("Device %1 reads kernel1's %2 %3 and computes y's columns %4")
+                         .arg(group)
+                         .arg(column ? tr("columns") : tr("rows"), text(sliceText(g.owned)),
+                              text(sliceText(m_plan2.groups.at(std::size_t(group)).owned)));
     if (role == Qt::ToolTipRole)
         return column
                    ? tr("Group %1 reads all of x and kernel columns %2, adds %3 and writes "
@@ -87,12 +110,19 @@ QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     const bool column = m_config.mode == ParallelMode::Column;
+    const bool mlp = m_config.block == Block::Mlp;
+    const bool megatron =
+        mlp && m_plan.mode == ParallelMode::Column && m_plan2.mode == ParallelMode::Row;
     switch (section) {
         case Group:
-            return tr("Group");
+            return mlp ? tr("Device") : tr("Group");
         case Kernel:
+            if (mlp)
+                return megatron ? tr("Hidden") : tr("kernel1");
             return column ? tr("Kernel & bias") : tr("Kernel rows");
         case Output:
+            if (mlp)
+                return megatron ? tr("Adds to y") : tr("Writes y");
             return column ? tr("Writes y") : tr("Adds to y");
         case Status:
             return tr("Status");

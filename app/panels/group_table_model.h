@@ -3,6 +3,7 @@
 // The groups of the split as a side table: what each group reads and writes, and where the walk is.
 
 #include "layer/layer_config.h"
+#include "layer/mistakes.h"
 #include "layer/sharding_plan.h"
 #include "scene/timeline.h"
 
@@ -24,7 +25,10 @@ public:
 
     explicit GroupTableModel(QObject* parent = nullptr);
 
-    void setConfig(const LayerConfig& config);
+    /// The groups of `config` as `mistake` splits it: one Linear's, or the MLP block's devices
+    /// (mlpPlan: a device's part of linear1, of the hidden features in Megatron's split, and its
+    /// part of linear2).
+    void setConfig(const LayerConfig& config, Mistake mistake = Mistake::None);
     /// Shows the groups' status at a step of the loop (the Layer tab's timeline).
     void setStep(const TimelineStep& step);
     const LayerConfig& config() const { return m_config; }
@@ -37,7 +41,8 @@ public:
 
 private:
     LayerConfig m_config;
-    ShardingPlan m_plan;  ///< ShardingPlan::make(m_config)
+    ShardingPlan m_plan;   ///< ShardingPlan::make(m_config); the MLP block's linear1 plan
+    ShardingPlan m_plan2;  ///< the MLP block's linear2 plan
     TimelineStep m_step;
     bool m_valid = false;
 };

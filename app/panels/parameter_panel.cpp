@@ -56,8 +56,24 @@ void ParameterPanel::buildForm() {
     auto* layout = new QVBoxLayout(this);
 
     auto* layerBox = new QGroupBox(tr("Layer  y = x @ kernel + bias"));
+    layerBox->setObjectName(QStringLiteral("layerBox"));
     auto* layer = new QFormLayout(layerBox);
+    m_layerForm = layer;
     layer->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_block = new QComboBox;
+    m_block->setObjectName(QStringLiteral("blockBox"));
+    m_block->addItem(tr("one Linear"), QString::fromUtf8(toString(Block::Linear)));
+    m_block->setItemData(0, tr("y = x @ kernel + bias, one nnx.Linear split by columns or rows"),
+                         Qt::ToolTipRole);
+    m_block->addItem(tr("MLP (Linear -> GeLU -> Linear)"), QString::fromUtf8(toString(Block::Mlp)));
+    m_block->setItemData(1,
+                         tr("The Megatron MLP block: linear1 column-parallel over the hidden "
+                            "features, GeLU on each device's slice, linear2 row-parallel over the "
+                            "same features, one all-reduce"),
+                         Qt::ToolTipRole);
+    m_block->setToolTip(tr("What runs: one Linear, or the MLP block split the Megatron way"));
+    layer->addRow(tr("Block"), m_block);
+    addProblemRow(layer, ConfigField::Block);
     m_sourceBox = new QComboBox;
     m_sourceBox->setObjectName(QStringLiteral("sourceBox"));
     m_sourceBox->addItem(tr("nnx.Linear, seeded"));
@@ -80,6 +96,10 @@ void ParameterPanel::buildForm() {
         sizeBox(QStringLiteral("inDimBox"), tr("in_dim: rows of the kernel (in_dim, features)"));
     layer->addRow(tr("in_dim"), m_inDim);
     addProblemRow(layer, ConfigField::InDim);
+    m_hidden = sizeBox(QStringLiteral("hiddenBox"),
+                       tr("hidden: linear1's features and linear2's in_dim; tp_size splits it"));
+    layer->addRow(tr("hidden"), m_hidden);
+    addProblemRow(layer, ConfigField::Hidden);
     m_features =
         sizeBox(QStringLiteral("featuresBox"), tr("features: columns of the kernel and of y"));
     layer->addRow(tr("features"), m_features);
@@ -178,8 +198,9 @@ void ParameterPanel::buildForm() {
         }
         readInputs();
     });
-    for (QSpinBox* box : {m_batch, m_inDim, m_features})
+    for (QSpinBox* box : {m_batch, m_inDim, m_hidden, m_features})
         connect(box, &QSpinBox::valueChanged, this, edited);
+    connect(m_block, &QComboBox::currentIndexChanged, this, edited);
     connect(m_mode, &QComboBox::currentIndexChanged, this, edited);
     connect(m_tp, &QComboBox::currentTextChanged, this, edited);
     connect(m_seed, &QLineEdit::textChanged, this, edited);
@@ -210,6 +231,10 @@ void ParameterPanel::setConfig(const LayerConfig& config, SceneSource source) {
     m_batch->setValue(int(std::clamp<std::int64_t>(config.batch, 1, kMaxSize)));
     m_inDim->setValue(int(std::clamp<std::int64_t>(config.inDim, 1, kMaxSize)));
     m_features->setValue(int(std::clamp<std::int64_t>(config.features, 1, kMaxSize)));
+    m_hidden->setValue(int(std::clamp<std::int64_t>(config.hidden, 1, kMaxSize)));
+    m_block->setCurrentIndex(config.block == Block::Mlp ? 1 : 0);
+    fillMistakes(config.block);
+    showBlockInputs(config.block);
     m_mode->setCurrentIndex(config.mode == ParallelMode::Row ? 1 : 0);
     m_seed->setText(QString::number(config.seed));
     m_prng->setCurrentIndex(config.prng == PrngLayout::Legacy ? 1 : 0);
@@ -234,8 +259,9 @@ void ParameterPanel::setRun(const SceneRun& run) {
 }
 
 void ParameterPanel::fillTpChoices() {
-    const std::int64_t splitDim =
-        m_mode->currentIndex() == 1 ? std::int64_t(m_inDim->value()) : m_features->value();
+    const std::int64_t splitDim = m_block->currentIndex() == 1  ? m_hidden->value()
+                                  : m_mode->currentIndex() == 1 ? std::int64_t(m_inDim->value())
+                                                                : m_features->value();
     const QString text = m_tp->currentText();
     const QSignalBlocker block(m_tp);
     m_tp->clear();
@@ -243,6 +269,18 @@ void ParameterPanel::fillTpChoices() {
         m_tp->addItem(QString::number(d));
     m_tp->setEditText(text);
     m_tp->lineEdit()->setPlaceholderText(tr("a divisor of %1").arg(splitDim));
+}
+
+void ParameterPanel::showBlockInputs(Block block) {
+    const bool mlp = block == Block::Mlp;
+    m_layerForm->setRowVisible(m_hidden, mlp);
+    m_mode->setEnabled(!mlp);
+    m_mode->setToolTip(mlp ? tr("The MLP block is split the Megatron way: linear1 by its columns, "
+                                "linear2 by its rows, both over the hidden features")
+                           : tr("Column-parallel splits features; row-parallel splits in_dim"));
+    static_cast<QGroupBox*>(m_block->parentWidget())
+        ->setTitle(mlp ? tr("MLP block  Linear -> GeLU -> Linear")
+                       : tr("Layer  y = x @ kernel + bias"));
 }
 
 QString ParameterPanel::problemText(ConfigField field) const {
@@ -274,6 +312,7 @@ void ParameterPanel::readInputs() {
     const bool mode = m_mode->currentIndex() == 1;
     const std::int64_t oldSplit = m_config.splitDim();
     const ParallelMode oldMode = m_config.mode;
+    const Block oldBlock = m_config.block;
 
     LayerConfig config = m_config;
     const int sourceIndex = m_sourceBox->currentIndex();
@@ -284,15 +323,22 @@ void ParameterPanel::readInputs() {
     config.inDim = m_inDim->value();
     config.features = m_features->value();
     config.mode = mode ? ParallelMode::Row : ParallelMode::Column;
+    config.block = m_block->currentIndex() == 1 ? Block::Mlp : Block::Linear;
+    config.hidden = m_hidden->value();
+    if (config.block != oldBlock) {
+        fillMistakes(config.block);
+        showBlockInputs(config.block);
+    }
     config.prng = m_prng->currentIndex() == 1 ? PrngLayout::Legacy : PrngLayout::Partitionable;
     config.x64 = m_x64->isChecked();
     readMeshInputs(config);
-    if (config.splitDim() != oldSplit || config.mode != oldMode)
+    const bool switched = config.mode != oldMode || config.block != oldBlock;
+    if (config.splitDim() != oldSplit || switched)
         fillTpChoices();
     QString tpNote;
-    if (config.mode != oldMode) {
-        // A mode switch keeps a valid scene: tp_size moves to the nearest divisor of the new
-        // split dimension, and says so.
+    if (switched) {
+        // A mode or block switch keeps a valid scene: tp_size moves to the nearest divisor of the
+        // new split dimension, and says so.
         if (const auto typed = parseInt64(m_tp->currentText().trimmed().toStdString())) {
             LayerConfig moved = config;
             moved.tpSize = *typed;
@@ -303,7 +349,7 @@ void ParameterPanel::readInputs() {
             }
         }
     }
-    if (!tpNote.isEmpty() || config.mode != oldMode || config.splitDim() != oldSplit) {
+    if (!tpNote.isEmpty() || switched || config.splitDim() != oldSplit) {
         m_tpNote->setText(tpNote);
         m_tpForm->setRowVisible(m_tpNote, !tpNote.isEmpty());
     }

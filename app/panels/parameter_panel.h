@@ -94,6 +94,13 @@ private:
     /// appeared, which may be below the visible part of the panel (the seed, the bias stddev).
     void scrollIntoView(QWidget* widget);
     void fillTpChoices();
+    /// The Mistake combo lists the mistakes of `block` (blockMistakes), keeping the one chosen when
+    /// it is among them.
+    void fillMistakes(Block block);
+    void addMistakeItem(Mistake mistake);
+    /// The inputs that mean something for the block on: the Mode is one Linear's, hidden the
+    /// block's; the first box's title gives the block's formula.
+    void showBlockInputs(Block block);
     void updateEnabled();
     QLabel* addProblemRow(QFormLayout* form, ConfigField field);
 
@@ -116,6 +123,9 @@ private:
     bool m_filling = false;
 
     QComboBox* m_sourceBox = nullptr;
+    QComboBox* m_block = nullptr;  ///< one Linear, or the MLP block (LayerConfig::block)
+    QSpinBox* m_hidden = nullptr;  ///< the MLP block's hidden width
+    QFormLayout* m_layerForm = nullptr;
     ArrayFileInputs* m_files = nullptr;
     QStringList m_arrayProblems;  ///< ArrayFileInputs::inputProblems while the files are used
     QSpinBox* m_batch = nullptr;

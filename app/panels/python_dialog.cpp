@@ -19,8 +19,12 @@ PythonDialog::PythonDialog(const LayerConfig& config, SceneSource source, const 
     setWindowTitle(tr("Python snippet"));
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(
-        tr("The same scene in JAX and Flax NNX: one nnx.Linear, the groups as slices of it, and "
-           "the check against x @ kernel + bias."));
+        config.block == Block::Mlp
+            ? tr("The same block in JAX and Flax NNX: an nnx.Module with both Linears from one "
+                 "nnx.Rngs, the reference forward, and the block in shard_map with one psum, "
+                 "checked against the unsharded block.")
+            : tr("The same scene in JAX and Flax NNX: one nnx.Linear, the groups as slices of "
+                 "it, and the check against x @ kernel + bias."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
     if (source == SceneSource::Brief) {

@@ -52,7 +52,8 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
     m_pass = new QComboBox;
     m_pass->setObjectName(QStringLiteral("passBox"));
     m_pass->addItem(tr("Forward"));
-    m_pass->setItemData(0, tr("y = x @ kernel + bias, group by group"), Qt::ToolTipRole);
+    m_pass->setItemData(0, tr("y = x @ kernel + bias (or the MLP block), group by group"),
+                        Qt::ToolTipRole);
     m_pass->addItem(tr("Forward + backward"));
     m_pass->setItemData(1,
                         tr("Then the backward pass for a cotangent dy: each group's dkernel and "
@@ -64,14 +65,7 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
 
     m_mistake = new QComboBox;
     m_mistake->setObjectName(QStringLiteral("mistakeBox"));
-    m_mistake->addItem(tr("none"), nameOf(Mistake::None));
-    m_mistake->setItemData(0, tr("No mistake: the correct split"), Qt::ToolTipRole);
-    for (const Mistake mistake : blockMistakes(Block::Linear)) {
-        m_mistake->addItem(nameOf(mistake), nameOf(mistake));
-        m_mistake->setItemData(m_mistake->count() - 1,
-                               QString::fromStdString(mistakeDescription(mistake)),
-                               Qt::ToolTipRole);
-    }
+    fillMistakes(Block::Linear);
     m_mistake->setToolTip(
         tr("Make a common mistake, for real: the picture draws the wrong "
            "computation and the check shows how far it is from x @ kernel + bias"));
@@ -113,8 +107,29 @@ void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
     connect(m_atol, &QLineEdit::textChanged, this, [this] { readInputs(); });
 }
 
+void ParameterPanel::fillMistakes(Block block) {
+    const QSignalBlocker blocker(m_mistake);
+    const QVariant chosen = m_mistake->currentData();
+    m_mistake->clear();
+    m_mistake->addItem(tr("none"), nameOf(Mistake::None));
+    m_mistake->setItemData(0, tr("No mistake: the correct split"), Qt::ToolTipRole);
+    for (const Mistake mistake : blockMistakes(block))
+        addMistakeItem(mistake);
+    m_mistake->setCurrentIndex(std::max(0, m_mistake->findData(chosen)));
+}
+
+void ParameterPanel::addMistakeItem(Mistake mistake) {
+    m_mistake->addItem(nameOf(mistake), nameOf(mistake));
+    m_mistake->setItemData(m_mistake->count() - 1,
+                           QString::fromStdString(mistakeDescription(mistake)), Qt::ToolTipRole);
+}
+
 void ParameterPanel::showRunInputs(const SceneRun& run) {
     m_pass->setCurrentIndex(run.backward ? 1 : 0);
+    // A mistake of the other block (from a scene file) is listed too, so that its refusal shows
+    // under the combo rather than the choice turning into none.
+    if (m_mistake->findData(nameOf(run.mistake)) < 0)
+        addMistakeItem(run.mistake);
     m_mistake->setCurrentIndex(std::max(0, m_mistake->findData(nameOf(run.mistake))));
     m_rule->setCurrentIndex(run.check.rule == CheckRule::Allclose ? 1 : 0);
     m_rtol->setText(QString::fromStdString(formatDouble(run.check.tolerance.rtol)));

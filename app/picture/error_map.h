@@ -8,7 +8,8 @@
 
 namespace tp {
 
-/// |output - reference| per element of a computed scene, (N, features), computed in double and
+/// |output - reference| per element of a computed scene, (N, features) (the MLP block's output
+/// against its reference's), computed in double and
 /// rounded to float32 once; null when
 /// the output's shape is not the reference's (Verification::shapeMismatch): there is nothing to
 /// subtract. The largest element, float(verification.maxAbsError), is at (verification.worstRow,

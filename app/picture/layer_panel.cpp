@@ -4,6 +4,7 @@
 #include "heatmap_image.h"
 #include "heatmap_legend.h"
 #include "hover_text.h"
+#include "kernel_with_bias.h"
 #include "layer/trace.h"
 #include "matrix_view.h"
 #include "palette.h"
@@ -24,9 +25,6 @@
 namespace tp {
 namespace {
 
-constexpr int kBiasHeight = 84;
-// Between the kernel's last row and the bias strip under it.
-constexpr int kStripGap = 2;
 // The widest a kernel column is held for its numbers: an 800 px window with its Parameters keeps
 // it beside x. A kernel that needs more shares the width by the columns alone.
 constexpr int kMaxKernelLeastWidth = 480;
@@ -58,100 +56,6 @@ std::vector<int> legendGroups(const LayerConfig& config, int currentGroup) {
 }
 
 }  // namespace
-
-/// The kernel over the whole width with the bias strip under it. The strip spans the kernel's
-/// viewport and lines its columns up with the kernel's (MatrixView::setColumnLeader); this widget
-/// only decides how far down the strip sits (right under the kernel's last row while the kernel
-/// fits its width, else at the bottom) and how tall it is: kBiasHeight, less when the kernel
-/// would otherwise lose its numbers (down to what the strip's own numbers need).
-class KernelWithBias : public QWidget {
-public:
-    KernelWithBias(MatrixView* kernel, MatrixView* bias) : m_kernel(kernel), m_bias(bias) {
-        kernel->setParent(this);
-        bias->setParent(this);
-        bias->setColumnLeader(kernel);
-        // Queued: the kernel computes its new layout in its own resize and zoom handlers first.
-        auto later = [this] { QTimer::singleShot(0, this, [this] { placeBias(); }); };
-        connect(kernel, &MatrixView::zoomChanged, this, later);
-        connect(kernel->horizontalScrollBar(), &QScrollBar::rangeChanged, this, later);
-        connect(kernel->horizontalScrollBar(), &QScrollBar::valueChanged, this, later);
-    }
-
-    QSize sizeHint() const override {
-        const QSize kernel = m_kernel->sizeHint();
-        return {kernel.width(), kernel.height() + kBiasHeight};
-    }
-    QSize minimumSizeHint() const override {
-        const QSize kernel = m_kernel->minimumSizeHint();
-        return {kernel.width(), kernel.height() + m_bias->minimumSizeHint().height()};
-    }
-
-    /// The least height at which the kernel prints its numbers, the strip under it at its least;
-    /// 0 when no height does.
-    int heightForNumbers() const {
-        const int kernel = tp::heightForNumbers(m_kernel->numbersLayout(), width());
-        return kernel > 0 ? kernel + leastStripHeight() : 0;
-    }
-
-    void placeBias() {
-        const QWidget* viewport = m_kernel->viewport();
-        const QPoint origin = viewport->mapTo(this, QPoint(0, 0));
-        const auto place = [&](int top, int height) {
-            m_bias->setGeometry(origin.x(), std::max(0, top), viewport->width(), height);
-        };
-        const MatrixData& m = m_kernel->matrix();
-        const QRectF first = m.isEmpty() ? QRectF() : m_kernel->cellRect(0, 0);
-        const QRectF last = m.isEmpty() ? QRectF() : m_kernel->cellRect(m.rows() - 1, m.cols() - 1);
-        const bool fits =
-            !m.isEmpty() && first.left() >= 0 && last.right() <= viewport->width() + 1;
-        if (!fits) {
-            place(height() - m_strip, m_strip);
-            return;
-        }
-        const int stripTop = int(std::ceil(origin.y() + last.bottom())) + kStripGap;
-        const auto under = [&](int stripHeight) {
-            place(std::min(stripTop, height() - stripHeight), stripHeight);
-        };
-        under(m_strip);
-        // A strip too short for cells as tall as the kernel's: grow it by what they lack, as far
-        // as the room under the kernel's last row allows (it never covers a kernel row).
-        if (m_bias->matrix().isEmpty() || !m_bias->isVisible())
-            return;
-        const qreal lacking = m_bias->heightForSquareCells();
-        const int room = height() - stripTop - m_strip;
-        const int grow = std::min(int(std::ceil(lacking)), room);
-        if (grow > 0)
-            under(m_strip + grow);
-    }
-
-protected:
-    void resizeEvent(QResizeEvent*) override {
-        // The kernel's numbers first: a short panel takes the strip down towards its least
-        // height before the kernel loses them.
-        const int kernel = tp::heightForNumbers(m_kernel->numbersLayout(), width());
-        m_strip = kernel > 0 ? std::clamp(height() - kernel, leastStripHeight(), kBiasHeight)
-                             : kBiasHeight;
-        m_kernel->setGeometry(0, 0, width(), std::max(0, height() - m_strip));
-        placeBias();
-        if (onResized)
-            onResized();
-    }
-
-public:
-    std::function<void()> onResized;  ///< called after the kernel took its new size
-
-private:
-    /// What the strip's own numbers need (its least height when they never print), at most
-    /// kBiasHeight.
-    int leastStripHeight() const {
-        const int numbers = tp::heightForNumbers(m_bias->numbersLayout(), width());
-        return std::min(std::max(numbers, m_bias->minimumSizeHint().height()), kBiasHeight);
-    }
-
-    MatrixView* m_kernel;
-    MatrixView* m_bias;
-    int m_strip = kBiasHeight;  ///< the strip's height (before placeBias grows it)
-};
 
 LayerPanel::LayerPanel(QWidget* parent) : QWidget(parent) {
     m_x = new MatrixView;

@@ -1,5 +1,6 @@
 #include "mistake_text.h"
 
+#include "core_words.h"
 #include "layer/range_text.h"
 
 #include <QCoreApplication>
@@ -7,16 +8,8 @@
 namespace tp {
 namespace {
 
-QString qs(const std::string& text) {
-    return QString::fromStdString(text);
-}
-
 QString tr(const char* text) {
     return QCoreApplication::translate("tp::MistakeText", text);
-}
-
-QString shape(Index rows, Index cols) {
-    return qs(shapeTuple(rows, cols));
 }
 
 // "✘ Mistake NAME: " in red, opening the paragraph of a mistake's warning.
@@ -46,10 +39,25 @@ QString mistakeWarning(const Scene& scene) {
     const QString head = mistakeHead(scene.mistake);
     switch (scene.mistake) {
         case Mistake::None:
-        case Mistake::RowThenColumn:  // the MLP block's
-        case Mistake::GatherBetween:
-        case Mistake::Bias2PerPartial:
             break;
+        case Mistake::RowThenColumn:
+            return head + tr("linear1 is split by its in_dim rows, so each device holds a "
+                             "<b>partial sum</b> of h, and applies the GeLU to it.</p><p>"
+                             "gelu(h_0) + gelu(h_1) + ... is not gelu(h_0 + h_1 + ...): the GeLU "
+                             "needs whole sums. Split linear1 by its columns, linear2 by its "
+                             "rows.</p>");
+        case Mistake::GatherBetween:
+            return head + tr("a is all-gathered between the layers, %1 on every device, and "
+                             "linear2 split by its output columns: the output is right.</p><p>"
+                             "But each device holds and sends all of a: Megatron's split needs "
+                             "nothing between the layers (the Devices tab shows the bytes).</p>")
+                              .arg(shape(c.batch, c.hidden));
+        case Mistake::Bias2PerPartial:
+            return head + tr("every device adds bias2 to its partial sum, so y has it %1: y = "
+                             "correct + %2 &middot; bias2.</p><p>Add bias2 once, to the "
+                             "all-reduced sum.</p>")
+                              .arg(qs(countText(c.tpSize, "time")))
+                              .arg(c.tpSize - 1);
         case Mistake::SumGroups:
             return head + tr("the groups' %1 outputs are <b>added</b> into one %1 block.</p>"
                              "<p>They are different output columns: y is their concatenation, "

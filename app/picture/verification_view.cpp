@@ -94,6 +94,11 @@ void VerificationView::showNumbers() {
     m_numbers->setVisible(m_state != State::Waiting || m_explanation);
 }
 
+void VerificationView::setReference(const QString& reference, const QString& longReference) {
+    m_reference = reference;
+    m_referenceLong = longReference;
+}
+
 void VerificationView::setVerification(const Verification& v, bool complete,
                                        const QString& waitingText) {
     m_state = !complete                            ? State::Waiting
@@ -111,26 +116,24 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             break;
         case State::Passed:
             background = QStringLiteral("#c8e6c9");
-            text = byAllclose ? tr("✔ %1: output matches x @ kernel + bias").arg(allclose)
-                              : tr("✔ passed: output matches x @ kernel + bias within float32 "
-                                   "rounding");
+            text = byAllclose
+                       ? tr("✔ %1: output matches %2").arg(allclose, m_reference)
+                       : tr("✔ passed: output matches %1 within float32 rounding").arg(m_reference);
             break;
         case State::Inconclusive:
             background = QStringLiteral("#ffe0b2");
-            text =
-                tr("? inconclusive: float32 cannot tell here whether the output is x @ kernel "
-                   "+ bias");
+            text = tr("? inconclusive: float32 cannot tell here whether the output is %1")
+                       .arg(m_reference);
             break;
         case State::Failed:
             background = QStringLiteral("#ffcdd2");
             if (!v.shapeMismatch.empty())
-                text = tr("✘ failed: the output's shape is not that of x @ kernel + bias");
+                text = tr("✘ failed: the output's shape is not that of %1").arg(m_reference);
             else if (byAllclose)
-                text = tr("✘ not %1: output differs from x @ kernel + bias").arg(allclose);
+                text = tr("✘ not %1: output differs from %2").arg(allclose, m_reference);
             else
-                text =
-                    tr("✘ failed: output differs from x @ kernel + bias by more than rounding "
-                       "can explain");
+                text = tr("✘ failed: output differs from %1 by more than rounding can explain")
+                           .arg(m_reference);
             break;
     }
     // Dark text on the light verdict colours, whatever the theme's text colour is.
@@ -145,11 +148,11 @@ void VerificationView::setVerification(const Verification& v, bool complete,
         m_numbers->setText(
             byAllclose
                 ? tr("Once the output is complete, every element is compared with the reference "
-                     "x @ kernel + bias (one full product) by %1: |y - ref| &lt;= atol + rtol "
-                     "&middot; |ref|.")
-                      .arg(allclose)
-                : tr("Once the output is complete, each element is checked against x @ kernel "
-                     "+ bias within float32 rounding."));
+                     "%2 by %1: |y - ref| &lt;= atol + rtol &middot; |ref|.")
+                      .arg(allclose, m_referenceLong)
+                : tr("Once the output is complete, each element is checked against %1 within "
+                     "float32 rounding.")
+                      .arg(m_reference));
         // The bound's formula in full, for a window too short to show more lines.
         m_numbers->setToolTip(tr("Rounding bound of element (i, j): 2 &middot; &gamma;~(K+1) "
                                  "&middot; (|x| @ |kernel| + |bias|)[i, j], K = in_dim, "

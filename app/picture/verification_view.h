@@ -31,6 +31,11 @@ public:
     void setVerification(const Verification& verification, bool complete,
                          const QString& waitingText);
 
+    /// What the output is checked against, in the verdicts ("x @ kernel + bias", the default; the
+    /// MLP block's "the unsharded block"), and as the allclose rule's sentence names it
+    /// ("x @ kernel + bias (one full product)"). Takes effect at the next setVerification.
+    void setReference(const QString& reference, const QString& longReference);
+
     /// The sentence under the figures (Scene::mistakeWithoutEffect); empty hides it.
     void setNote(const QString& note);
     QString noteText() const;
@@ -67,6 +72,8 @@ private:
     QLabel* m_note;
     QPushButton* m_biasOffer;
     std::optional<BiasInit> m_offeredBias;
+    QString m_reference = QStringLiteral("x @ kernel + bias");
+    QString m_referenceLong = QStringLiteral("x @ kernel + bias (one full product)");
 };
 
 }  // namespace tp

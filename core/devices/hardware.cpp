@@ -58,10 +58,15 @@ std::string_view toString(Bound bound) {
 }
 
 TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware) {
+    return estimateTime(costs.perDevice.flops, costs.collective.bytesSentPerDevice, hardware);
+}
+
+TimeEstimate estimateTime(std::int64_t flopsPerDevice, std::int64_t bytesSent,
+                          const HardwarePreset& hardware) {
     TimeEstimate e;
     e.hardware = hardware.name;
-    const double flops = double(costs.perDevice.flops);
-    const double sent = double(costs.collective.bytesSentPerDevice);
+    const double flops = double(flopsPerDevice);
+    const double sent = double(bytesSent);
     e.computeSeconds = flops / hardware.peakFlops;
     e.communicationSeconds = sent / hardware.linkBytesPerSecond;
     e.totalSeconds = e.computeSeconds + e.communicationSeconds;

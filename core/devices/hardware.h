@@ -53,4 +53,9 @@ struct TimeEstimate {
 /// The estimate of `costs` on `hardware` (formulas above).
 TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware);
 
+/// The same for a device that computes `flops` and sends `bytesSent` in its collectives (the MLP
+/// block's, block/mlp_costs.h).
+TimeEstimate estimateTime(std::int64_t flops, std::int64_t bytesSent,
+                          const HardwarePreset& hardware);
+
 }  // namespace tp

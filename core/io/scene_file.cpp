@@ -162,6 +162,19 @@ const SceneKey kSceneKeys[] = {
          s.config.output = *layout;
          return "";
      }},
+    {"block",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto block = parseBlock(text);
+         if (!block)
+             return quotedText(text) + " is not linear or mlp";
+         s.config.block = *block;
+         return "";
+     }},
+    {"hidden",
+     [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.hidden); }},
     {"mistake",
      [](const json& v, SceneFile& s, const fs::path&) -> std::string {
          std::string text;
@@ -292,6 +305,10 @@ std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {
                      {"step", scene.step}};
     if (c.output)
         document["output"] = toString(*c.output);
+    if (c.block == Block::Mlp) {
+        document["block"] = toString(c.block);
+        document["hidden"] = c.hidden;
+    }
     if (scene.mistake != Mistake::None)
         document["mistake"] = toString(scene.mistake);
     if (scene.backward)

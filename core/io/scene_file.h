@@ -4,7 +4,8 @@
 //   {"format": "tpviz-scene", "version": 1, "batch": 2, "in_dim": 8, "features": 12,
 //    "tp_size": 3, "seed": 0, "mode": "column", "prng": "partitionable", "x64": false,
 //    "bias": "zeros", "data": 1, "step": 0}
-// plus "output": "sharded" or "replicated" when the layout is chosen, "mistake": NAME when one is
+// plus "output": "sharded" or "replicated" when the layout is chosen, "block": "mlp" and
+// "hidden": H for the MLP block (a file without them is one Linear), "mistake": NAME when one is
 // made (see mistakes.h), "backward": true when the backward pass is asked for,
 // and, where used, "example": "brief" or "arrays": {"kernel": "w.safetensors:fc.weight",
 // "transpose": true, "bias": "b.npy", "x": "x.npy"} with paths relative to the scene file.

@@ -232,8 +232,10 @@ std::string moveTpToDivisor(LayerConfig& config) {
     const std::int64_t wanted = config.tpSize;
     config.tpSize = nearestDivisor(split, wanted);
     return "tp_size " + std::to_string(wanted) + " does not divide " +
-           (config.mode == ParallelMode::Row ? "in_dim" : "features") + " (" +
-           std::to_string(split) + "): using " + std::to_string(config.tpSize) +
+           (config.block == Block::Mlp         ? "hidden"
+            : config.mode == ParallelMode::Row ? "in_dim"
+                                               : "features") +
+           " (" + std::to_string(split) + "): using " + std::to_string(config.tpSize) +
            ", the nearest divisor";
 }
 

@@ -145,7 +145,8 @@ std::vector<std::int64_t> divisors(std::int64_t n);
 std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted);
 
 /// A mode switch keeps a valid scene: when `config.tpSize` (> 0) does not divide the split
-/// dimension of `config.mode`, it moves to the nearest divisor, and the returned note says so
+/// dimension of `config.mode` (of the MLP block: hidden), it moves to the nearest divisor, and the
+/// returned note says so
 /// ("tp_size 3 does not divide in_dim (8): using 4, the nearest divisor"); else "" and no change.
 std::string moveTpToDivisor(LayerConfig& config);
 

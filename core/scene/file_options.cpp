@@ -26,6 +26,8 @@ constexpr FieldKey kFieldKeys[] = {
     {ConfigField::Data, "data", Option::Data},
     {ConfigField::Output, "output", Option::Output},
     {ConfigField::Mistake, "mistake", Option::Mistake},
+    {ConfigField::Block, "block", Option::Block},
+    {ConfigField::Hidden, "hidden", Option::Hidden},
 };
 
 }  // namespace

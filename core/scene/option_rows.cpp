@@ -291,7 +291,6 @@ const OptionRow kOptionRows[] = {
              "(linear1 column-parallel, linear2 row-parallel over the hidden features, one "
              "all-reduce; its output defaults to in_dim features)",
      .defaultText = [] { return std::string(toString(LayerConfig{}.block)); },
-     .cliOnly = true,
      .fixedByBrief = true,
      .parse = [](const std::string& value, SceneOptions& options) -> std::string {
          const auto block = parseBlock(value);
@@ -309,7 +308,6 @@ const OptionRow kOptionRows[] = {
      .valueName = "H",
      .help = "with --block mlp: the hidden width, linear1's features and linear2's in_dim "
              "(default 4 x in_dim); tp_size (default 4 with the block) must divide it",
-     .cliOnly = true,
      .fixedByBrief = true,
      .parse = readNumber<&LayerConfig::hidden>,
      .spell = [](const SceneOptions& options) -> std::vector<std::string> {

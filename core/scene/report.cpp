@@ -5,6 +5,7 @@
 #include "scene/backward_report.h"
 #include "scene/costs_report.h"
 #include "scene/layout_report.h"
+#include "scene/mlp_report.h"
 #include "scene/report_format.h"
 #include "scene/timeline.h"
 
@@ -452,6 +453,10 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
 
 std::string jsonReport(const Scene& scene, bool summary, const SceneCosts* costs) {
     std::ostringstream out;
+    if (scene.mlp) {  // the block's own document, as tpviz-cli --block mlp --json prints it
+        writeMlpJsonReport(out, scene, summary, costs != nullptr);
+        return out.str();
+    }
     writeJsonReport(out, scene, summary, costs, {}, scene.backward.get());
     return out.str();
 }

@@ -48,7 +48,8 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary = false
                      const SceneBackward* backward = nullptr);
 
 /// writeJsonReport's document as one string, with the scene's own backward pass when it has one
-/// (Scene::backward), for the app's export, small scenes and tests.
+/// (Scene::backward), for the app's export, small scenes and tests; for the MLP block,
+/// writeMlpJsonReport's (mlp_report.h).
 std::string jsonReport(const Scene& scene, bool summary = false, const SceneCosts* costs = nullptr);
 
 }  // namespace tp

@@ -1,5 +1,6 @@
 #include "scene/scene.h"
 
+#include "block/mlp_rings.h"
 #include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 
@@ -65,6 +66,17 @@ bool Scene::passed() const {
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
                              const CheckSettings& check) {
     SceneCosts costs;
+    if (const MlpScene* mlp = scene.mlp.get()) {
+        std::int64_t sent = 0;
+        for (const MlpCollective& collective : mlp->costs.collectives)
+            if (!collective.backward)
+                sent += collective.cost.bytesSentPerDevice;
+        costs.estimate = estimateTime(mlp->costs.perDevice.flops, sent, hardware);
+        costs.blockRings =
+            runMlpRings(scene.config, mlp->mistake, mlp->params, mlp->split, mlp->costs,
+                        mlp->backward ? &mlp->backward->split : nullptr, check);
+        return costs;
+    }
     costs.mesh = meshCosts(scene.config);
     costs.estimate = estimateTime(costs.mesh, hardware);
     costs.ring = simulateRing(scene.config, scene.result, scene.params, check);
@@ -83,7 +95,8 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
 
 bool SceneCosts::ringsPassed() const {
     auto passed = [](const RingRun& run) { return !run.simulated || run.check.passed(); };
-    return passed(ring) && std::all_of(layoutRings.begin(), layoutRings.end(), passed);
+    return passed(ring) && std::all_of(layoutRings.begin(), layoutRings.end(), passed) &&
+           std::all_of(blockRings.begin(), blockRings.end(), passed);
 }
 
 }  // namespace tp

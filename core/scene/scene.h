@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tp {
 
@@ -73,18 +74,24 @@ using ScenePtr = std::shared_ptr<const Scene>;
 /// A scene on its device mesh: what each device holds and sends, the time estimate on one
 /// hardware preset, and the output collective run on the devices' buffers.
 struct SceneCosts {
-    MeshCosts mesh;
+    MeshCosts mesh;  ///< one Linear's (the MLP block's costs are MlpScene::costs)
+    /// On the hardware preset; the MLP block's from its forward FLOPs and the bytes its forward
+    /// collectives send.
     TimeEstimate estimate;
-    RingRun ring;  ///< checked against scene.result.output with the given check
+    RingRun ring;  ///< one Linear's, checked against scene.result.output with the given check
+    /// The MLP block's: each of its collectives (MlpCosts::collectives) run on the devices'
+    /// buffers (block/mlp_rings.h), in order; empty for one Linear.
+    std::vector<RingRun> blockRings;
     /// The fsdp and sequence layouts' collectives (config.layout), one per entry of
     /// layoutCollectives with the scene's backward when it has one (devices/layout_rings.h);
     /// empty in the tensor layout.
     std::vector<RingRun> layoutRings;
-    /// The output collective's run and every layout run that was simulated passed its check.
+    /// The output collective's run and every layout or block run that was simulated passed its
+    /// check.
     bool ringsPassed() const;
 };
 
-/// The costs of a computed scene on `hardware`; the ring's result is checked as the scene is.
+/// The costs of a computed scene on `hardware`; the rings' results are checked as the scene is.
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
                              const CheckSettings& check = {});
 

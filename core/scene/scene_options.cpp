@@ -139,13 +139,18 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         if (!wasGiven(Option::Tp))
             config.tpSize = brief.tpSize;
     }
+    // Set by an option or by the scene file: the block's defaults leave it alone.
+    auto isSet = [&](Option option, const char* key) {
+        return wasGiven(option) ||
+               std::find(scene.keys.begin(), scene.keys.end(), key) != scene.keys.end();
+    };
     if (config.block == Block::Mlp) {
         // The block's own defaults: a hidden width of 4 x in_dim, an output of in_dim features.
-        if (!wasGiven(Option::Hidden))
+        if (!isSet(Option::Hidden, "hidden"))
             config.hidden = 4 * config.inDim;
-        if (!wasGiven(Option::Features))
+        if (!isSet(Option::Features, "features"))
             config.features = config.inDim;
-        if (!wasGiven(Option::Tp) && config.hidden > 0)
+        if (!isSet(Option::Tp, "tp_size") && config.hidden > 0)
             config.tpSize = nearestDivisor(config.hidden, 4);
         if (wasGiven(Option::Mode))
             errors.push_back(

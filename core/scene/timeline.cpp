@@ -2,7 +2,10 @@
 
 #include "devices/mesh_costs.h"
 #include "layer/range_text.h"
+#include "scene/mlp_scene.h"
+#include "scene/mlp_timeline.h"
 #include "scene/scene.h"
+#include "scene/timeline_steps.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,7 +13,7 @@
 namespace tp {
 namespace {
 
-constexpr auto kGap = "   ";
+constexpr auto kGap = kEquationGap;
 
 std::string str(std::int64_t n) {
     return std::to_string(n);
@@ -18,28 +21,6 @@ std::string str(std::int64_t n) {
 
 bool isColumn(const LayerConfig& config) {
     return config.mode == ParallelMode::Column;
-}
-
-// "Step 2 of 3: " before every caption.
-void numberCaptions(Timeline& timeline) {
-    for (TimelineStep& s : timeline.steps)
-        s.caption = "Step " + str(s.step) + " of " + str(timeline.lastStep()) + ": " + s.caption;
-}
-
-// Appends a step that leaves the state of the one before it (or the start's), as `phase`.
-TimelineStep& appendStep(Timeline& timeline, StepPhase phase) {
-    TimelineStep next = timeline.steps.empty() ? TimelineStep{} : timeline.steps.back();
-    next.step = timeline.size();
-    next.phase = phase;
-    next.currentGroup = -1;
-    next.biasAdded.clear();
-    next.ringStep = -1;
-    next.ring = {};
-    next.collective = {};
-    next.caption.clear();
-    next.equation.clear();
-    timeline.steps.push_back(std::move(next));
-    return timeline.steps.back();
 }
 
 // The bias columns group `group`'s step adds, as the mistake computes it: in column mode its
@@ -127,32 +108,6 @@ std::string loopStartEquation(const LayerConfig& c) {
                                                 " over row groups of " + str(plan.chunk) +
                                                 ", the bias added to their total";
     return layerEquation(c) + ", " + split;
-}
-
-// The equation line of a ring step over `devices` devices, named by `device` ("m" along "model",
-// "d" along "data"), e.g. "reduce-scatter 2/3: device m sends chunk (m - 2) mod 4 to device
-// (m + 1) mod 4, which adds it to its own".
-std::string ringEquation(const RingStepInfo& info, std::int64_t devices,
-                         const std::string& device) {
-    if (info.phase == RingPhase::AddBias)
-        return "device m adds bias[chunk m] once to its reduced chunk m";
-    const std::string p = str(devices);
-    const int back =
-        info.phase == RingPhase::ReduceScatter ? info.indexInPhase + 1 : info.indexInPhase;
-    const std::string chunk =
-        back == 0 ? "chunk " + device : "chunk (" + device + " - " + str(back) + ") mod " + p;
-    const std::string verb =
-        info.phase == RingPhase::ReduceScatter ? ", which adds it to its own" : "";
-    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter " : "all-gather ") +
-           str(info.indexInPhase + 1) + "/" + str(info.phaseSteps) + ": device " + device +
-           " sends " + chunk + " to device (" + device + " + 1) mod " + p + verb;
-}
-
-// "reduce-scatter ring step 2 of 3 over 4 devices per data row".
-std::string ringStepText(const RingStepInfo& info, std::int64_t devices, MeshAxis axis) {
-    return std::string(info.phase == RingPhase::ReduceScatter ? "reduce-scatter" : "all-gather") +
-           " ring step " + str(info.indexInPhase + 1) + " of " + str(info.phaseSteps) + " over " +
-           str(devices) + " devices per " + (axis == MeshAxis::Model ? "data row" : "model column");
 }
 
 std::string ringCaption(const LayerConfig& config, const RingStepInfo& info) {
@@ -389,6 +344,8 @@ const TimelineStep& Timeline::at(int step) const {
 
 Timeline loopTimeline(const LayerConfig& c, Mistake mistake, bool backward) {
     assert(!backward || mistake == Mistake::None);
+    if (c.block == Block::Mlp)
+        return mlpLoopTimeline(c, mistake, backward);
     const ShardingPlan plan = ShardingPlan::make(c);
     Timeline loop;
     TimelineStep& start = appendStep(loop, StepPhase::Start);
@@ -422,6 +379,8 @@ Timeline loopTimeline(const LayerConfig& c, Mistake mistake, bool backward) {
 
 Timeline meshProgram(const LayerConfig& c, Mistake mistake, bool backward) {
     assert(!backward || mistake == Mistake::None);
+    if (c.block == Block::Mlp)
+        return mlpMeshProgram(c, mistake, backward);
     Timeline program;
     TimelineStep& start = appendStep(program, StepPhase::Start);
     start.equation =
@@ -456,12 +415,21 @@ Timeline meshProgram(const LayerConfig& c, Mistake mistake, bool backward) {
     return program;
 }
 
+namespace {
+
+// Whether the scene was run with its backward pass: one Linear's, or the block's.
+bool hasBackward(const Scene& scene) {
+    return scene.mlp ? scene.mlp->backward.has_value() : scene.backward != nullptr;
+}
+
+}  // namespace
+
 Timeline loopTimeline(const Scene& scene) {
-    return loopTimeline(scene.config, scene.mistake, scene.backward != nullptr);
+    return loopTimeline(scene.config, scene.mistake, hasBackward(scene));
 }
 
 Timeline meshProgram(const Scene& scene) {
-    return meshProgram(scene.config, scene.mistake, scene.backward != nullptr);
+    return meshProgram(scene.config, scene.mistake, hasBackward(scene));
 }
 
 int collectiveStepCount(const LayerConfig& config, Mistake mistake) {

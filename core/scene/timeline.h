@@ -19,6 +19,8 @@
 //   all-reduce of dx over "model", then with D > 1 dkernel's and dbias's over "data").
 // A mistake is made by the loop only: its mesh program has no collective (the collective belongs
 // to the correct split; the Devices tab shows the correct split).
+// The MLP block has timelines of its own (mlp_timeline.h), with the phases marked below and its
+// progress in TimelineStep::mlp; loopTimeline and meshProgram give them for a config of the block.
 
 #include "devices/backward_collectives.h"
 #include "devices/ring_collective.h"
@@ -43,6 +45,31 @@ enum class StepPhase {
     AllGradients,    ///< backward, the mesh program: every device computes its gradients at once
     SumDx,           ///< backward, column mode: dx = the sum of the groups' partials
     DbiasOnce,       ///< backward, row mode: dbias = dy.sum(0), once
+    // The MLP block's (mlp_timeline.h); DyArrives and SumDx serve it too.
+    Linear1Gelu,       ///< a device (the loop) or every device (the mesh): linear1's part, its GeLU
+    HiddenShared,      ///< the loop: a mistake's collective between the layers, as its sum
+    Linear2Computes,   ///< a device or every device: linear2's partial sum, or its block of y
+    SumPartials,       ///< the loop: y = the sum of linear2's partial sums, bias2 once
+    Linear2Gradients,  ///< backward: a device's (or every device's) dkernel2 rows and da slice
+    GeluGradient,      ///< backward: dh = da * gelu'(h), every device on its own slice
+    Linear1Gradients,  ///< backward: dkernel1 columns, dbias1 slice and a partial dx per device
+};
+
+/// How far the MLP block's pass has come at a step; all zero (false) for one Linear.
+struct MlpStepState {
+    /// Devices whose part of linear1 and its GeLU is in: their slice of h and of a = gelu(h)
+    /// (row-then-column: their partial sum of h and its GeLU).
+    int hiddenDone = 0;
+    /// A mistake's collective between the layers is done: gather-between's a gathered whole on
+    /// every device, row-then-column's GeLUs of the partial sums added into a.
+    bool hiddenShared = false;
+    /// Devices whose part of linear2 is in: a partial sum (Megatron's row-parallel linear2), or
+    /// a block of y's columns (a column-parallel linear2).
+    int linear2Done = 0;
+    bool dbias2In = false;  ///< backward: dbias2 = dy.sum(0), taken once
+    int dkernel2Done = 0;   ///< backward: devices whose dkernel2 rows and da slice are in
+    bool dhIn = false;      ///< backward: dh = da * gelu'(h) on every slice
+    int dkernel1Done = 0;   ///< backward: devices whose dkernel1 columns, dbias1, dx_g are in
 };
 
 /// Where a step of the output collective stands in its phase.
@@ -65,6 +92,9 @@ struct StepCollective {
     int backwardIndex = -1;
     /// Devices in one of its rings: tp_size over "model", D over "data".
     int devices = 1;
+    /// The MLP block's: its index in MlpCosts::collectives (block/mlp_costs.h, forward then
+    /// backward), which SceneCosts::blockRings follows; -1 for one Linear's.
+    int blockIndex = -1;
 };
 
 /// "all-reduce of dx over "model"": a step's collective in words.
@@ -100,6 +130,8 @@ struct TimelineStep {
     bool dbiasIn = false;
     /// dkernel is whole: at the last group; on the mesh with D > 1, once all-reduced over "data"
     bool dkernelIn = false;
+    /// The MLP block's progress (mlp_timeline.h); untouched by one Linear's timelines.
+    MlpStepState mlp;
     std::string caption;   ///< e.g. "Step 2 of 3: group 1 computes output columns 4:8"
     std::string equation;  ///< e.g. "y[:, 4:8] = x @ kernel[:, 4:8] + bias[4:8]   (2x8 @ 8x4 + 4)"
 };
@@ -124,6 +156,7 @@ struct Timeline {
 /// GroupGradients step per group (backwardStepEquation), then column mode's SumDx or row mode's
 /// DbiasOnce, e.g. "Step 8 of 8: dx = the sum of the 3 partials: each group's partial covers only
 /// its 4 of the 12 features' terms, so here the groups' contributions are added".
+/// A config of the MLP block has mlpLoopTimeline's steps.
 Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None,
                       bool backward = false);
 
@@ -137,6 +170,7 @@ Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None
 /// (AllGradients), then the ring steps of each other backward collective in its order, e.g.
 ///   "Step 5 of 11: all-reduce of dx over "model" (Megatron's f), reduce-scatter ring step 1 of
 ///    3 over 4 devices per data row"
+/// A config of the MLP block has mlpMeshProgram's steps.
 Timeline meshProgram(const LayerConfig& config, Mistake mistake = Mistake::None,
                      bool backward = false);
 

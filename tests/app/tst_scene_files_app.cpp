@@ -95,6 +95,7 @@ private slots:
         QTest::newRow("the worked example, row tp 1") << 1;
         QTest::newRow("data 3, replicated output, bias-per-partial") << 2;
         QTest::newRow("with the backward pass") << 3;
+        QTest::newRow("the MLP block, hidden 16, row-then-column") << 4;
     }
 
     void saveThenOpenRoundTrips() {
@@ -114,6 +115,14 @@ private slots:
             run.mistake = Mistake::BiasPerPartial;
         }
         run.backward = which == 3;
+        if (which == 4) {
+            config = LayerConfig{};
+            config.block = Block::Mlp;
+            config.hidden = 16;
+            config.features = 8;
+            config.tpSize = 4;
+            run.mistake = Mistake::RowThenColumn;
+        }
         QTemporaryDir dir;
         const QString path = dir.filePath("scene.tpviz");
         {

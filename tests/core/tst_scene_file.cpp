@@ -66,6 +66,32 @@ private slots:
         QVERIFY(plain.scene->mistake == Mistake::None);
     }
 
+    // The MLP block's keys: written for the block only, read back; a file without them is one
+    // Linear, as every file written before the block was.
+    void theBlockAndItsHiddenWidthRoundTrip() {
+        SceneFile scene;
+        scene.config.block = Block::Mlp;
+        scene.config.hidden = 48;
+        scene.config.features = 8;
+        scene.config.tpSize = 4;
+        scene.mistake = Mistake::RowThenColumn;
+        scene.step = 5;
+        const std::string text = sceneFileText(scene, "/scenes");
+        QVERIFY(QString::fromStdString(text).contains(QStringLiteral("\"block\": \"mlp\"")));
+        QVERIFY(QString::fromStdString(text).contains(QStringLiteral("\"hidden\": 48")));
+        const SceneFileRead read = parse(text);
+        QCOMPARE(errorsOf(read), QString());
+        QVERIFY(*read.scene == scene);
+        const std::string linear = sceneFileText(SceneFile{}, "/scenes");
+        QVERIFY(!QString::fromStdString(linear).contains(QStringLiteral("block")));
+        QVERIFY(!QString::fromStdString(linear).contains(QStringLiteral("hidden")));
+        QVERIFY(parse(linear).scene->config.block == Block::Linear);
+        const SceneFileRead bad =
+            parse(R"({"format": "tpviz-scene", "version": 1, "block": "mlp2", "hidden": 1.5})");
+        QVERIFY(errorsOf(bad).contains(QStringLiteral("'block' 'mlp2' is not linear or mlp")));
+        QVERIFY(errorsOf(bad).contains(QStringLiteral("'hidden' is not a whole number")));
+    }
+
     void missingKeysKeepTheirDefaults() {
         const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1})");
         QCOMPARE(errorsOf(read), QString());

@@ -142,9 +142,9 @@ private slots:
     // parse records which of them were given.
     void cliOnlyOptionsAreMarked() {
         const std::vector<std::string> cliOnly = cliOnlyOptions();
-        QCOMPARE(cliOnly, (std::vector<std::string>{"--block", "--hidden", "--layout", "--costs",
-                                                    "--hardware", "--save-npy", "--rtol", "--atol",
-                                                    "--json", "--summary", "--python"}));
+        QCOMPARE(cliOnly,
+                 (std::vector<std::string>{"--layout", "--costs", "--hardware", "--save-npy",
+                                           "--rtol", "--atol", "--json", "--summary", "--python"}));
         const QString cli = QString::fromStdString(sceneOptionsHelp());
         const QString app = QString::fromStdString(sceneOptionsHelp({}, OptionsFor::App));
         for (const std::string& name : cliOnly) {
@@ -186,6 +186,30 @@ private slots:
         QFETCH(QStringList, args);
         QFETCH(QString, error);
         QCOMPARE(errorsOf(parse(args)), error);
+    }
+
+    // The block's defaults (hidden 4 x in_dim, features in_dim, tp 4) fill only what neither an
+    // option nor the scene file gave.
+    void aSceneFilesBlockKeepsItsSizes() {
+        QTemporaryDir dir;
+        QFile file(dir.filePath("block.tpviz"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"format": "tpviz-scene", "version": 1, "block": "mlp", "hidden": 48,
+                       "features": 12, "tp_size": 6})");
+        file.close();
+        const auto p = parse({"--scene", file.fileName()});
+        QCOMPARE(errorsOf(p), QString());
+        const LayerConfig& c = p.options.config;
+        QVERIFY(c.block == Block::Mlp);
+        QCOMPARE(c.hidden, std::int64_t(48));
+        QCOMPARE(c.features, std::int64_t(12));
+        QCOMPARE(c.tpSize, std::int64_t(6));
+        const auto hidden = parse({"--scene", file.fileName(), "--hidden", "24"});
+        QCOMPARE(hidden.options.config.hidden, std::int64_t(24));
+        const LayerConfig defaults = parse({"--block", "mlp"}).options.config;
+        QCOMPARE(defaults.hidden, 4 * defaults.inDim);
+        QCOMPARE(defaults.features, defaults.inDim);
+        QCOMPARE(defaults.tpSize, std::int64_t(4));
     }
 
     // A value the scene file gave, and no option replaced, is refused naming the file and key.

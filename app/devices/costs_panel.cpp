@@ -148,10 +148,10 @@ void CostsPanel::showEstimate() {
     QString line = tr("compute %1 + communication %2 = %3, %4-bound")
                        .arg(durationLabel(e.computeSeconds), durationLabel(e.communicationSeconds),
                             durationLabel(e.totalSeconds), text(toString(e.bound)));
-    if (e.flopsPerLinkByte)
-        line += tr(" (%1 FLOPs per byte sent against a balance of %2)")
-                    .arg(*e.flopsPerLinkByte, 0, 'f', *e.flopsPerLinkByte < 10 ? 2 : 0)
-                    .arg(e.machineBalance, 0, 'f', e.machineBalance < 10 ? 2 : 0);
+    line += QStringLiteral("\n") + text(productWords(e.product));
+    if (e.collective.steps > 0)
+        line += QStringLiteral("\n") + text(toString(e.collective.kind)) + QStringLiteral(": ") +
+                text(collectiveWords(e.collective));
     m_estimate->setText(line);
 }
 

@@ -3,6 +3,7 @@
 #include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 
+#include "devices/backward_costs.h"
 #include "layer/backward.h"
 
 #include <algorithm>
@@ -65,6 +66,7 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
     SceneCosts costs;
     costs.mesh = meshCosts(scene.config);
     costs.estimate = estimateTime(costs.mesh, hardware);
+    costs.backwardEstimate = estimateBackwardTime(scene.config, hardware);
     costs.ring = simulateRing(scene.config, scene.result, scene.params, check);
     return costs;
 }

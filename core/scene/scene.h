@@ -75,7 +75,8 @@ using ScenePtr = std::shared_ptr<const Scene>;
 struct SceneCosts {
     MeshCosts mesh;
     TimeEstimate estimate;
-    RingRun ring;  ///< checked against scene.result.output with the given check
+    TimeEstimate backwardEstimate;  ///< the backward pass on the same hardware
+    RingRun ring;                   ///< checked against scene.result.output with the given check
 };
 
 /// The costs of a computed scene on `hardware`; the ring's result is checked as the scene is.

@@ -221,6 +221,7 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
     stats.xBytesHeld = share.x.size() * std::int64_t(sizeof(float));
     stats.outputBytesHeld = output.held.size() * std::int64_t(sizeof(float));
     stats.computeSeconds = output.computeSeconds;
+    stats.waitSeconds = output.waitSeconds;
     stats.communicationSeconds = output.communicationSeconds;
 
     BackwardResult gathered;

@@ -56,8 +56,10 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
     }
     out.computeSeconds = MPI_Wtime() - start;
 
-    // Time the collective alone, not the wait for the slowest partial.
+    // Time the collective alone; the wait for the slowest partial is the barrier's.
+    start = MPI_Wtime();
     MPI_Barrier(modelComm);
+    out.waitSeconds = MPI_Wtime() - start;
     start = MPI_Wtime();
     switch (kind) {
         case CollectiveKind::None:

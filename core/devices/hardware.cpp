@@ -1,6 +1,7 @@
 #include "devices/hardware.h"
 
 #include "devices/duration_text.h"
+#include "devices/this_machine.h"
 #include "layer/layer_config.h"
 
 #include <algorithm>
@@ -30,10 +31,8 @@ namespace {
 //   SXM 3.35 TB/s, H200 4.8 TB/s, A100 PCIe 80 GB 1.94 TB/s, TPU v4 1.2 TB/s, v5e 819 GB/s.
 // - launch overhead: a CUDA kernel launch is a few microseconds (4 us here); an XLA program on a
 //   TPU starts its fused ops in about 1 us each (2 us here).
-// - this-machine: measured here once (a 2-core virtual machine, shared): an 8 KiB all-reduce of
-//   2 Open MPI ranks took about 72 us (2 steps, so alpha 36 us), Eigen float32 products of 1024 x
-//   1024 matrices 1.84e10 FLOP/s, a copy of a 64 MiB buffer 1.07e10 bytes/s, which also stands for
-//   the ring between two processes on one host.
+// - this-machine: what `tpviz-mpi --calibrate --output resources/hardware/this-machine.json` wrote
+//   on this project's machine (2 ranks), read by CMake into devices/this_machine.h.
 const std::vector<HardwarePreset>& presets() {
     static const std::vector<HardwarePreset> all{
         {"h100-nvlink", "8x H100 SXM node over NVLink 4; TF32 tensor cores, HBM3", 3.4e-6, 370e9,
@@ -46,9 +45,9 @@ const std::vector<HardwarePreset>& presets() {
          0.9 * 1.2e12, 2e-6},
         {"tpu-v5e", "TPU v5e chips on an ICI ring; bf16 MXU, HBM2e", 1e-6, 45e9, 0.7 * 197e12,
          0.9 * 819e9, 2e-6},
-        {"this-machine",
-         "this machine, measured once: Open MPI ranks on one host, Eigen float32 products", 36e-6,
-         1.07e10, 1.84e10, 1.07e10, 1e-6},
+        {"this-machine", this_machine::kDescription, this_machine::kAlphaSeconds,
+         this_machine::kBusBytesPerSecond, this_machine::kAchievableFlops,
+         this_machine::kMemoryBytesPerSecond, this_machine::kLaunchSeconds},
     };
     return all;
 }

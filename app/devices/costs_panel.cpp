@@ -2,6 +2,7 @@
 
 #include "devices/backward_costs.h"
 #include "devices/duration_text.h"
+#include "estimate_bars.h"
 #include "layer/range_text.h"
 #include "scene/scene_backward.h"
 #include "tp_sweep_plot.h"
@@ -82,6 +83,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     }
     selectHardware(text(defaultHardware().name));
     m_estimate = wrappingLabel("estimateLabel");
+    m_bars = new EstimateBars;
     m_plot = new TpSweepPlot;
     auto* form = new QFormLayout;
     form->addRow(tr("Memory"), m_memory);
@@ -89,6 +91,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_backwardTitle, m_backward);
     form->addRow(tr("Hardware"), m_hardware);
     form->addRow(tr("Estimate"), m_estimate);
+    form->addRow(QString(), m_bars);
     layout->addLayout(form);
     layout->addWidget(m_plot, 1);
     connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
@@ -137,6 +140,7 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
     m_backwardTitle->setVisible(backward != nullptr);
     if (backward)
         m_backward->setText(backwardText(config, *backward));
+    m_backwardConfig = backward ? std::optional(config) : std::nullopt;
     m_plot->setSweep(tpSweep(config), config.tpSize);
     showEstimate();
 }
@@ -153,6 +157,10 @@ void CostsPanel::showEstimate() {
         line += QStringLiteral("\n") + text(toString(e.collective.kind)) + QStringLiteral(": ") +
                 text(collectiveWords(e.collective));
     m_estimate->setText(line);
+    std::vector<std::pair<QString, TimeEstimate>> phases{{tr("forward"), e}};
+    if (m_backwardConfig)
+        phases.emplace_back(tr("backward"), estimateBackwardTime(*m_backwardConfig, hardware()));
+    m_bars->setPhases(std::move(phases));
 }
 
 }  // namespace tp

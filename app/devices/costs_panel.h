@@ -7,11 +7,14 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QComboBox;
 class QLabel;
 
 namespace tp {
 
+class EstimateBars;
 class TpSweepPlot;
 
 class CostsPanel : public QWidget {
@@ -35,6 +38,7 @@ public:
     /// bytes sent; hidden without.
     QLabel* backwardLabel() const { return m_backward; }
     QLabel* estimateLabel() const { return m_estimate; }
+    EstimateBars* estimateBars() const { return m_bars; }
     TpSweepPlot* plot() const { return m_plot; }
 
 signals:
@@ -50,6 +54,8 @@ private:
     QLabel* m_backward;
     QLabel* m_backwardTitle;
     QLabel* m_estimate;
+    EstimateBars* m_bars;
+    std::optional<LayerConfig> m_backwardConfig;  ///< the scene's, when it has the backward pass
     TpSweepPlot* m_plot;
 };
 

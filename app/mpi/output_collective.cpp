@@ -76,8 +76,8 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
                               modelComm);
                 break;
             case CollectiveKind::ReduceScatter:
-                MPI_Reduce_scatter_block(packed.data(), target.data(), int(rows * width),
-                                         MPI_FLOAT, MPI_SUM, modelComm);
+                MPI_Reduce_scatter_block(packed.data(), target.data(), int(rows * width), MPI_FLOAT,
+                                         MPI_SUM, modelComm);
                 break;
         }
     };

@@ -43,8 +43,9 @@ std::string pythonMlpSnippet(const LayerConfig& config, Mistake mistake = Mistak
 /// The part of pythonMlpSnippet that asserts the bits the core promises, as plain numpy: it reads
 /// the script's np, os, sys, kernel1, bias1, kernel2, bias2, x (and dy with the backward) and
 /// asserts the float32 bits of each array's first four values (row-major) and its last one, drawn
-/// here by mlpArrayBlock; given a folder as its first argument (what tpviz-cli --block mlp --save-npy
-/// writes), it asserts every value of each array against that folder's .npy file, bit for bit.
+/// here by mlpArrayBlock; given a folder as its first argument (what tpviz-cli --block mlp
+/// --save-npy writes), it asserts every value of each array against that folder's .npy file, bit
+/// for bit.
 std::string pythonMlpBitsCheck(const LayerConfig& config,
                                SnippetPasses passes = SnippetPasses::Forward);
 

@@ -4,6 +4,7 @@
 #include "devices/duration_text.h"
 #include "estimate_bars.h"
 #include "layer/range_text.h"
+#include "scene/costs_report.h"
 #include "scene/scene_backward.h"
 #include "tp_sweep_plot.h"
 
@@ -151,7 +152,7 @@ void CostsPanel::showEstimate() {
     const TimeEstimate e = estimateTime(m_costs->mesh, hardware());
     QString line = tr("compute %1 + communication %2 = %3, %4-bound")
                        .arg(durationLabel(e.computeSeconds), durationLabel(e.communicationSeconds),
-                            durationLabel(e.totalSeconds), text(toString(e.bound)));
+                            durationLabel(e.totalSeconds), text(boundWord(e)));
     line += QStringLiteral("\n") + text(productWords(e.product));
     if (e.collective.steps > 0)
         line += QStringLiteral("\n") + text(toString(e.collective.kind)) + QStringLiteral(": ") +

@@ -24,11 +24,17 @@ std::string padded(std::string text, std::size_t width) {
 
 }  // namespace
 
+std::string_view boundWord(const TimeEstimate& e) {
+    if (e.bound == Bound::Communication)
+        return "communication";
+    return e.product.memoryBound() ? "memory" : "compute";
+}
+
 std::string estimateText(const TimeEstimate& e, std::string_view what) {
     std::ostringstream out;
     out << what << " on " << e.hardware << ": compute " << durationText(e.computeSeconds)
         << " + communication " << durationText(e.communicationSeconds) << " = "
-        << durationText(e.totalSeconds) << " (no overlap), " << toString(e.bound) << "-bound\n";
+        << durationText(e.totalSeconds) << " (no overlap), " << boundWord(e) << "-bound\n";
     const ProductTime& p = e.product;
     out << "  product: max(math " << durationText(p.mathSeconds) << ", memory "
         << durationText(p.memorySeconds) << ") + launch " << durationText(p.launchSeconds) << " = "
@@ -46,7 +52,7 @@ Json estimateJson(const TimeEstimate& e) {
             {"compute_s", jsonNumber(e.computeSeconds)},
             {"communication_s", jsonNumber(e.communicationSeconds)},
             {"total_s", jsonNumber(e.totalSeconds)},
-            {"bound", std::string(toString(e.bound))},
+            {"bound", std::string(boundWord(e))},
             {"product",
              {{"flops", p.flops},
               {"bytes_moved", p.bytesMoved},

@@ -12,13 +12,17 @@
 
 namespace tp {
 
+/// What bounds the estimate: "communication" when the collective takes longer than the product,
+/// else the product's own bound, "memory" or "compute".
+std::string_view boundWord(const TimeEstimate& estimate);
+
 /// An estimate in three lines: "<what> on <hardware>: compute .. + communication .. = ..", its
 /// product's terms (math, memory, launch) with its intensity in words, and its collective's
 /// terms (latency, bandwidth).
 std::string estimateText(const TimeEstimate& estimate, std::string_view what);
 
-/// An estimate as JSON: hardware, compute_s, communication_s, total_s, bound, and "product"
-/// (flops, bytes_moved, math_s, memory_s, launch_s, intensity_flops_per_byte,
+/// An estimate as JSON: hardware, compute_s, communication_s, total_s, bound (boundWord), and
+/// "product" (flops, bytes_moved, math_s, memory_s, launch_s, intensity_flops_per_byte,
 /// machine_balance_flops_per_byte, bound "compute" or "memory") and "collective" (steps,
 /// chunk_bytes, latency_s, bandwidth_s, bound "latency", "bandwidth" or "none").
 Json estimateJson(const TimeEstimate& estimate);

@@ -5,6 +5,7 @@
 #include "devices/duration_text.h"
 #include "devices/hardware.h"
 #include "devices/mesh_costs.h"
+#include "scene/costs_report.h"
 
 #include <QTest>
 
@@ -124,6 +125,11 @@ private slots:
         QCOMPARE(e.collective.bandwidthSeconds, 917504 / h100->busBytesPerSecond);
         QCOMPARE(e.totalSeconds, e.computeSeconds + e.communicationSeconds);
         QVERIFY(e.collective.latencyBound());
+        QCOMPARE(boundWord(e), std::string_view("communication"));
+        // Column mode sends nothing: the product's own bound, memory, bounds the estimate.
+        LayerConfig column = config;
+        column.mode = ParallelMode::Column;
+        QCOMPARE(boundWord(estimateTime(meshCosts(column), *h100)), std::string_view("memory"));
     }
 
     // (1024, 1024, 4096) column tp 4 all-gathered: 170 FLOPs per byte, compute-bound on a GPU.

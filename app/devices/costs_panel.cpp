@@ -2,7 +2,9 @@
 
 #include "devices/backward_costs.h"
 #include "devices/duration_text.h"
+#include "estimate_bars.h"
 #include "layer/range_text.h"
+#include "scene/costs_report.h"
 #include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 #include "tp_sweep_plot.h"
@@ -164,6 +166,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     }
     selectHardware(text(defaultHardware().name));
     m_estimate = wrappingLabel("estimateLabel");
+    m_bars = new EstimateBars;
     m_plot = new TpSweepPlot;
     auto* form = new QFormLayout;
     form->addRow(tr("Memory"), m_memory);
@@ -171,6 +174,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_backwardTitle, m_backward);
     form->addRow(tr("Hardware"), m_hardware);
     form->addRow(tr("Estimate"), m_estimate);
+    form->addRow(QString(), m_bars);
     layout->addLayout(form);
     layout->addWidget(m_plot, 1);
     connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
@@ -198,9 +202,16 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
     if (const MlpScene* mlp = scene.scene->mlp.get()) {
         m_memory->setText(blockMemoryText(config, *mlp));
         m_wire->setText(blockWireText(config, *mlp));
-        m_flops = mlp->costs.perDevice.flops;
-        blockSent(mlp->costs, false, m_sent);
+        const MlpCosts block = mlp->costs;
         const bool backward = mlp->backward.has_value();
+        m_forwardEstimate = [block](const HardwarePreset& h) {
+            return mlpEstimate(block, false, h);
+        };
+        m_backwardEstimate = nullptr;
+        if (backward)
+            m_backwardEstimate = [block](const HardwarePreset& h) {
+                return mlpEstimate(block, true, h);
+            };
         m_backward->setVisible(backward);
         m_backwardTitle->setVisible(backward);
         if (backward)
@@ -210,8 +221,7 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
         return;
     }
     const MeshCosts& mesh = m_costs->mesh;
-    m_flops = mesh.perDevice.flops;
-    m_sent = mesh.collective.bytesSentPerDevice;
+    m_forwardEstimate = [mesh](const HardwarePreset& h) { return estimateTime(mesh, h); };
     const std::int64_t perDevice = totalBytes(mesh.perDevice);
     m_memory->setText(
         tr("%1 per device against %2 for the unsharded layer on one device (%3%); "
@@ -235,6 +245,11 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
     m_backwardTitle->setVisible(backward != nullptr);
     if (backward)
         m_backward->setText(backwardText(config, *backward));
+    m_backwardEstimate = nullptr;
+    if (backward)
+        m_backwardEstimate = [config](const HardwarePreset& h) {
+            return estimateBackwardTime(config, h);
+        };
     m_plot->setSweep(tpSweep(config), config.tpSize);
     showEstimate();
 }
@@ -242,15 +257,19 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
 void CostsPanel::showEstimate() {
     if (!m_costs)
         return;
-    const TimeEstimate e = estimateTime(m_flops, m_sent, hardware());
+    const TimeEstimate e = m_forwardEstimate(hardware());
     QString line = tr("compute %1 + communication %2 = %3, %4-bound")
                        .arg(durationLabel(e.computeSeconds), durationLabel(e.communicationSeconds),
-                            durationLabel(e.totalSeconds), text(toString(e.bound)));
-    if (e.flopsPerLinkByte)
-        line += tr(" (%1 FLOPs per byte sent against a balance of %2)")
-                    .arg(*e.flopsPerLinkByte, 0, 'f', *e.flopsPerLinkByte < 10 ? 2 : 0)
-                    .arg(e.machineBalance, 0, 'f', e.machineBalance < 10 ? 2 : 0);
+                            durationLabel(e.totalSeconds), text(boundWord(e)));
+    line += QStringLiteral("\n") + text(productWords(e.product));
+    if (e.collective.steps > 0)
+        line += QStringLiteral("\n") + text(toString(e.collective.kind)) + QStringLiteral(": ") +
+                text(collectiveWords(e.collective));
     m_estimate->setText(line);
+    std::vector<std::pair<QString, TimeEstimate>> phases{{tr("forward"), e}};
+    if (m_backwardEstimate)
+        phases.emplace_back(tr("backward"), m_backwardEstimate(hardware()));
+    m_bars->setPhases(std::move(phases));
 }
 
 }  // namespace tp

@@ -7,11 +7,15 @@
 
 #include <QWidget>
 
+#include <functional>
+#include <optional>
+
 class QComboBox;
 class QLabel;
 
 namespace tp {
 
+class EstimateBars;
 class TpSweepPlot;
 
 class CostsPanel : public QWidget {
@@ -35,6 +39,7 @@ public:
     /// bytes sent; hidden without.
     QLabel* backwardLabel() const { return m_backward; }
     QLabel* estimateLabel() const { return m_estimate; }
+    EstimateBars* estimateBars() const { return m_bars; }
     TpSweepPlot* plot() const { return m_plot; }
 
 signals:
@@ -44,14 +49,17 @@ private:
     void showEstimate();
 
     std::shared_ptr<const SceneCosts> m_costs;
-    std::int64_t m_flops = 0;  ///< one device's FLOPs, for the estimate
-    std::int64_t m_sent = 0;   ///< the bytes one device sends in the forward's collectives
+    /// The scene's forward and (when it has one) backward estimate on a preset: one Linear's or
+    /// the MLP block's.
+    std::function<TimeEstimate(const HardwarePreset&)> m_forwardEstimate;
+    std::function<TimeEstimate(const HardwarePreset&)> m_backwardEstimate;
     QComboBox* m_hardware;
     QLabel* m_memory;
     QLabel* m_wire;
     QLabel* m_backward;
     QLabel* m_backwardTitle;
     QLabel* m_estimate;
+    EstimateBars* m_bars;
     TpSweepPlot* m_plot;
 };
 

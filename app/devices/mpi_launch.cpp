@@ -60,6 +60,7 @@ MpiRunResult readMpiReport(const QByteArray& json) {
              .outputBytesHeld = integer(r, "output_bytes_held"),
              .peakRssBytes = integer(r, "peak_rss_bytes"),
              .computeSeconds = r.value(QLatin1String("compute_s")).toDouble(),
+             .waitSeconds = r.value(QLatin1String("wait_s")).toDouble(),
              .communicationSeconds = r.value(QLatin1String("communication_s")).toDouble(),
              .backward = std::nullopt});
         if (const QJsonObject b = r.value(QLatin1String("backward")).toObject(); !b.isEmpty()) {

@@ -28,6 +28,7 @@ struct MpiRankFigures {
     std::int64_t outputBytesHeld = 0;
     std::int64_t peakRssBytes = 0;
     double computeSeconds = 0;
+    double waitSeconds = 0;  ///< the barrier before the collective
     double communicationSeconds = 0;
     /// With the backward pass: its products' time and its collectives' (summed) on this rank.
     struct Backward {

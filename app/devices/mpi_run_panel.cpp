@@ -41,6 +41,17 @@ QTableWidgetItem* bytesCell(std::int64_t bytes) {
     return item;
 }
 
+// measured / model, "2.1x", or "-" when the model says 0 (nothing to compare).
+QTableWidgetItem* ratioCell(double measured, double model) {
+    if (!(model > 0))
+        return cell(QStringLiteral("-"), Qt::AlignCenter);
+    auto* item = cell(QString::number(measured / model, 'f', measured / model < 10 ? 2 : 0) +
+                      QStringLiteral("×"));
+    item->setToolTip(
+        QObject::tr("measured %1 / model %2").arg(durationLabel(measured), durationLabel(model)));
+    return item;
+}
+
 }  // namespace
 
 MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
@@ -78,8 +89,9 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
     m_table->setObjectName(QStringLiteral("mpiRanks"));
     m_table->setHorizontalHeaderLabels(
         {tr("Rank"), tr("Device"), tr("Kernel held"), tr("(model)"), tr("Bias · x · output held"),
-         tr("(model)"), tr("Peak RSS"), tr("Compute"), tr("(model)"), tr("Communication"),
-         tr("(model)"), tr("Backward compute"), tr("Backward collectives")});
+         tr("(model)"), tr("Peak RSS"), tr("Compute"), tr("(model)"), tr("measured / model"),
+         tr("Wait"), tr("Communication"), tr("(model)"), tr("measured / model"),
+         tr("Backward compute"), tr("Backward collectives")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -147,7 +159,7 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
     m_estimate = estimateTime(mesh, hardware);
     const TimeEstimate& estimate = m_estimate;
     m_model->setText(tr("Cost model, every device: kernel %1, bias · x · output %2; compute %3, "
-                        "communication %4 (%5) on %6.")
+                        "communication %4 (%5) on %6, the hardware this run is given.")
                          .arg(bytesText(mesh.perDevice.kernelBytes),
                               threeBytes(mesh.perDevice.biasBytes, mesh.perDevice.xBytes,
                                          mesh.perDevice.outputBytes),
@@ -213,6 +225,11 @@ void MpiRunPanel::showResult() {
         m_table->setItem(row, CommunicationColumn, cell(durationLabel(r.communicationSeconds)));
         m_table->setItem(row, CommunicationModelColumn,
                          cell(durationLabel(estimate.communicationSeconds)));
+        m_table->setItem(row, ComputeRatioColumn,
+                         ratioCell(r.computeSeconds, estimate.computeSeconds));
+        m_table->setItem(row, WaitColumn, cell(durationLabel(r.waitSeconds)));
+        m_table->setItem(row, CommunicationRatioColumn,
+                         ratioCell(r.communicationSeconds, estimate.communicationSeconds));
         if (r.backward) {
             m_table->setItem(row, BackwardComputeColumn,
                              cell(durationLabel(r.backward->computeSeconds)));

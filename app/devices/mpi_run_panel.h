@@ -33,8 +33,11 @@ public:
         PeakRssColumn,
         ComputeColumn,
         ComputeModelColumn,
+        ComputeRatioColumn,  ///< measured / model
+        WaitColumn,          ///< the barrier before the collective: waiting for the slowest rank
         CommunicationColumn,
         CommunicationModelColumn,
+        CommunicationRatioColumn,     ///< measured / model
         BackwardComputeColumn,        ///< with the backward pass only: its products
         BackwardCommunicationColumn,  ///< and its collectives, summed
         ColumnCount

@@ -46,8 +46,8 @@ std::int64_t largest(const std::vector<TpPoint>& points, bool sent) {
 
 TpAxisText tpAxisText(const std::vector<TpPoint>& points, bool sent) {
     TpAxisText axis;
-    axis.title =
-        sent ? QObject::tr("sent per device (dashed)") : QObject::tr("memory per device (solid)");
+    axis.title = sent ? QObject::tr("bytes sent per device (dashed)")
+                      : QObject::tr("bytes of memory per device (solid)");
     axis.foot = QStringLiteral("0");
     const std::int64_t max = largest(points, sent);
     if (max > 0)
@@ -88,7 +88,7 @@ QRectF TpSweepPlot::plotRect() const {
                8;
     };
     const int line = metrics.height();
-    return QRectF(rect()).adjusted(side(false), line + 8, -side(true), -(2 * line + 6));
+    return QRectF(rect()).adjusted(side(false), 2 * line + 8, -side(true), -(2 * line + 6));
 }
 
 qreal TpSweepPlot::xOf(std::size_t index) const {
@@ -108,13 +108,16 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
     const TpAxisText memoryAxis = tpAxisText(m_points, false);
     const TpAxisText wireAxis = tpAxisText(m_points, true);
     const int line = fontMetrics().height();
-    const QRectF titles(4, 2, width() - 8, line);
+    // The two titles on lines of their own, each on its axis' side, so that neither covers the
+    // other in a narrow panel.
     p.setPen(kMemoryColour);
-    p.drawText(titles, Qt::AlignLeft | Qt::AlignVCenter, memoryAxis.title);
+    p.drawText(QRectF(4, 2, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter, memoryAxis.title);
     p.setPen(kWireColour);
-    p.drawText(titles, Qt::AlignRight | Qt::AlignVCenter, wireAxis.title);
+    p.drawText(QRectF(4, 2 + line, width() - 8, line), Qt::AlignRight | Qt::AlignVCenter,
+               wireAxis.title);
     p.setPen(palette().text().color());
-    p.drawText(QRectF(0, height() - line - 2, width(), line), Qt::AlignCenter, tr("tp_size"));
+    p.drawText(QRectF(0, height() - line - 2, width(), line), Qt::AlignCenter,
+               tr("tp_size, devices on the model axis"));
     if (m_points.empty())
         return;
     const std::int64_t maxMemory = largest(m_points, false), maxWire = largest(m_points, true);

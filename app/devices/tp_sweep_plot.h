@@ -29,7 +29,7 @@ std::vector<TpPoint> tpSweep(const LayerConfig& config, Mistake mistake = Mistak
 
 /// What one of the plot's two vertical axes says, in its curve's colour.
 struct TpAxisText {
-    QString title;    ///< "memory per device (solid)", "sent per device (dashed)"
+    QString title;    ///< "bytes of memory per device (solid)", "bytes sent per device (dashed)"
     QString top;      ///< the sweep's largest value with its unit, "1.5 KiB"; empty when nothing
     QString foot;     ///< the value at the foot of the axis, "0"
     QString nothing;  ///< "nothing is sent at any tp" when every value is 0, else empty

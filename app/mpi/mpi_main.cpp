@@ -2,6 +2,7 @@
 // data x model mesh, forward and (with --backward) backward; rank 0 prints tpviz-cli's report plus
 // what each rank held and spent.
 
+#include "calibrate.h"
 #include "io/standard_output.h"
 #include "mpi_run.h"
 #include "nnx/jax_random.h"
@@ -23,10 +24,42 @@
 
 namespace {
 
-// --version, answered before MPI starts, and listed in the help with the scene's options.
+// --version, answered before MPI starts, and --calibrate, listed in the help with the scene's
+// options.
+// --calibrate takes only --json and --output FILE (which is then a file, not the layout).
+const tp::ExtraOption kCalibrate{
+    "--calibrate", "",
+    "measure this machine's collectives (8 B to 64 MiB), products and memory, fit the cost "
+    "model's alpha and beta, and print a hardware preset; with --json only the preset, as "
+    "--hardware FILE.json reads it; with --output FILE also write it to FILE"};
+
 const std::vector<tp::ExtraOption>& extraOptions() {
-    static const std::vector<tp::ExtraOption> extras = {tp::versionOption()};
+    static const std::vector<tp::ExtraOption> extras = {tp::versionOption(), kCalibrate};
     return extras;
+}
+
+// --calibrate's own options out of `args`, or the problems with them.
+struct CalibrateArgs {
+    tp::mpi::CalibrateOptions options;
+    std::vector<std::string> problems;
+};
+
+CalibrateArgs calibrateArgs(const std::vector<std::string>& args) {
+    CalibrateArgs out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == kCalibrate.name)
+            continue;
+        if (args[i] == "--json")
+            out.options.json = true;
+        else if (args[i] == "--output" && i + 1 < args.size())
+            out.options.output = args[++i];
+        else
+            out.problems.push_back(args[i] == "--output"
+                                       ? "--calibrate --output needs a FILE"
+                                       : "--calibrate takes only --json and --output FILE, not " +
+                                             args[i]);
+    }
+    return out;
 }
 
 std::string helpText() {
@@ -67,6 +100,22 @@ std::vector<std::string> sceneWords(const tp::SceneOptions& options,
     return words;
 }
 
+// --calibrate on every rank; MPI is finalised here.
+int calibrate(const CalibrateArgs& args) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int status = 2;
+    if (!args.problems.empty()) {
+        if (rank == 0)
+            for (const std::string& problem : args.problems)
+                std::cerr << "tpviz-mpi: " << problem << '\n';
+    } else {
+        status = tp::mpi::runCalibration(args.options, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +139,8 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
     tp::mpi::installFaultHandlers(rank);
+    if (std::find(args.begin(), args.end(), kCalibrate.name) != args.end())
+        return calibrate(calibrateArgs(args));
 
     std::vector<std::string> problems = hidden.errors;
     if (!outputProblem.empty())

@@ -1,5 +1,6 @@
 #include "mpi_run.h"
 
+#include "devices/backward_costs.h"
 #include "devices/mesh_costs.h"
 #include "io/standard_output.h"
 #include "layer/forward.h"
@@ -177,6 +178,7 @@ SceneCosts rankCosts(const SceneOptions& options) {
     SceneCosts costs;
     costs.mesh = meshCosts(options.config);
     costs.estimate = estimateTime(costs.mesh, *options.hardware);
+    costs.backwardEstimate = estimateBackwardTime(options.config, *options.hardware);
     costs.ring.kind = costs.mesh.collective.kind;
     costs.ring.note = "the collective ran on the MPI ranks (see MPI below), not simulated";
     return costs;
@@ -224,6 +226,7 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
     stats.xBytesHeld = share.x.size() * std::int64_t(sizeof(float));
     stats.outputBytesHeld = output.held.size() * std::int64_t(sizeof(float));
     stats.computeSeconds = output.computeSeconds;
+    stats.waitSeconds = output.waitSeconds;
     stats.communicationSeconds = output.communicationSeconds;
 
     BackwardResult gathered;

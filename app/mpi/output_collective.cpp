@@ -56,30 +56,49 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
     }
     out.computeSeconds = MPI_Wtime() - start;
 
-    // Time the collective alone, not the wait for the slowest partial.
-    MPI_Barrier(modelComm);
-    start = MPI_Wtime();
-    switch (kind) {
-        case CollectiveKind::None:
-            if (packed.size() != 0)  // row, sharded, tp 1: the one block is the whole sum
-                out.held = std::move(packed);
-            break;
-        case CollectiveKind::AllGather: {
-            MPI_Datatype block = columnBlockType(rows, width, features);
-            MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.held.data(), 1, block, modelComm);
-            MPI_Type_free(&block);
-            break;
+    if (kind == CollectiveKind::ReduceScatter)
+        out.held.resize(rows, width);
+    // The collective on `target`, the rank's output buffer or, for the untimed first call of an
+    // all-reduce (which sums in place), a copy of it.
+    const auto collective = [&](Matrix& target) {
+        switch (kind) {
+            case CollectiveKind::None:
+                break;
+            case CollectiveKind::AllGather: {
+                MPI_Datatype block = columnBlockType(rows, width, features);
+                MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, target.data(), 1, block,
+                              modelComm);
+                MPI_Type_free(&block);
+                break;
+            }
+            case CollectiveKind::AllReduce:
+                MPI_Allreduce(MPI_IN_PLACE, target.data(), int(target.size()), MPI_FLOAT, MPI_SUM,
+                              modelComm);
+                break;
+            case CollectiveKind::ReduceScatter:
+                MPI_Reduce_scatter_block(packed.data(), target.data(), int(rows * width), MPI_FLOAT,
+                                         MPI_SUM, modelComm);
+                break;
         }
-        case CollectiveKind::AllReduce:
-            MPI_Allreduce(MPI_IN_PLACE, out.held.data(), int(out.held.size()), MPI_FLOAT, MPI_SUM,
-                          modelComm);
-            break;
-        case CollectiveKind::ReduceScatter:
-            out.held.resize(rows, width);
-            MPI_Reduce_scatter_block(packed.data(), out.held.data(), int(rows * width), MPI_FLOAT,
-                                     MPI_SUM, modelComm);
-            break;
+    };
+    // One untimed call first: Open MPI sets up a communicator's connections and the kernel maps
+    // a buffer's fresh pages on the first call, costs a training step pays once, not every
+    // step; the cost model predicts a warm call. A gather and a reduce-scatter write the same
+    // values again; the all-reduce sums a copy.
+    if (kind == CollectiveKind::AllReduce) {
+        Matrix copy = out.held;
+        collective(copy);
+    } else {
+        collective(out.held);
     }
+    // Time the collective alone; the wait for the slowest partial is the barrier's.
+    start = MPI_Wtime();
+    MPI_Barrier(modelComm);
+    out.waitSeconds = MPI_Wtime() - start;
+    start = MPI_Wtime();
+    if (kind == CollectiveKind::None && packed.size() != 0)
+        out.held = std::move(packed);  // row, sharded, tp 1: the one block is the whole sum
+    collective(out.held);
     out.communicationSeconds = MPI_Wtime() - start;
 
     if (!column) {  // the bias belongs to the layer: added once, after the reduction

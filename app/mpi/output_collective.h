@@ -18,6 +18,7 @@ struct RankOutput {
     Matrix held;     ///< the output the rank holds: (Nd, F/P) sharded or (Nd, F) replicated
     Matrix partial;  ///< with keepPartial: column (Nd, F/P) with bias; row (Nd, F) unreduced
     double computeSeconds = 0;        ///< the partial product (wall clock)
+    double waitSeconds = 0;           ///< the barrier before it: waiting for the slowest rank
     double communicationSeconds = 0;  ///< the collective, after all ranks of the axis are ready
 };
 

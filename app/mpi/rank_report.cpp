@@ -12,7 +12,7 @@ namespace tp::mpi {
 namespace {
 
 constexpr int kIntFields = 7;
-constexpr int kTimeFields = 3;
+constexpr int kTimeFields = 4;
 
 // Every rank's backward stats on rank 0, in rank order; empty elsewhere. Every rank has the same
 // number of collectives.
@@ -86,7 +86,7 @@ std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
                                                     mine.xBytesHeld,
                                                     mine.outputBytesHeld};
     const std::array<double, kTimeFields + 1> reals{mine.generateSeconds, mine.computeSeconds,
-                                                    mine.communicationSeconds,
+                                                    mine.communicationSeconds, mine.waitSeconds,
                                                     double(mine.peakRssBytes)};
     int rank = 0;
     int size = 1;
@@ -103,8 +103,8 @@ std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
     for (std::size_t r = 0; r < allInts.size() / kIntFields; ++r) {
         const std::int64_t* i = allInts.data() + r * kIntFields;
         const double* f = allReals.data() + r * (kTimeFields + 1);
-        all.push_back({int(i[0]), i[1], i[2], i[3], i[4], i[5], i[6], std::int64_t(f[3]), f[0],
-                       f[1], f[2], std::nullopt});
+        all.push_back({int(i[0]), i[1], i[2], i[3], i[4], i[5], i[6], std::int64_t(f[4]), f[0],
+                       f[1], f[2], f[3], std::nullopt});
     }
     if (mine.backward) {
         const std::vector<RankBackwardStats> backward = gatherBackwardStats(*mine.backward, world);
@@ -151,6 +151,7 @@ Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
                      {"peak_rss_bytes", r.peakRssBytes},
                      {"generate_s", r.generateSeconds},
                      {"compute_s", r.computeSeconds},
+                     {"wait_s", r.waitSeconds},
                      {"communication_s", r.communicationSeconds}};
         if (r.backward)
             rank["backward"] = backwardJson(*r.backward, collectives);
@@ -168,8 +169,8 @@ std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& chec
             << formatBytes(r.kernelBytesHeld) << ", x " << formatBytes(r.xBytesHeld) << ", output "
             << formatBytes(r.outputBytesHeld) << ", peak RSS " << formatBytes(r.peakRssBytes)
             << "; generate " << durationText(r.generateSeconds) << ", compute "
-            << durationText(r.computeSeconds) << ", communication "
-            << durationText(r.communicationSeconds) << '\n'
+            << durationText(r.computeSeconds) << ", wait " << durationText(r.waitSeconds)
+            << ", communication " << durationText(r.communicationSeconds) << '\n'
             << (r.backward ? backwardText(*r.backward, collectives) : "");
     return out.str();
 }

@@ -47,10 +47,11 @@ struct RankStats {
     std::int64_t biasBytesHeld = 0;
     std::int64_t xBytesHeld = 0;
     std::int64_t outputBytesHeld = 0;
-    std::int64_t peakRssBytes = 0;              ///< the process's peak resident set (getrusage)
-    double generateSeconds = 0;                 ///< drawing the share from the seed
-    double computeSeconds = 0;                  ///< the partial product
-    double communicationSeconds = 0;            ///< the collective
+    std::int64_t peakRssBytes = 0;    ///< the process's peak resident set (getrusage)
+    double generateSeconds = 0;       ///< drawing the share from the seed
+    double computeSeconds = 0;        ///< the partial product
+    double communicationSeconds = 0;  ///< the collective
+    double waitSeconds = 0;  ///< the barrier before the collective: waiting for the slowest rank
     std::optional<RankBackwardStats> backward;  ///< with --backward (on every rank or none)
 };
 

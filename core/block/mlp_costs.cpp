@@ -79,4 +79,20 @@ MlpCosts mlpCosts(const LayerConfig& c, Mistake mistake, bool backward) {
     return costs;
 }
 
+TimeEstimate mlpEstimate(const MlpCosts& costs, bool backward, const HardwarePreset& hardware) {
+    std::vector<CollectiveCost> collectives;
+    for (const MlpCollective& collective : costs.collectives)
+        if (collective.backward == backward)
+            collectives.push_back(collective.cost);
+    const MlpHoldings& forward = costs.perDevice;
+    if (!backward)
+        return estimatePassTime(forward.flops, forward.total(), collectives, hardware);
+    // The backward reads the kernels, x and the hidden arrays the forward left, and writes its
+    // gradients.
+    const std::int64_t read =
+        forward.kernel1Bytes + forward.kernel2Bytes + forward.xBytes + forward.hiddenBytes;
+    return estimatePassTime(costs.backward.flops, read + costs.backward.total(), collectives,
+                            hardware);
+}
+
 }  // namespace tp

@@ -19,6 +19,7 @@
 //   bias2-per-partial: the Megatron holdings and collective.
 
 #include "devices/backward_collectives.h"
+#include "devices/hardware.h"
 #include "layer/layer_config.h"
 #include "layer/mistakes.h"
 
@@ -66,5 +67,10 @@ struct MlpCosts {
 /// collective is listed when `backward`.
 MlpCosts mlpCosts(const LayerConfig& config, Mistake mistake = Mistake::None,
                   bool backward = false);
+
+/// The block's forward (or its backward) on `hardware` (estimatePassTime): that pass's FLOPs per
+/// device, the arrays the device holds for it read or written once, and that pass's collectives
+/// one after the other.
+TimeEstimate mlpEstimate(const MlpCosts& costs, bool backward, const HardwarePreset& hardware);
 
 }  // namespace tp

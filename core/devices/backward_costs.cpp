@@ -1,5 +1,7 @@
 #include "devices/backward_costs.h"
 
+#include "devices/backward_collectives.h"
+
 #include <cassert>
 
 namespace tp {
@@ -20,6 +22,16 @@ BackwardHoldings backwardHoldings(const LayerConfig& c) {
     h.dbiasBytes = biasColumns * f32;
     h.flops = 2 * (2 * nd * c.inDim * c.features / p) + nd * biasColumns;
     return h;
+}
+
+TimeEstimate estimateBackwardTime(const LayerConfig& config, const HardwarePreset& hardware) {
+    const BackwardHoldings b = backwardHoldings(config);
+    const DeviceHoldings forward = meshCosts(config).perDevice;
+    std::vector<CollectiveCost> collectives;
+    for (const BackwardCollective& collective : backwardCollectives(config))
+        collectives.push_back(collective.cost);
+    return estimatePassTime(b.flops, forward.xBytes + forward.kernelBytes + b.totalBytes(),
+                            collectives, hardware);
 }
 
 }  // namespace tp

@@ -13,6 +13,7 @@
 //           element of dy it sums (Nd*F/P in column mode, Nd*F in row mode).
 // D > 1 changes none of these: the all-reduce over "data" leaves each block its size.
 
+#include "devices/hardware.h"
 #include "layer/layer_config.h"
 
 #include <cstdint>
@@ -31,5 +32,10 @@ struct BackwardHoldings {
 
 /// The formulas above for a valid config.
 BackwardHoldings backwardHoldings(const LayerConfig& config);
+
+/// The backward pass's time on `hardware` (estimatePassTime): its FLOPs above, moving the
+/// device's x and kernel block and its gradients' blocks once, and the collectives of
+/// backwardCollectives one after the other.
+TimeEstimate estimateBackwardTime(const LayerConfig& config, const HardwarePreset& hardware);
 
 }  // namespace tp

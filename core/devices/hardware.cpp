@@ -1,80 +1,182 @@
 #include "devices/hardware.h"
 
-#include <array>
+#include "devices/duration_text.h"
+#include "devices/this_machine.h"
+#include "layer/layer_config.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
 
 namespace tp {
 namespace {
 
-// Sources of the figures (public datasheets, read 2026-11):
-// - h100-nvlink: NVIDIA H100 SXM5 datasheet, TF32 Tensor Core 989 TFLOP/s "with sparsity", so
-//   494.7e12 dense (XLA runs float32 matmuls on GPUs in TF32 at JAX's default precision); NVLink 4
-//   900 GB/s per GPU in both directions together, so 450e9 one way.
-// - a100-pcie: NVIDIA A100 PCIe datasheet, TF32 Tensor Core 156 TFLOP/s dense; PCIe 4.0 x16 is
-//   16 GT/s * 16 lanes * 128/130 encoding = 31.5e9 bytes/s one way.
-// - tpu-v4: Google Cloud TPU v4 documentation, 275 TFLOP/s bf16 per chip (JAX's default precision
-//   runs a float32 matmul on TPU as one bf16 pass); one ICI link one way 45e9 bytes/s, as given in
-//   "How to Scale Your Model" (JAX team, TPU chapter).
-// - tpu-v5e: Google Cloud TPU v5e documentation, 197 TFLOP/s bf16 per chip; ICI 400 GB/s per chip
-//   in both directions over 4 ports, so 50e9 one way on one link.
-// - this-machine: measured here once (a 2-core AMD EPYC virtual machine, shared): the best of 7
-//   Eigen float32 products of two 1024 x 1024 matrices, compiled as tpviz_core is (-O3
-//   -march=native, OpenMP), gave 1.84e10 FLOP/s; the best of 10 copies of a 64 MiB buffer
-//   (std::memcpy) gave 1.07e10 bytes/s, which stands for the link between two devices that are
-//   processes on one host. Figures from a busy machine are lower than from an idle one.
-constexpr std::array<HardwarePreset, 5> kPresets{{
-    {"h100-nvlink",
-     "8x H100 SXM node over NVLink 4; TF32 tensor cores, one direction of a GPU's NVLink", 494.7e12,
-     450e9},
-    {"a100-pcie", "A100 PCIe GPUs over PCIe 4.0 x16; TF32 tensor cores, one direction of the slot",
-     156e12, 31.5e9},
-    {"tpu-v4", "TPU v4 chips on an ICI ring; bf16 MXU peak, one ICI link in one direction", 275e12,
-     45e9},
-    {"tpu-v5e", "TPU v5e chips on an ICI ring; bf16 MXU peak, one ICI link in one direction",
-     197e12, 50e9},
-    {"this-machine",
-     "this machine, measured once: Eigen float32 product, and a memory copy as the link", 1.84e10,
-     1.07e10},
-}};
+// Sources of the figures (read 2026-12):
+// - alpha: NCCL's tuning model (src/graph/tuning.cc, hwLat) charges each step of a ring with the
+//   Simple protocol 3.4 us over NVLink and 5.7 us over PCI, on top of a base latency of 8.4 us a
+//   call, which is left out here (it is one step's worth on 2 to 8 devices). "How to Scale Your
+//   Model" (JAX team, TPU and collectives chapters) gives about 1 us per ICI hop.
+// - beta: nccl-tests' bus bandwidth (doc/PERFORMANCE.md: busbw = algbw * 2(n-1)/n for an
+//   all-reduce, (n-1)/n for all-gather and reduce-scatter), which is the chunk a ring step sends
+//   over its time. 8x H100 SXM reach about 370 GB/s of NVLink 4's 450 GB/s one way (nccl-tests
+//   issues #212 and #309); H200 nodes have the same NVLink 4 switch. PCIe 4.0 x16 is 31.5 GB/s one
+//   way (16 GT/s * 16 lanes * 128/130), of which a ring reaches about three quarters. TPU ICI:
+//   4.5e10 bytes/s one way per link (the scaling book's tables for v4 and v5e); a ring uses one
+//   link each way, so beta is that figure.
+// - achievable FLOP/s: the datasheet's dense peak for float32 matmuls as JAX runs them (TF32 on
+//   GPUs: H100 and H200 SXM 494.7 TFLOP/s, A100 156 TFLOP/s; one bf16 pass on TPUs: v4 275, v5e
+//   197 TFLOP/s), times 0.7, about what large matmuls reach in practice (the scaling book's
+//   roofline chapter takes such a fraction; cuBLAS benchmarks land between 0.6 and 0.8).
+// - memory bandwidth: the datasheets' HBM figures times 0.9, what a streaming kernel reaches: H100
+//   SXM 3.35 TB/s, H200 4.8 TB/s, A100 PCIe 80 GB 1.94 TB/s, TPU v4 1.2 TB/s, v5e 819 GB/s.
+// - launch overhead: a CUDA kernel launch is a few microseconds (4 us here); an XLA program on a
+//   TPU starts its fused ops in about 1 us each (2 us here).
+// - this-machine: what `tpviz-mpi --calibrate --output resources/hardware/this-machine.json` wrote
+//   on this project's machine (2 ranks), read by CMake into devices/this_machine.h.
+const std::vector<HardwarePreset>& presets() {
+    static const std::vector<HardwarePreset> all{
+        {"h100-nvlink", "8x H100 SXM node over NVLink 4; TF32 tensor cores, HBM3", 3.4e-6, 370e9,
+         0.7 * 494.7e12, 0.9 * 3.35e12, 4e-6},
+        {"h200-nvlink", "8x H200 SXM node over NVLink 4; TF32 tensor cores, HBM3e", 3.4e-6, 370e9,
+         0.7 * 494.7e12, 0.9 * 4.8e12, 4e-6},
+        {"a100-pcie", "A100 PCIe 80 GB GPUs over PCIe 4.0 x16; TF32 tensor cores, HBM2e", 5.7e-6,
+         24e9, 0.7 * 156e12, 0.9 * 1.94e12, 4e-6},
+        {"tpu-v4", "TPU v4 chips on an ICI ring; bf16 MXU, HBM2", 1e-6, 45e9, 0.7 * 275e12,
+         0.9 * 1.2e12, 2e-6},
+        {"tpu-v5e", "TPU v5e chips on an ICI ring; bf16 MXU, HBM2e", 1e-6, 45e9, 0.7 * 197e12,
+         0.9 * 819e9, 2e-6},
+        {"this-machine", this_machine::kDescription, this_machine::kAlphaSeconds,
+         this_machine::kBusBytesPerSecond, this_machine::kAchievableFlops,
+         this_machine::kMemoryBytesPerSecond, this_machine::kLaunchSeconds},
+    };
+    return all;
+}
+
+std::string flopText(double flops) {
+    const struct {
+        double scale;
+        const char* unit;
+    } units[] = {{1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1e3, "kFLOP"}};
+    char buffer[48];
+    for (const auto& u : units)
+        if (flops >= u.scale) {
+            std::snprintf(buffer, sizeof buffer, "%.3g %s", flops / u.scale, u.unit);
+            return buffer;
+        }
+    std::snprintf(buffer, sizeof buffer, "%.0f FLOP", flops);
+    return buffer;
+}
+
+std::string figureText(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
 
 }  // namespace
 
 std::span<const HardwarePreset> hardwarePresets() {
-    return kPresets;
+    return presets();
 }
 
 const HardwarePreset* findHardware(std::string_view name) {
-    for (const HardwarePreset& preset : kPresets)
+    for (const HardwarePreset& preset : presets())
         if (preset.name == name)
             return &preset;
     return nullptr;
 }
 
 const HardwarePreset& defaultHardware() {
-    return kPresets[0];
+    return presets()[0];
 }
 
 std::string_view toString(Bound bound) {
     return bound == Bound::Compute ? "compute" : "communication";
 }
 
-TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware) {
-    return estimateTime(costs.perDevice.flops, costs.collective.bytesSentPerDevice, hardware);
+CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& hardware) {
+    CollectiveTime t;
+    t.kind = cost.kind;
+    if (cost.ringSteps == 0)
+        return t;
+    t.steps = cost.ringSteps;
+    t.chunkBytes = cost.bytesSentPerDevice / cost.ringSteps;
+    t.latencySeconds = double(t.steps) * hardware.alphaSeconds;
+    t.bandwidthSeconds = double(cost.bytesSentPerDevice) / hardware.busBytesPerSecond;
+    return t;
 }
 
-TimeEstimate estimateTime(std::int64_t flopsPerDevice, std::int64_t bytesSent,
-                          const HardwarePreset& hardware) {
-    TimeEstimate e;
-    e.hardware = hardware.name;
-    const double flops = double(flopsPerDevice);
-    const double sent = double(bytesSent);
-    e.computeSeconds = flops / hardware.peakFlops;
-    e.communicationSeconds = sent / hardware.linkBytesPerSecond;
+double ProductTime::seconds() const {
+    return std::max(mathSeconds, memorySeconds) + launchSeconds;
+}
+
+double ProductTime::intensity() const {
+    return bytesMoved > 0 ? double(flops) / double(bytesMoved) : 0;
+}
+
+ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
+                        const HardwarePreset& hardware) {
+    ProductTime t;
+    t.flops = flops;
+    t.bytesMoved = bytesMoved;
+    t.mathSeconds = double(flops) / hardware.achievableFlops;
+    t.memorySeconds = double(bytesMoved) / hardware.memoryBytesPerSecond;
+    t.launchSeconds = flops > 0 ? hardware.launchSeconds : 0;
+    t.machineBalance = hardware.achievableFlops / hardware.memoryBytesPerSecond;
+    return t;
+}
+
+std::string productWords(const ProductTime& p) {
+    return "this product reads and writes " + formatBytes(p.bytesMoved) + " to do " +
+           flopText(double(p.flops)) + ", " + figureText(p.intensity()) +
+           " FLOPs per byte against the machine's balance of " + figureText(p.machineBalance) +
+           ": " + (p.memoryBound() ? "memory-bound" : "compute-bound");
+}
+
+std::string collectiveWords(const CollectiveTime& c) {
+    if (c.steps == 0)
+        return "nothing sent";
+    return std::to_string(c.steps) + (c.steps == 1 ? " step of " : " steps of ") +
+           formatBytes(c.chunkBytes) + ": latency " + durationText(c.latencySeconds) +
+           " + bandwidth " + durationText(c.bandwidthSeconds) + ", " +
+           (c.latencyBound() ? "latency-bound" : "bandwidth-bound");
+}
+
+namespace {
+
+TimeEstimate finish(TimeEstimate e) {
+    e.computeSeconds = e.product.seconds();
+    e.communicationSeconds = e.collective.seconds();
     e.totalSeconds = e.computeSeconds + e.communicationSeconds;
-    if (sent > 0)
-        e.flopsPerLinkByte = flops / sent;
-    e.machineBalance = hardware.peakFlops / hardware.linkBytesPerSecond;
     e.bound = e.communicationSeconds > e.computeSeconds ? Bound::Communication : Bound::Compute;
     return e;
+}
+
+}  // namespace
+
+TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware) {
+    TimeEstimate e;
+    e.hardware = hardware.name;
+    e.product = productTime(costs.perDevice.flops, costs.perDevice.productBytes, hardware);
+    e.collective = collectiveTime(costs.collective, hardware);
+    return finish(std::move(e));
+}
+
+TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t bytesMoved,
+                              std::span<const CollectiveCost> collectives,
+                              const HardwarePreset& hardware) {
+    TimeEstimate e;
+    e.hardware = hardware.name;
+    e.product = productTime(flops, bytesMoved, hardware);
+    for (const CollectiveCost& cost : collectives) {
+        const CollectiveTime t = collectiveTime(cost, hardware);
+        e.collective.kind = collectives.size() == 1 ? t.kind : CollectiveKind::None;
+        e.collective.steps += t.steps;
+        e.collective.chunkBytes = std::max(e.collective.chunkBytes, t.chunkBytes);
+        e.collective.latencySeconds += t.latencySeconds;
+        e.collective.bandwidthSeconds += t.bandwidthSeconds;
+    }
+    return finish(std::move(e));
 }
 
 }  // namespace tp

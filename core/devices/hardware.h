@@ -1,26 +1,38 @@
 #pragma once
 
-// Named hardware presets and a first-order time estimate of one scene's layer on them.
+// Named hardware presets and a time estimate of one scene's layer on them, in the alpha-beta and
+// roofline models that NCCL's tuner and "How to Scale Your Model" use.
 //
-// time = compute + communication, no overlap:
-//   compute_s       = flops per device / peak FLOP/s of one device
-//   communication_s = bytes each device sends in the ring collective / link bandwidth per device
-// A ring sends to one neighbour at a time, so the bandwidth is one link in one direction. Latency
-// per ring step and memory traffic are left out: this is the bandwidth-bound floor.
+// A ring collective of `steps` steps, each sending one chunk of `chunk_bytes` to the neighbour:
+//   collective_s = steps * (alpha + chunk_bytes / beta)
+// alpha is the latency of one ring step (the message's start-up), beta the bus bandwidth a ring
+// reaches (nccl-tests' busbw, below the link's line rate). For a ring of P devices on V bytes,
+// chunk_bytes = V / P and steps = P-1 (all-gather, reduce-scatter) or 2(P-1) (all-reduce), so the
+// bandwidth term is nccl-tests' busbw formula turned round: V * 2(P-1)/P / beta for an all-reduce.
+// One product on one device:
+//   product_s = max(flops / achievable_flops, bytes_moved / memory_bandwidth) + launch_overhead
+// bytes_moved counts what the product must read and write once (its x, its kernel block, its bias,
+// its output). It is memory-bound when flops / bytes_moved, the arithmetic intensity, is below the
+// machine's balance achievable_flops / memory_bandwidth. The estimate adds product and collective:
+// no overlap.
 
 #include "devices/mesh_costs.h"
 
-#include <optional>
+#include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace tp {
 
 struct HardwarePreset {
-    std::string_view name;          ///< as --hardware takes it, e.g. "h100-nvlink"
-    std::string_view description;   ///< one line: the device, the link and what the figures are
-    double peakFlops = 0;           ///< float32 matmul FLOP/s of one device
-    double linkBytesPerSecond = 0;  ///< one link, one direction, of one device
+    std::string name;                 ///< as --hardware takes it, e.g. "h100-nvlink"
+    std::string description;          ///< one line: the device, the link and what the figures are
+    double alphaSeconds = 0;          ///< latency of one ring step, seconds
+    double busBytesPerSecond = 0;     ///< beta: a ring's bus bandwidth, bytes/s
+    double achievableFlops = 0;       ///< float32 matmul FLOP/s one device reaches
+    double memoryBytesPerSecond = 0;  ///< bytes/s one device reads and writes its memory
+    double launchSeconds = 0;         ///< fixed cost of starting one product, seconds
 };
 
 /// Every preset, in the order --hardware list prints them.
@@ -38,24 +50,68 @@ enum class Bound { Compute, Communication };
 /// "compute" / "communication".
 std::string_view toString(Bound bound);
 
+/// One ring collective's time: steps * (alpha + chunkBytes / beta).
+struct CollectiveTime {
+    CollectiveKind kind = CollectiveKind::None;
+    std::int64_t steps = 0;
+    std::int64_t chunkBytes = 0;  ///< bytes each step sends: bytes sent per device / steps
+    double latencySeconds = 0;    ///< steps * alpha
+    double bandwidthSeconds = 0;  ///< steps * chunkBytes / beta
+
+    double seconds() const { return latencySeconds + bandwidthSeconds; }
+    bool latencyBound() const { return latencySeconds > bandwidthSeconds; }
+};
+
+/// The time of `cost` on `hardware`; zero when nothing is sent.
+CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& hardware);
+
+/// One product's time: max(math, memory) + launch.
+struct ProductTime {
+    std::int64_t flops = 0;
+    std::int64_t bytesMoved = 0;  ///< what the product reads and writes
+    double mathSeconds = 0;       ///< flops / achievable_flops
+    double memorySeconds = 0;     ///< bytesMoved / memory_bandwidth
+    double launchSeconds = 0;     ///< the preset's launch overhead; 0 when there is no product
+    double machineBalance = 0;    ///< achievable_flops / memory_bandwidth, FLOPs per byte
+
+    double seconds() const;
+    bool memoryBound() const { return memorySeconds > mathSeconds; }
+    /// flops / bytesMoved, FLOPs per byte; 0 when nothing is moved.
+    double intensity() const;
+};
+
+/// The time of a product of `flops` that reads and writes `bytesMoved` on `hardware`.
+ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
+                        const HardwarePreset& hardware);
+
+/// The product in words a learner reads: "this product reads and writes 128 MiB to do 0.54
+/// GFLOP, 4.00 FLOPs per byte against the machine's balance of 153: memory-bound".
+std::string productWords(const ProductTime& product);
+
+/// The collective in words: "2 steps of 2.00 MiB: latency 72.0 µs + bandwidth 8.00 ms,
+/// bandwidth-bound"; "nothing sent" when there are no steps.
+std::string collectiveWords(const CollectiveTime& collective);
+
 struct TimeEstimate {
-    std::string_view hardware;  ///< the preset's name
-    double computeSeconds = 0;
-    double communicationSeconds = 0;
-    double totalSeconds = 0;  ///< compute + communication
-    /// Arithmetic intensity against the link: flops per byte sent, flops / bytes_sent_per_device;
-    /// nullopt when nothing is sent. Communication dominates when it is below machineBalance.
-    std::optional<double> flopsPerLinkByte;
-    double machineBalance = 0;  ///< peakFlops / linkBytesPerSecond, FLOPs per byte
+    std::string hardware;  ///< the preset's name
+    ProductTime product;
+    CollectiveTime collective;
+    double computeSeconds = 0;        ///< product.seconds()
+    double communicationSeconds = 0;  ///< collective.seconds()
+    double totalSeconds = 0;          ///< compute + communication
     Bound bound = Bound::Compute;
 };
 
-/// The estimate of `costs` on `hardware` (formulas above).
+/// The estimate of `costs` on `hardware`: its product (perDevice.flops and productBytes) and its
+/// output collective.
 TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware);
 
-/// The same for a device that computes `flops` and sends `bytesSent` in its collectives (the MLP
-/// block's, block/mlp_costs.h).
-TimeEstimate estimateTime(std::int64_t flops, std::int64_t bytesSent,
-                          const HardwarePreset& hardware);
+/// A pass's estimate: its products as one of `flops` moving `bytesMoved` (the backward's dkernel,
+/// dx and dbias; the MLP block's two layers and its GeLU), and its collectives one after the
+/// other; their steps and latency and bandwidth terms are summed into `collective` (kind None
+/// when there are several, chunkBytes the largest chunk).
+TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t bytesMoved,
+                              std::span<const CollectiveCost> collectives,
+                              const HardwarePreset& hardware);
 
 }  // namespace tp

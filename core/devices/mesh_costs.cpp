@@ -74,6 +74,7 @@ MeshCosts meshCosts(const LayerConfig& c) {
         h.partialBytes = 0;
         h.outputBytes = layout == OutputLayout::Sharded ? sharded : whole;
         h.flops = 2 * nd * c.inDim * (c.features / p);
+        h.productBytes = h.kernelBytes + h.biasBytes + h.xBytes + sharded;
     } else {
         h.kernelBytes = c.inDim / p * c.features * f32;
         h.biasBytes = c.features * f32;
@@ -81,6 +82,7 @@ MeshCosts meshCosts(const LayerConfig& c) {
         h.partialBytes = whole;
         h.outputBytes = layout == OutputLayout::Sharded ? sharded : whole;
         h.flops = 2 * nd * (c.inDim / p) * c.features;
+        h.productBytes = h.kernelBytes + h.xBytes + h.partialBytes;
     }
 
     // Exact when features % P == 0; otherwise the ring's chunks differ by one column and this is

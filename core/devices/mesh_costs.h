@@ -41,6 +41,9 @@ struct DeviceHoldings {
     std::int64_t partialBytes = 0;  ///< row mode's unreduced partial sum; 0 in column mode
     std::int64_t outputBytes = 0;   ///< the output block after the collective (if any)
     std::int64_t flops = 0;         ///< of its matmul
+    /// What its product reads and writes once: column kernel + bias + x + its Nd*F/P*4 block of
+    /// the output; row kernel + x + the partial (the bias is added after the reduction).
+    std::int64_t productBytes = 0;
 };
 
 /// A ring collective's traffic per device.

@@ -19,6 +19,54 @@ std::string padded(std::string text, std::size_t width) {
 
 }  // namespace
 
+std::string_view boundWord(const TimeEstimate& e) {
+    if (e.bound == Bound::Communication)
+        return "communication";
+    return e.product.memoryBound() ? "memory" : "compute";
+}
+
+std::string estimateText(const TimeEstimate& e, std::string_view what) {
+    std::ostringstream out;
+    out << what << " on " << e.hardware << ": compute " << durationText(e.computeSeconds)
+        << " + communication " << durationText(e.communicationSeconds) << " = "
+        << durationText(e.totalSeconds) << " (no overlap), " << boundWord(e) << "-bound\n";
+    const ProductTime& p = e.product;
+    out << "  product: max(math " << durationText(p.mathSeconds) << ", memory "
+        << durationText(p.memorySeconds) << ") + launch " << durationText(p.launchSeconds) << " = "
+        << durationText(p.seconds()) << "; " << productWords(p) << '\n';
+    const CollectiveTime& c = e.collective;
+    out << "  " << (c.kind == CollectiveKind::None ? "collectives" : toString(c.kind)) << ": "
+        << collectiveWords(c) << '\n';
+    return out.str();
+}
+
+Json estimateJson(const TimeEstimate& e) {
+    const ProductTime& p = e.product;
+    const CollectiveTime& c = e.collective;
+    return {{"hardware", e.hardware},
+            {"compute_s", jsonNumber(e.computeSeconds)},
+            {"communication_s", jsonNumber(e.communicationSeconds)},
+            {"total_s", jsonNumber(e.totalSeconds)},
+            {"bound", std::string(boundWord(e))},
+            {"product",
+             {{"flops", p.flops},
+              {"bytes_moved", p.bytesMoved},
+              {"math_s", jsonNumber(p.mathSeconds)},
+              {"memory_s", jsonNumber(p.memorySeconds)},
+              {"launch_s", jsonNumber(p.launchSeconds)},
+              {"intensity_flops_per_byte", jsonNumber(p.intensity())},
+              {"machine_balance_flops_per_byte", jsonNumber(p.machineBalance)},
+              {"bound", p.memoryBound() ? "memory" : "compute"}}},
+            {"collective",
+             {{"steps", c.steps},
+              {"chunk_bytes", c.chunkBytes},
+              {"latency_s", jsonNumber(c.latencySeconds)},
+              {"bandwidth_s", jsonNumber(c.bandwidthSeconds)},
+              {"bound", c.steps == 0       ? "none"
+                        : c.latencyBound() ? "latency"
+                                           : "bandwidth"}}}};
+}
+
 std::string ringRunText(const RingRun& ring, std::string_view against, std::string_view indent) {
     std::ostringstream out;
     if (!ring.simulated)
@@ -98,22 +146,15 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
         out << ringRunText(costs.ring, "the single-process output", "  ");
     }
 
-    const TimeEstimate& e = costs.estimate;
-    out << "estimate on " << e.hardware << ": compute " << durationText(e.computeSeconds)
-        << " + communication " << durationText(e.communicationSeconds) << " = "
-        << durationText(e.totalSeconds) << " (no overlap), " << toString(e.bound) << "-bound; ";
-    if (e.flopsPerLinkByte)
-        out << threeDigits(*e.flopsPerLinkByte) << " FLOPs per byte sent against the hardware's "
-            << threeDigits(e.machineBalance) << '\n';
-    else
-        out << "nothing sent\n";
+    out << estimateText(costs.estimate, "estimate");
+    if (backward)
+        out << estimateText(costs.backwardEstimate, "backward estimate");
 }
 
 Json costsJson(const SceneCosts& costs, const BackwardHoldings* backward) {
     const MeshCosts& mesh = costs.mesh;
     const DeviceHoldings& h = mesh.perDevice;
     const CollectiveCost& k = mesh.collective;
-    const TimeEstimate& e = costs.estimate;
     Json json = {{"mesh", {{"data", mesh.data}, {"model", mesh.model}}},
                  {"devices", mesh.devices},
                  {"output_layout", std::string(toString(mesh.layout))},
@@ -129,17 +170,15 @@ Json costsJson(const SceneCosts& costs, const BackwardHoldings* backward) {
                    {"axis", "model"},
                    {"bytes_sent_per_device", k.bytesSentPerDevice},
                    {"ring_steps", k.ringSteps}}},
-                 {"estimate",
-                  {{"hardware", e.hardware},
-                   {"compute_s", jsonNumber(e.computeSeconds)},
-                   {"communication_s", jsonNumber(e.communicationSeconds)},
-                   {"bound", std::string(toString(e.bound))}}}};
+                 {"estimate", estimateJson(costs.estimate)}};
     if (backward)
         json["backward_per_device"] = {{"dy_bytes", backward->dyBytes},
                                        {"dx_bytes", backward->dxBytes},
                                        {"dkernel_bytes", backward->dkernelBytes},
                                        {"dbias_bytes", backward->dbiasBytes},
                                        {"flops", backward->flops}};
+    if (backward)
+        json["backward_estimate"] = estimateJson(costs.backwardEstimate);
     return json;
 }
 

@@ -12,6 +12,21 @@
 
 namespace tp {
 
+/// What bounds the estimate: "communication" when the collective takes longer than the product,
+/// else the product's own bound, "memory" or "compute".
+std::string_view boundWord(const TimeEstimate& estimate);
+
+/// An estimate in three lines: "<what> on <hardware>: compute .. + communication .. = ..", its
+/// product's terms (math, memory, launch) with its intensity in words, and its collective's
+/// terms (latency, bandwidth).
+std::string estimateText(const TimeEstimate& estimate, std::string_view what);
+
+/// An estimate as JSON: hardware, compute_s, communication_s, total_s, bound (boundWord), and
+/// "product" (flops, bytes_moved, math_s, memory_s, launch_s, intensity_flops_per_byte,
+/// machine_balance_flops_per_byte, bound "compute" or "memory") and "collective" (steps,
+/// chunk_bytes, latency_s, bandwidth_s, bound "latency", "bandwidth" or "none").
+Json estimateJson(const TimeEstimate& estimate);
+
 /// A collective's run on the devices' buffers in one line (two when its step buffers were not
 /// kept), each starting with `indent`: "run on the devices' buffers: 24 of 24 elements
 /// bit-identical to <against> (all, as a gather only moves values)", or the ring's verdict against
@@ -24,8 +39,8 @@ void writeCostsText(std::ostringstream& out, const LayerConfig& c, const SceneCo
                     const BackwardHoldings* backward = nullptr);
 
 /// The JSON report's "costs" object: mesh, devices, output_layout, per_device, collective and
-/// estimate; with `backward`, last, "backward_per_device" (dy_bytes, dx_bytes,
-/// dkernel_bytes, dbias_bytes, flops).
+/// estimate; with `backward`, "backward_per_device" (dy_bytes, dx_bytes, dkernel_bytes,
+/// dbias_bytes, flops) and "backward_estimate" last.
 Json costsJson(const SceneCosts& costs, const BackwardHoldings* backward = nullptr);
 
 }  // namespace tp

@@ -1,6 +1,7 @@
 #include "scene/option_rows.h"
 
 #include "io/file_text.h"
+#include "io/hardware_file.h"
 #include "layer/float_format.h"
 
 #include <algorithm>
@@ -104,19 +105,32 @@ std::string readHardware(const std::string& value, SceneOptions& options) {
         options.listHardware = true;
     } else if (const HardwarePreset* preset = findHardware(value)) {
         options.hardware = preset;
+    } else if (value.ends_with(".json")) {
+        const HardwareFileRead read = readHardwareFile(value);
+        if (!read.preset) {
+            std::string problems;
+            for (const std::string& problem : read.problems)
+                problems += (problems.empty() ? "" : "; ") + problem;
+            return problems;
+        }
+        options.hardwarePath = value;
+        options.hardwareFromFile = std::make_shared<const HardwarePreset>(*read.preset);
+        options.hardware = options.hardwareFromFile.get();
     } else {
         std::string names;
         for (const HardwarePreset& p : hardwarePresets())
             names += (names.empty() ? "" : ", ") + std::string(p.name);
         return quotedText(value) + " is not a preset; choose one of " + names +
-               " (--hardware list shows their figures)";
+               " (--hardware list shows their figures), or a FILE.json of a preset's figures";
     }
     return "";
 }
 
 std::vector<std::string> spellHardware(const SceneOptions& options) {
     std::vector<std::string> values;
-    if (options.hardware != &defaultHardware())
+    if (options.hardwareFromFile)
+        values.push_back(options.hardwarePath);
+    else if (options.hardware != &defaultHardware())
         values.emplace_back(options.hardware->name);
     if (options.listHardware)
         values.emplace_back("list");
@@ -341,8 +355,9 @@ const OptionRow kOptionRows[] = {
      .spell = spellFlag<&SceneOptions::costs>},
     {.option = Option::Hardware,
      .name = "--hardware",
-     .valueName = "NAME|list",
-     .help = "hardware of the --costs estimate; list shows the presets",
+     .valueName = "NAME|FILE.json|list",
+     .help = "hardware of the --costs estimate: a preset, a preset's figures in a JSON file "
+             "(as tpviz-mpi --calibrate writes), or list to show the presets",
      .cliOnly = true,
      .parse = readHardware,
      .spell = spellHardware},

@@ -4,6 +4,7 @@
 #include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
 
+#include "devices/backward_costs.h"
 #include "devices/backward_ring.h"
 #include "devices/layout_rings.h"
 #include "layer/backward.h"
@@ -67,11 +68,9 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
                              const CheckSettings& check) {
     SceneCosts costs;
     if (const MlpScene* mlp = scene.mlp.get()) {
-        std::int64_t sent = 0;
-        for (const MlpCollective& collective : mlp->costs.collectives)
-            if (!collective.backward)
-                sent += collective.cost.bytesSentPerDevice;
-        costs.estimate = estimateTime(mlp->costs.perDevice.flops, sent, hardware);
+        costs.estimate = mlpEstimate(mlp->costs, false, hardware);
+        if (mlp->backward)
+            costs.backwardEstimate = mlpEstimate(mlp->costs, true, hardware);
         costs.blockRings =
             runMlpRings(scene.config, mlp->mistake, mlp->params, mlp->split, mlp->costs,
                         mlp->backward ? &mlp->backward->split : nullptr, check);
@@ -79,6 +78,7 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
     }
     costs.mesh = meshCosts(scene.config);
     costs.estimate = estimateTime(costs.mesh, hardware);
+    costs.backwardEstimate = estimateBackwardTime(scene.config, hardware);
     costs.ring = simulateRing(scene.config, scene.result, scene.params, check);
     if (scene.config.layout != ShardingLayout::Tensor) {
         const LayerConfig& c = scene.config;

@@ -78,6 +78,7 @@ struct SceneCosts {
     /// On the hardware preset; the MLP block's from its forward FLOPs and the bytes its forward
     /// collectives send.
     TimeEstimate estimate;
+    TimeEstimate backwardEstimate;  ///< the backward pass on the same hardware
     RingRun ring;  ///< one Linear's, checked against scene.result.output with the given check
     /// The MLP block's: each of its collectives (MlpCosts::collectives) run on the devices'
     /// buffers (block/mlp_rings.h), in order; empty for one Linear.

@@ -1,5 +1,6 @@
 #include "scene/scene_options.h"
 
+#include "devices/duration_text.h"
 #include "io/file_text.h"
 #include "scene/file_options.h"
 #include "scene/option_rows.h"
@@ -203,9 +204,13 @@ const ExtraOption& versionOption() {
 std::string hardwareListText() {
     std::string text;
     for (const HardwarePreset& p : hardwarePresets()) {
-        char figures[96];
-        std::snprintf(figures, sizeof figures, "%.4g TFLOP/s, %.4g GB/s", p.peakFlops / 1e12,
-                      p.linkBytesPerSecond / 1e9);
+        char figures[160];
+        std::snprintf(figures, sizeof figures,
+                      "alpha %s per ring step, beta %.4g GB/s, %.4g TFLOP/s, memory %.4g GB/s, "
+                      "launch %s",
+                      durationText(p.alphaSeconds).c_str(), p.busBytesPerSecond / 1e9,
+                      p.achievableFlops / 1e12, p.memoryBytesPerSecond / 1e9,
+                      durationText(p.launchSeconds).c_str());
         text += std::string(p.name) + (&p == &defaultHardware() ? " (default)" : "") + ": " +
                 figures + ". " + std::string(p.description) + "\n";
     }

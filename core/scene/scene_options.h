@@ -9,6 +9,7 @@
 #include "scene/scene_request.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,12 @@ struct SceneOptions {
     bool help = false;                      ///< --help or -h
     bool costs = false;                     ///< --costs: the devices' costs and the estimate
     bool backward = false;                  ///< --backward: the gradients for a cotangent dy
-    const HardwarePreset* hardware = &defaultHardware();  ///< --hardware NAME
+    const HardwarePreset* hardware = &defaultHardware();  ///< --hardware NAME or FILE.json
     bool listHardware = false;                            ///< --hardware list
+    /// --hardware FILE.json: the file as given and the preset read from it, which `hardware`
+    /// points to (shared, so that a copy of the options points to the same preset).
+    std::string hardwarePath;
+    std::shared_ptr<const HardwarePreset> hardwareFromFile;
     std::map<std::string, std::string>
         extras;                             ///< given ExtraOptions: name -> value ("" for flags)
     std::vector<std::string> cliOnlyGiven;  ///< the given options only tpviz-cli takes, in order

@@ -6,6 +6,7 @@
 #include "devices/costs_panel.h"
 #include "devices/device_card.h"
 #include "devices/devices_view.h"
+#include "devices/estimate_bars.h"
 #include "devices/tp_sweep_plot.h"
 #include "main_window.h"
 #include "palette.h"
@@ -254,11 +255,11 @@ private slots:
             maxMemory = std::max(maxMemory, point.memoryBytes);
         }
         const TpAxisText memory = tpAxisText(quiet, false);
-        QCOMPARE(memory.title, QStringLiteral("memory per device (solid)"));
+        QCOMPARE(memory.title, QStringLiteral("bytes of memory per device (solid)"));
         QCOMPARE(memory.top, QString::fromStdString(formatBytes(maxMemory)));
         QVERIFY(memory.nothing.isEmpty());
         const TpAxisText sent = tpAxisText(quiet, true);
-        QCOMPARE(sent.title, QStringLiteral("sent per device (dashed)"));
+        QCOMPARE(sent.title, QStringLiteral("bytes sent per device (dashed)"));
         QVERIFY2(sent.top.isEmpty(), qPrintable(sent.top));
         QCOMPARE(sent.nothing, QStringLiteral("nothing is sent at any tp"));
 
@@ -297,6 +298,13 @@ private slots:
         const TimeEstimate e = estimateTime(meshCosts(c), costs->hardware());
         QVERIFY2(costs->estimateLabel()->text().contains(durationLabel(e.totalSeconds)),
                  qPrintable(costs->estimateLabel()->text()));
+        // The bar's terms are the estimate's: they add up to its total.
+        double sum = 0;
+        for (const EstimateTerm& term : estimateTerms(e))
+            sum += term.seconds;
+        QVERIFY(std::abs(sum - e.totalSeconds) <= 1e-12 * e.totalSeconds);
+        QVERIFY(costs->estimateBars()->isVisible());
+        QVERIFY(costs->estimateBars()->sizeHint().height() > 0);
     }
 
     // One of a thing is said in the singular: "1 ring step", "1 batch row each".

@@ -133,7 +133,9 @@ private slots:
         QVERIFY2(panel.commandLabel()->text().contains("--hardware tpu-v5e"),
                  qPrintable(panel.commandLabel()->text()));
         const QString model = panel.modelLabel()->text();
-        QVERIFY2(model.contains("on tpu-v5e.") && !model.contains("h100"), qPrintable(model));
+        QVERIFY2(model.contains("on tpu-v5e, the hardware this run is given.") &&
+                     !model.contains("h100"),
+                 qPrintable(model));
         QVERIFY2(model.contains("compute " + durationLabel(onTpu.computeSeconds)),
                  qPrintable(model));
         QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);

@@ -1,11 +1,14 @@
 // tpviz-cli --costs end to end: the JSON costs object, the text table, --hardware list, refusals.
 
+#include "devices/hardware.h"
 #include "process_run.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace {
@@ -34,8 +37,7 @@ private slots:
         const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
         // kernel 64*12*4, bias 12*4, x 2*64*4, output 2*96*4 after the gather, flops 2*2*64*12;
-        // all-gather: 7/8 * 768 bytes in 7 steps; compute 3072 / 156e12 s, communication
-        // 672 / 31.5e9 s.
+        // all-gather: 7/8 * 768 bytes in 7 steps.
         const QJsonObject expected = QJsonDocument::fromJson(R"({
             "mesh": {"data": 2, "model": 8}, "devices": 16, "output_layout": "replicated",
             "per_device": {"kernel_bytes": 3072, "bias_bytes": 48, "x_bytes": 512,
@@ -47,15 +49,42 @@ private slots:
                            "bytes_at_rest": 3632, "bytes_peak": 4400},
             "collective": {"name": "all-gather", "axis": "model", "bytes_sent_per_device": 672,
                            "ring_steps": 7},
-            "estimate": {"hardware": "a100-pcie", "compute_s": 1.9692307692307693e-11,
-                         "communication_s": 2.1333333333333334e-08,
-                         "bound": "communication"},
+            "estimate": {},
             "layout": "tensor",
             "collectives": [{"name": "all-gather", "phase": "forward", "axis": "model",
                              "of": "output", "bytes_sent_per_device": 672, "ring_steps": 7}]})")
                                          .object();
-        QCOMPARE(doc["costs"].toObject(), expected);
+        QJsonObject costs = doc["costs"].toObject();
+        const QJsonObject estimate = costs.take("estimate").toObject();
+        costs["estimate"] = QJsonObject();
+        QCOMPARE(costs, expected);
         QCOMPARE(doc.object().keys(), (QStringList{"config", "costs", "groups", "verification"}));
+
+        // Each term in seconds or its unit in the key. The product reads and writes kernel,
+        // bias, x and its 2*12*4 block, 3728 bytes; the all-gather sends 7 chunks of 96 bytes.
+        const tp::HardwarePreset& a100 = *tp::findHardware("a100-pcie");
+        QCOMPARE(estimate.keys(), (QStringList{"bound", "collective", "communication_s",
+                                               "compute_s", "hardware", "product", "total_s"}));
+        QCOMPARE(estimate["hardware"].toString(), QString("a100-pcie"));
+        QCOMPARE(estimate["bound"].toString(), QString("communication"));
+        const QJsonObject product = estimate["product"].toObject();
+        QCOMPARE(product["flops"].toInteger(), 3072);
+        QCOMPARE(product["bytes_moved"].toInteger(), 3728);
+        QCOMPARE(product["math_s"].toDouble(), 3072 / a100.achievableFlops);
+        QCOMPARE(product["memory_s"].toDouble(), 3728 / a100.memoryBytesPerSecond);
+        QCOMPARE(product["launch_s"].toDouble(), a100.launchSeconds);
+        QCOMPARE(product["intensity_flops_per_byte"].toDouble(), 3072.0 / 3728);
+        QCOMPARE(product["bound"].toString(), QString("memory"));
+        QCOMPARE(estimate["compute_s"].toDouble(),
+                 3728 / a100.memoryBytesPerSecond + a100.launchSeconds);
+        const QJsonObject collective = estimate["collective"].toObject();
+        QCOMPARE(collective["steps"].toInteger(), 7);
+        QCOMPARE(collective["chunk_bytes"].toInteger(), 96);
+        QCOMPARE(collective["latency_s"].toDouble(), 7 * a100.alphaSeconds);
+        QCOMPARE(collective["bandwidth_s"].toDouble(), 672 / a100.busBytesPerSecond);
+        QCOMPARE(collective["bound"].toString(), QString("latency"));
+        QCOMPARE(estimate["communication_s"].toDouble(),
+                 7 * a100.alphaSeconds + 672 / a100.busBytesPerSecond);
     }
 
     void textTable() {
@@ -70,9 +99,15 @@ private slots:
                           "sent per device in 7 steps"));
         // 2 data rows x 8 devices x 2 rows x 96 features, every bit moved intact.
         QVERIFY(text.contains("run on the devices' buffers: 3072 of 3072 elements bit-identical"));
-        QVERIFY(
-            text.contains("estimate on a100-pcie: compute 0.0197 ns + communication 21.3 ns = "
-                          "21.4 ns (no overlap), communication-bound"));
+        QVERIFY2(text.contains("estimate on a100-pcie: compute 4.00 µs + communication 39.9 µs = "
+                               "43.9 µs (no overlap), communication-bound\n"
+                               "  product: max(math 0.0281 ns, memory 2.14 ns) + launch 4.00 µs = "
+                               "4.00 µs; this product reads and writes 3.6 KiB to do 3.07 kFLOP, "
+                               "0.824 FLOPs per byte against the machine's balance of 62.5: "
+                               "memory-bound\n"
+                               "  all-gather: 7 steps of 96 bytes: latency 39.9 µs + bandwidth "
+                               "28.0 ns, latency-bound\n"),
+                 qPrintable(text));
     }
 
     // One of a thing is said in the singular: a row per device, a ring of 2 in 1 step.
@@ -95,8 +130,45 @@ private slots:
     void hardwareList() {
         const Run run = runCli({"--hardware", "list"});
         QCOMPARE(run.exitCode, 0);
-        QVERIFY(run.out.startsWith("h100-nvlink (default): 494.7 TFLOP/s, 450 GB/s."));
-        QCOMPARE(run.out.count('\n'), 5);
+        QVERIFY(
+            run.out.startsWith("h100-nvlink (default): alpha 3.40 µs per ring step, beta 370 "
+                               "GB/s, 346.3 TFLOP/s, memory 3015 GB/s, launch 4.00 µs."));
+        QCOMPARE(run.out.count('\n'), 6);
+    }
+
+    // --hardware FILE.json: the estimate on the file's figures, and a bad file refused in words.
+    void hardwareFile() {
+        QTemporaryDir dir;
+        const QString good = dir.filePath("lab.json");
+        QFile file(good);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"name": "lab", "description": "two hosts", "alpha_s": 1e-4,
+            "beta_bytes_per_s": 1e8, "achievable_flops_per_s": 1e10,
+            "memory_bytes_per_s": 1e10, "launch_s": 0})");
+        file.close();
+        QStringList scene = kScene;
+        scene.last() = good;
+        const Run run = runCli(scene + QStringList{"--json", "--summary"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject estimate =
+            QJsonDocument::fromJson(run.out)["costs"]["estimate"].toObject();
+        QCOMPARE(estimate["hardware"].toString(), QString("lab"));
+        // 7 steps of 100 us and 672 bytes at 1e8 bytes/s.
+        QCOMPARE(estimate["communication_s"].toDouble(), 7e-4 + 672 / 1e8);
+
+        const QString bad = dir.filePath("bad.json");
+        QFile badFile(bad);
+        QVERIFY(badFile.open(QIODevice::WriteOnly));
+        badFile.write(R"({"name": "lab", "description": "two hosts", "alpha_s": -1})");
+        badFile.close();
+        scene.last() = bad;
+        const Run refused = runCli(scene);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("bad.json: 'alpha_s' is -1; it must be more than 0"),
+                 refused.err.constData());
+        QVERIFY(refused.err.contains("bad.json: 'beta_bytes_per_s' is missing"));
+        scene.last() = dir.filePath("none.json");
+        QCOMPARE(runCli(scene).exitCode, 2);
     }
 
     void refusals() {

@@ -1,8 +1,7 @@
 // The device mesh: each device's bytes and FLOPs, the collective's traffic, the refusals of the
-// mesh settings, and the time estimate on the hardware presets.
+// mesh settings. The time estimate's tests are in tst_cost_model.
 
 #include "config_problems.h"
-#include "devices/hardware.h"
 #include "devices/mesh_costs.h"
 
 #include <QTest>
@@ -137,39 +136,6 @@ private slots:
         const LayerConfig config{
             .batch = 2, .inDim = 8, .features = 10, .tpSize = 4, .mode = ParallelMode::Row};
         QVERIFY(config.validate().empty());
-    }
-
-    void estimate() {
-        const LayerConfig config{
-            .batch = 8, .inDim = 4096, .features = 16384, .tpSize = 8, .mode = ParallelMode::Row};
-        const MeshCosts costs = meshCosts(config);
-        const HardwarePreset* h100 = findHardware("h100-nvlink");
-        QVERIFY(h100);
-        const TimeEstimate e = estimateTime(costs, *h100);
-        QCOMPARE(e.computeSeconds, 134217728.0 / 494.7e12);
-        QCOMPARE(e.communicationSeconds, 917504.0 / 450e9);
-        QCOMPARE(e.totalSeconds, e.computeSeconds + e.communicationSeconds);
-        QCOMPARE(*e.flopsPerLinkByte, 134217728.0 / 917504.0);
-        // 146 FLOPs per byte sent against a balance of 1099: the link is the bottleneck.
-        QVERIFY(e.bound == Bound::Communication);
-
-        LayerConfig column = config;
-        column.mode = ParallelMode::Column;
-        const TimeEstimate sharded = estimateTime(meshCosts(column), *h100);
-        QCOMPARE(sharded.communicationSeconds, 0.0);
-        QVERIFY(!sharded.flopsPerLinkByte);
-        QVERIFY(sharded.bound == Bound::Compute);
-    }
-
-    void presets() {
-        QVERIFY(hardwarePresets().size() >= 5);
-        for (const HardwarePreset& preset : hardwarePresets()) {
-            QCOMPARE(findHardware(preset.name), &preset);
-            QVERIFY(preset.peakFlops > 0 && preset.linkBytesPerSecond > 0);
-        }
-        QVERIFY(findHardware("this-machine"));
-        QCOMPARE(findHardware("h100"), nullptr);
-        QCOMPARE(defaultHardware().name, std::string_view("h100-nvlink"));
     }
 };
 

@@ -130,6 +130,7 @@ private slots:
             QCOMPARE(rank["output_bytes_held"], perDevice["output_bytes"]);
             QVERIFY(rank["peak_rss_bytes"].toDouble() > 0);
             QVERIFY(rank["compute_s"].toDouble() >= 0);
+            QVERIFY(rank["wait_s"].toDouble() >= 0);
             QVERIFY(rank["communication_s"].toDouble() >= 0);
         }
     }

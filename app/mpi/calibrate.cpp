@@ -1,0 +1,192 @@
+#include "calibrate.h"
+
+#include "devices/calibration.h"
+#include "devices/duration_text.h"
+#include "io/hardware_file.h"
+#include "io/standard_output.h"
+#include "layer/eigen_types.h"
+#include "layer/layer_config.h"
+#include "layer/products.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+namespace tp::mpi {
+namespace {
+
+constexpr std::int64_t kLargestBytes = std::int64_t(64) << 20;
+
+// The slowest rank's time of `call`, started after a barrier, median of `repetitions` (after one
+// call that is not timed).
+double medianSeconds(MPI_Comm comm, int repetitions, const std::function<void()>& call) {
+    call();
+    std::vector<double> times;
+    for (int i = 0; i < repetitions; ++i) {
+        MPI_Barrier(comm);
+        const double start = MPI_Wtime();
+        call();
+        double mine = MPI_Wtime() - start, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        times.push_back(slowest);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+CollectiveTiming timeCollective(CollectiveKind kind, std::int64_t bytes, int ranks, MPI_Comm comm) {
+    // Each rank's block is a whole number of floats, at least one.
+    const int block = int(std::max<std::int64_t>(1, bytes / 4 / ranks));
+    const std::int64_t whole = std::int64_t(block) * ranks;
+    std::vector<float> in(static_cast<std::size_t>(whole), 1.0f);
+    std::vector<float> out(static_cast<std::size_t>(whole));
+    const int repetitions = whole * 4 <= (1 << 20) ? 21 : 5;
+    const double seconds = medianSeconds(comm, repetitions, [&] {
+        switch (kind) {
+            case CollectiveKind::AllGather:
+                MPI_Allgather(in.data(), block, MPI_FLOAT, out.data(), block, MPI_FLOAT, comm);
+                break;
+            case CollectiveKind::ReduceScatter:
+                MPI_Reduce_scatter_block(in.data(), out.data(), block, MPI_FLOAT, MPI_SUM, comm);
+                break;
+            default:
+                MPI_Allreduce(in.data(), out.data(), int(whole), MPI_FLOAT, MPI_SUM, comm);
+        }
+    });
+    return {kind, ranks, whole * 4, seconds};
+}
+
+std::string cpuName() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line))
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+            return line.substr(line.find(':') + 2);
+    return "an unknown CPU";
+}
+
+std::string rateText(double perSecond, const char* unit) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%.3g %s", perSecond, unit);
+    return buffer;
+}
+
+std::string fitLine(const std::string& what, const CollectiveFit& fit) {
+    if (!fit.valid)
+        return what + ": no fit with a positive bandwidth\n";
+    char residual[32];
+    std::snprintf(residual, sizeof residual, "%.0f%%", 100 * fit.worstResidual);
+    return what + ": alpha " + durationText(fit.alphaSeconds) + " per step, beta " +
+           rateText(fit.busBytesPerSecond, "bytes/s") + ", worst residual " + residual + " (at " +
+           formatBytes(fit.worstBytes) + ")\n";
+}
+
+}  // namespace
+
+int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &ranks);
+    std::ostringstream out;
+    if (ranks < 2) {
+        if (rank == 0)
+            std::cerr << "tpviz-mpi: --calibrate needs at least 2 ranks (mpirun -n 2)\n";
+        return 2;
+    }
+
+    std::vector<CollectiveTiming> all;
+    std::vector<CollectiveFit> fits;
+    out << "calibration on " << ranks << " ranks, " << cpuName()
+        << "; each time the slowest rank's after a barrier, the median of repetitions\n"
+        << "collective       bytes       measured    fitted      fitted / measured\n";
+    const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::AllGather,
+                                    CollectiveKind::ReduceScatter};
+    std::vector<std::vector<CollectiveTiming>> perKind;
+    for (const CollectiveKind kind : kinds) {
+        std::vector<CollectiveTiming> timings;
+        std::vector<std::int64_t> sizes;
+        for (std::int64_t bytes = 8; bytes < kLargestBytes; bytes *= 4)
+            sizes.push_back(bytes);
+        sizes.push_back(kLargestBytes);
+        for (const std::int64_t bytes : sizes)
+            timings.push_back(timeCollective(kind, bytes, ranks, world));
+        all.insert(all.end(), timings.begin(), timings.end());
+        perKind.push_back(std::move(timings));
+    }
+    const CollectiveFit joint = fitCollectives(all);
+    for (const std::vector<CollectiveTiming>& timings : perKind)
+        for (const CollectiveTiming& t : timings) {
+            char line[160];
+            const double fitted = joint.valid ? fittedSeconds(joint, t) : 0;
+            std::snprintf(line, sizeof line, "%-16s %-11s %-11s %-11s %.2f\n",
+                          std::string(toString(t.kind)).c_str(), formatBytes(t.bytes).c_str(),
+                          durationText(t.seconds).c_str(), durationText(fitted).c_str(),
+                          fitted / t.seconds);
+            out << line;
+        }
+    for (std::size_t k = 0; k < perKind.size(); ++k)
+        out << fitLine("fit of " + std::string(toString(kinds[k])), fitCollectives(perKind[k]));
+    out << fitLine("fit of all three (the preset's)", joint);
+
+    const Index n = 256, k = 1024, m = 1024;
+    const Matrix a = Matrix::Constant(n, k, 0.5f), b = Matrix::Constant(k, m, 0.25f);
+    Matrix c(n, m);
+    const double productSeconds = medianSeconds(world, 5, [&] { multiply(c, a, b); });
+    const double flops = 2.0 * double(n * k * m) / productSeconds;
+    std::vector<char> from(static_cast<std::size_t>(kLargestBytes), 1);
+    std::vector<char> to(static_cast<std::size_t>(kLargestBytes));
+    const double copySeconds =
+        medianSeconds(world, 5, [&] { std::memcpy(to.data(), from.data(), from.size()); });
+    const double memory = 2.0 * double(kLargestBytes) / copySeconds;
+    const Matrix x1 = Matrix::Constant(1, 8, 0.5f), k8 = Matrix::Constant(8, 8, 0.25f);
+    Matrix y1(1, 8);
+    const double launch = medianSeconds(world, 101, [&] { multiply(y1, x1, k8); });
+    out << "products (256, 1024) @ (1024, 1024): " << rateText(flops, "FLOP/s") << '\n'
+        << "copies of 64 MiB: " << rateText(memory, "bytes/s") << " read and written\n"
+        << "products (1, 8) @ (8, 8), the launch: " << durationText(launch) << '\n';
+
+    int status = 0;
+    if (rank == 0) {
+        if (!joint.valid) {
+            std::cerr << "tpviz-mpi: --calibrate: " << fitLine("the fit", joint);
+            status = 2;
+        } else {
+            const HardwarePreset preset{"this-machine",
+                                        "this machine, calibrated: " + std::to_string(ranks) +
+                                            " Open MPI ranks on " + cpuName(),
+                                        joint.alphaSeconds,
+                                        joint.busBytesPerSecond,
+                                        flops,
+                                        memory,
+                                        launch};
+            const std::string json = hardwareJson(preset);
+            if (!options.output.empty()) {
+                std::ofstream file(options.output);
+                file << json;
+                file.close();
+                if (!file) {
+                    std::cerr << "tpviz-mpi: --output " << options.output
+                              << ": could not be written\n";
+                    status = 2;
+                }
+            }
+            std::string text = options.json ? json : out.str() + "preset:\n" + json;
+            std::string error = writeStandardOutput(text);
+            if (error.empty())
+                error = finishStandardOutput();
+            if (!error.empty()) {
+                std::cerr << "tpviz-mpi: " << error << '\n';
+                status = 2;
+            }
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, world);
+    return status;
+}
+
+}  // namespace tp::mpi

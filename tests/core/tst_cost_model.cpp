@@ -1,0 +1,194 @@
+// The cost model: a ring collective's steps * (alpha + chunk / beta), a product's roofline
+// max(math, memory) + launch, their words, and the estimates of scenes on the presets.
+
+#include "devices/backward_costs.h"
+#include "devices/duration_text.h"
+#include "devices/hardware.h"
+#include "devices/mesh_costs.h"
+#include "scene/costs_report.h"
+
+#include <QTest>
+
+using namespace tp;
+
+Q_DECLARE_METATYPE(tp::LayerConfig)
+Q_DECLARE_METATYPE(tp::CollectiveKind)
+
+namespace {
+
+// Round figures, so that every expected time below is worked out by hand.
+HardwarePreset roundPreset() {
+    return {"round", "round figures", 1e-6, 1e9, 1e12, 1e11, 1e-5};
+}
+
+}  // namespace
+
+class TestCostModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void collective_data() {
+        QTest::addColumn<CollectiveKind>("kind");
+        QTest::addColumn<qint64>("devices");
+        QTest::addColumn<qint64>("bytes");
+        QTest::addColumn<qint64>("steps");
+        QTest::addColumn<qint64>("chunk");
+        QTest::addColumn<double>("latency");
+        QTest::addColumn<double>("bandwidth");
+        // V = 4000 bytes on 2 devices: all-reduce 2 steps of 2000 bytes.
+        QTest::newRow("all-reduce 4000 B on 2")
+            << CollectiveKind::AllReduce << qint64(2) << qint64(4000) << qint64(2) << qint64(2000)
+            << 2e-6 << 4e-6;
+        // 8 devices, 1 MiB: 7 steps of 128 KiB.
+        QTest::newRow("all-gather 1 MiB on 8")
+            << CollectiveKind::AllGather << qint64(8) << qint64(1 << 20) << qint64(7)
+            << qint64(1 << 17) << 7e-6 << 7 * 131072 / 1e9;
+        QTest::newRow("reduce-scatter 64 B on 4")
+            << CollectiveKind::ReduceScatter << qint64(4) << qint64(64) << qint64(3) << qint64(16)
+            << 3e-6 << 48 / 1e9;
+        QTest::newRow("all-reduce on 1 device")
+            << CollectiveKind::AllReduce << qint64(1) << qint64(4096) << qint64(0) << qint64(0)
+            << 0.0 << 0.0;
+    }
+
+    void collective() {
+        QFETCH(CollectiveKind, kind);
+        QFETCH(qint64, devices);
+        QFETCH(qint64, bytes);
+        QFETCH(qint64, steps);
+        QFETCH(qint64, chunk);
+        QFETCH(double, latency);
+        QFETCH(double, bandwidth);
+        const CollectiveTime t = collectiveTime(ringCost(kind, devices, bytes), roundPreset());
+        QCOMPARE(t.steps, steps);
+        QCOMPARE(t.chunkBytes, chunk);
+        QCOMPARE(t.latencySeconds, latency);
+        QCOMPARE(t.bandwidthSeconds, bandwidth);
+        QCOMPARE(t.seconds(), latency + bandwidth);
+        QCOMPARE(t.latencyBound(), latency > bandwidth);
+        if (steps > 0)
+            QVERIFY(
+                collectiveWords(t).find(t.latencyBound() ? "latency-bound" : "bandwidth-bound") !=
+                std::string::npos);
+        else
+            QCOMPARE(collectiveWords(t), std::string("nothing sent"));
+    }
+
+    void product_data() {
+        QTest::addColumn<qint64>("flops");
+        QTest::addColumn<qint64>("bytes");
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<bool>("memoryBound");
+        // Balance of the round preset: 1e12 / 1e11 = 10 FLOPs per byte.
+        QTest::newRow("1 GFLOP over 1 MB")
+            << qint64(1000000000) << qint64(1000000) << 1e-3 + 1e-5 << false;
+        QTest::newRow("1 MFLOP over 10 MB")
+            << qint64(1000000) << qint64(10000000) << 1e-4 + 1e-5 << true;
+        QTest::newRow("at the balance")
+            << qint64(1000000) << qint64(100000) << 1e-6 + 1e-5 << false;
+        QTest::newRow("no product") << qint64(0) << qint64(0) << 0.0 << false;
+    }
+
+    void product() {
+        QFETCH(qint64, flops);
+        QFETCH(qint64, bytes);
+        QFETCH(double, seconds);
+        QFETCH(bool, memoryBound);
+        const ProductTime t = productTime(flops, bytes, roundPreset());
+        QCOMPARE(t.seconds(), seconds);
+        QCOMPARE(t.memoryBound(), memoryBound);
+        QCOMPARE(t.machineBalance, 10.0);
+        if (bytes > 0) {
+            QCOMPARE(t.intensity(), double(flops) / double(bytes));
+            QVERIFY(productWords(t).find(memoryBound ? ": memory-bound" : ": compute-bound") !=
+                    std::string::npos);
+        }
+    }
+
+    // (8, 4096, 16384) row tp 8, all-reduced: the product streams its 32 MiB kernel block to do
+    // 134 MFLOP, and the all-reduce sends 14 chunks of 64 KiB.
+    void rowAllReduceOnH100() {
+        const LayerConfig config{
+            .batch = 8, .inDim = 4096, .features = 16384, .tpSize = 8, .mode = ParallelMode::Row};
+        const HardwarePreset* h100 = findHardware("h100-nvlink");
+        QVERIFY(h100);
+        const TimeEstimate e = estimateTime(meshCosts(config), *h100);
+        QCOMPARE(e.product.flops, qint64(134217728));
+        // kernel 512*16384*4 + x 8*512*4 + partial 8*16384*4.
+        QCOMPARE(e.product.bytesMoved, qint64(33554432 + 16384 + 524288));
+        QCOMPARE(e.product.memorySeconds, 34095104 / h100->memoryBytesPerSecond);
+        QVERIFY(e.product.memoryBound());
+        QCOMPARE(e.computeSeconds, e.product.memorySeconds + h100->launchSeconds);
+        QCOMPARE(e.collective.steps, qint64(14));
+        QCOMPARE(e.collective.chunkBytes, qint64(65536));
+        QCOMPARE(e.collective.latencySeconds, 14 * h100->alphaSeconds);
+        QCOMPARE(e.collective.bandwidthSeconds, 917504 / h100->busBytesPerSecond);
+        QCOMPARE(e.totalSeconds, e.computeSeconds + e.communicationSeconds);
+        QVERIFY(e.collective.latencyBound());
+        QCOMPARE(boundWord(e), std::string_view("communication"));
+        // Column mode sends nothing: the product's own bound, memory, bounds the estimate.
+        LayerConfig column = config;
+        column.mode = ParallelMode::Column;
+        QCOMPARE(boundWord(estimateTime(meshCosts(column), *h100)), std::string_view("memory"));
+    }
+
+    // (1024, 1024, 4096) column tp 4 all-gathered: 170 FLOPs per byte, compute-bound on a GPU.
+    void columnAllGather() {
+        const LayerConfig config{.batch = 1024,
+                                 .inDim = 1024,
+                                 .features = 4096,
+                                 .tpSize = 4,
+                                 .mode = ParallelMode::Column,
+                                 .output = OutputLayout::Replicated};
+        const TimeEstimate e = estimateTime(meshCosts(config), *findHardware("h100-nvlink"));
+        QCOMPARE(e.product.bytesMoved, qint64(4194304 + 4096 + 4194304 + 4194304));
+        QVERIFY(!e.product.memoryBound());
+        QVERIFY(e.collective.kind == CollectiveKind::AllGather);
+        QCOMPARE(e.collective.steps, qint64(3));
+        QCOMPARE(e.collective.chunkBytes, qint64(4194304));
+        QVERIFY(!e.collective.latencyBound());
+    }
+
+    // Backward of (8, 4096, 16384) column tp 8: dx's all-reduce over "model", 14 steps of 16 KiB.
+    void backwardColumn() {
+        const LayerConfig config{.batch = 8,
+                                 .inDim = 4096,
+                                 .features = 16384,
+                                 .tpSize = 8,
+                                 .mode = ParallelMode::Column};
+        const HardwarePreset round = roundPreset();
+        const TimeEstimate e = estimateBackwardTime(config, round);
+        QCOMPARE(e.collective.steps, qint64(14));
+        QCOMPARE(e.collective.chunkBytes, qint64(8 * 4096 * 4 / 8));
+        QCOMPARE(e.collective.latencySeconds, 14e-6);
+        QCOMPARE(e.product.flops, backwardHoldings(config).flops);
+        QVERIFY(e.product.bytesMoved > backwardHoldings(config).totalBytes());
+    }
+
+    void presets() {
+        QVERIFY(hardwarePresets().size() >= 6);
+        for (const HardwarePreset& preset : hardwarePresets()) {
+            QCOMPARE(findHardware(preset.name), &preset);
+            QVERIFY(preset.alphaSeconds > 0 && preset.busBytesPerSecond > 0);
+            QVERIFY(preset.achievableFlops > 0 && preset.memoryBytesPerSecond > 0);
+            QVERIFY(preset.launchSeconds >= 0);
+        }
+        for (const char* name :
+             {"h100-nvlink", "h200-nvlink", "a100-pcie", "tpu-v4", "tpu-v5e", "this-machine"})
+            QVERIFY2(findHardware(name), name);
+        QCOMPARE(findHardware("h100"), nullptr);
+        QCOMPARE(defaultHardware().name, std::string("h100-nvlink"));
+    }
+
+    // A tiny scene's times on the fastest preset still print in nanoseconds or more.
+    void humanUnits() {
+        const LayerConfig config{.batch = 1, .inDim = 2, .features = 4, .tpSize = 2};
+        const TimeEstimate e = estimateTime(meshCosts(config), *findHardware("h200-nvlink"));
+        for (const double t : {e.product.mathSeconds, e.product.memorySeconds, e.totalSeconds})
+            QVERIFY(durationText(t).find("ps") == std::string::npos);
+        QVERIFY(e.totalSeconds >= e.product.launchSeconds);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCostModel)
+#include "tst_cost_model.moc"

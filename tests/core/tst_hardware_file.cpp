@@ -1,0 +1,104 @@
+// A preset's figures in a JSON file: read, written back the same, and refused in words when bad.
+
+#include "io/hardware_file.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace tp;
+
+namespace {
+
+const char* kGood = R"({"name": "lab", "description": "two hosts over 1 Gbit/s",
+    "alpha_s": 5e-05, "beta_bytes_per_s": 1.2e8, "achievable_flops_per_s": 2e10,
+    "memory_bytes_per_s": 1e10, "launch_s": 0})";
+
+}  // namespace
+
+class TestHardwareFile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void readsEveryField() {
+        const HardwareFileRead read = parseHardwareJson(kGood, "lab.json");
+        QVERIFY(read.problems.empty());
+        QVERIFY(read.preset);
+        const HardwarePreset& p = *read.preset;
+        QCOMPARE(p.name, std::string("lab"));
+        QCOMPARE(p.description, std::string("two hosts over 1 Gbit/s"));
+        QCOMPARE(p.alphaSeconds, 5e-5);
+        QCOMPARE(p.busBytesPerSecond, 1.2e8);
+        QCOMPARE(p.achievableFlops, 2e10);
+        QCOMPARE(p.memoryBytesPerSecond, 1e10);
+        QCOMPARE(p.launchSeconds, 0.0);
+    }
+
+    // Every preset written as JSON reads back to the same figures.
+    void roundTrip() {
+        for (const HardwarePreset& preset : hardwarePresets()) {
+            const HardwareFileRead read = parseHardwareJson(hardwareJson(preset), "p.json");
+            QVERIFY2(read.preset, preset.name.c_str());
+            QCOMPARE(read.preset->name, preset.name);
+            QCOMPARE(read.preset->alphaSeconds, preset.alphaSeconds);
+            QCOMPARE(read.preset->busBytesPerSecond, preset.busBytesPerSecond);
+            QCOMPARE(read.preset->achievableFlops, preset.achievableFlops);
+            QCOMPARE(read.preset->memoryBytesPerSecond, preset.memoryBytesPerSecond);
+            QCOMPARE(read.preset->launchSeconds, preset.launchSeconds);
+        }
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("problem");
+        QString good = kGood;
+        QTest::newRow("not JSON") << "alpha = 1"
+                                  << "lab.json: not JSON";
+        QTest::newRow("an array") << "[1, 2]"
+                                  << "lab.json: not a JSON object";
+        QTest::newRow("missing alpha") << QString(good).replace(R"("alpha_s": 5e-05,)", "")
+                                       << "lab.json: 'alpha_s' is missing";
+        QTest::newRow("negative beta")
+            << QString(good).replace("1.2e8", "-1.2e8")
+            << "lab.json: 'beta_bytes_per_s' is -120000000.0; it must be more than 0";
+        QTest::newRow("zero memory")
+            << QString(good).replace("1e10,", "0,")
+            << "lab.json: 'memory_bytes_per_s' is 0; it must be more than 0";
+        QTest::newRow("negative launch")
+            << QString(good).replace(R"("launch_s": 0)", R"("launch_s": -1)")
+            << "lab.json: 'launch_s' is -1; it must be 0 or more";
+        QTest::newRow("flops a string")
+            << QString(good).replace("2e10", R"("fast")")
+            << R"(lab.json: 'achievable_flops_per_s' is not a number: "fast")";
+        QTest::newRow("name a number")
+            << QString(good).replace(R"("lab")", "7") << "lab.json: 'name' is not a string";
+    }
+
+    void refusals() {
+        QFETCH(QString, text);
+        QFETCH(QString, problem);
+        const HardwareFileRead read = parseHardwareJson(text.toStdString(), "lab.json");
+        QVERIFY(!read.preset);
+        QCOMPARE(read.problems.size(), std::size_t(1));
+        QVERIFY2(QString::fromStdString(read.problems[0]).startsWith(problem),
+                 read.problems[0].c_str());
+    }
+
+    // Several problems are all said, and a file that does not exist is named.
+    void files() {
+        const HardwareFileRead empty = parseHardwareJson("{}", "e.json");
+        QCOMPARE(empty.problems.size(), std::size_t(7));
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("lab.json").toStdString();
+        QVERIFY(!readHardwareFile(path).preset);
+        QVERIFY(readHardwareFile(path).problems[0].find("lab.json") != std::string::npos);
+        std::ofstream(path) << kGood;
+        const HardwareFileRead read = readHardwareFile(path);
+        QVERIFY(read.preset);
+        QCOMPARE(read.preset->name, std::string("lab"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestHardwareFile)
+#include "tst_hardware_file.moc"

@@ -36,6 +36,12 @@ std::string bytesText(std::int64_t bytes);
 /// A figure in JSON: the number, or null for NaN and infinities.
 Json jsonNumber(double value);
 
+/// A check in words: the verdict, then the rule and the figures, one line each.
+std::string verificationText(const Verification& v);
+
+/// A text in JSON, null when it is empty.
+Json jsonText(const std::string& text);
+
 /// One check in a line: "dx (K = features = 12): passed, the largest error 0.01 of its rounding
 /// bound", FAILED or INCONCLUSIVE with the reason, or "every element bit-identical ...".
 std::string verdictLine(const std::string& what, const Verification& v);

@@ -1,6 +1,6 @@
 #include "mpi_run.h"
 
-#include "devices/backward_costs.h"
+#include "devices/layout_costs.h"
 #include "devices/mesh_costs.h"
 #include "io/standard_output.h"
 #include "layer/forward.h"
@@ -176,9 +176,10 @@ Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
 // --costs without the single-process ring: the collective ran on the ranks instead.
 SceneCosts rankCosts(const SceneOptions& options) {
     SceneCosts costs;
+    costs.hardware = *options.hardware;
     costs.mesh = meshCosts(options.config);
-    costs.estimate = estimateTime(costs.mesh, *options.hardware);
-    costs.backwardEstimate = estimateBackwardTime(options.config, *options.hardware);
+    costs.estimate = layoutEstimate(options.config, PassPhase::Forward, costs.hardware);
+    costs.backwardEstimate = layoutEstimate(options.config, PassPhase::Backward, costs.hardware);
     costs.ring.kind = costs.mesh.collective.kind;
     costs.ring.note = "the collective ran on the MPI ranks (see MPI below), not simulated";
     return costs;

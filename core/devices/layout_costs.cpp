@@ -1,5 +1,7 @@
 #include "devices/layout_costs.h"
 
+#include "devices/backward_costs.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -137,6 +139,45 @@ std::int64_t bytesSent(const std::vector<LayoutCollective>& collectives, PassPha
         if (step.phase == phase)
             sent += step.cost.bytesSentPerDevice;
     return sent;
+}
+
+TimeEstimate layoutEstimate(const LayerConfig& c, PassPhase phase, const HardwarePreset& hardware) {
+    std::vector<CollectiveCost> collectives;
+    for (const LayoutCollective& step : layoutCollectives(c, phase == PassPhase::Backward))
+        if (step.phase == phase)
+            collectives.push_back(step.cost);
+    const DeviceHoldings forward = meshCosts(c).perDevice;
+    if (phase == PassPhase::Forward)
+        return estimatePassTime(forward.flops, forward.productBytes, collectives, hardware);
+    const BackwardHoldings b = backwardHoldings(c);
+    return estimatePassTime(b.flops, forward.xBytes + forward.kernelBytes + b.totalBytes(),
+                            collectives, hardware);
+}
+
+std::vector<LayoutSummary> compareLayouts(LayerConfig c, bool backward,
+                                          const HardwarePreset& hardware) {
+    assert(c.block == Block::Linear);
+    std::vector<LayoutSummary> summaries;
+    for (const ShardingLayout layout :
+         {ShardingLayout::Tensor, ShardingLayout::Fsdp, ShardingLayout::Sequence}) {
+        c.layout = layout;
+        LayoutSummary& s = summaries.emplace_back();
+        s.layout = layout;
+        if (const auto problems = c.validate(); !problems.empty()) {
+            s.refusal = problems.front().message;
+            continue;
+        }
+        const LayoutMemory memory = layoutMemory(c, backward);
+        const auto program = layoutCollectives(c, backward);
+        s.bytesAtRest = memory.atRest;
+        s.bytesPeak = memory.peak;
+        s.forwardSent = bytesSent(program, PassPhase::Forward);
+        s.backwardSent = bytesSent(program, PassPhase::Backward);
+        s.forward = layoutEstimate(c, PassPhase::Forward, hardware);
+        if (backward)
+            s.backward = layoutEstimate(c, PassPhase::Backward, hardware);
+    }
+    return summaries;
 }
 
 }  // namespace tp

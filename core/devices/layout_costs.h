@@ -31,6 +31,7 @@
 // products (the kernel block, x and dy in use and every gradient buffer at once).
 
 #include "devices/backward_collectives.h"
+#include "devices/hardware.h"
 #include "devices/mesh_costs.h"
 #include "layer/layer_config.h"
 
@@ -77,5 +78,31 @@ LayoutMemory layoutMemory(const LayerConfig& config, bool backward);
 
 /// Bytes sent per device in the collectives of `phase`.
 std::int64_t bytesSent(const std::vector<LayoutCollective>& collectives, PassPhase phase);
+
+/// The pass `phase` of a valid one-Linear config on `hardware` (estimatePassTime): the products
+/// every layout computes alike (the forward's of meshCosts, the backward's of backwardHoldings,
+/// after any gather) and that pass's collectives of layoutCollectives one after the other. The
+/// tensor layout's are estimateTime's and estimateBackwardTime's.
+TimeEstimate layoutEstimate(const LayerConfig& config, PassPhase phase,
+                            const HardwarePreset& hardware);
+
+/// One layout of a config, side by side with the others.
+struct LayoutSummary {
+    ShardingLayout layout = ShardingLayout::Tensor;
+    /// Why the config cannot take this layout (LayerConfig::validate's words); empty when it can,
+    /// and then the figures below are set.
+    std::string refusal;
+    std::int64_t bytesAtRest = 0;  ///< layoutMemory's totals per device
+    std::int64_t bytesPeak = 0;
+    std::int64_t forwardSent = 0;  ///< bytes sent per device in the forward's collectives
+    std::int64_t backwardSent = 0;
+    TimeEstimate forward;  ///< layoutEstimate on the hardware
+    TimeEstimate backward;
+};
+
+/// `config` in each of the three layouts (tensor, fsdp, sequence), with the backward when asked,
+/// on `hardware`; a layout the config cannot take carries its refusal. One-Linear configs only.
+std::vector<LayoutSummary> compareLayouts(LayerConfig config, bool backward,
+                                          const HardwarePreset& hardware);
 
 }  // namespace tp

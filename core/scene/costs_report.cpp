@@ -9,16 +9,6 @@
 #include <sstream>
 
 namespace tp {
-namespace {
-
-std::string padded(std::string text, std::size_t width) {
-    if (text.size() < width)
-        text.resize(width, ' ');
-    return text;
-}
-
-}  // namespace
-
 std::string_view boundWord(const TimeEstimate& e) {
     if (e.bound == Bound::Communication)
         return "communication";

@@ -189,7 +189,7 @@ std::string textReport(const Scene& scene, bool summary, const SceneCosts* costs
     if (costs) {
         const BackwardHoldings holdings = backwardHoldings(c);
         writeCostsText(out, c, *costs, backward ? &holdings : nullptr);
-        writeLayoutText(out, c, backward != nullptr, costs->layoutRings);
+        writeLayoutText(out, c, backward != nullptr, *costs);
     }
     return out.str();
 }
@@ -232,7 +232,7 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
     if (costs) {
         const BackwardHoldings holdings = backwardHoldings(scene.config);
         Json costsObject = costsJson(*costs, backward ? &holdings : nullptr);
-        addLayoutJson(costsObject, scene.config, backward != nullptr, costs->layoutRings);
+        addLayoutJson(costsObject, scene.config, backward != nullptr, *costs);
         doc.add("costs", costsObject);
     }
     if (more.is_object())

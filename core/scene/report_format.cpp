@@ -170,6 +170,12 @@ Json jsonText(const std::string& text) {
     return text.empty() ? Json(nullptr) : Json(text);
 }
 
+std::string padded(std::string text, std::size_t width) {
+    if (text.size() < width)
+        text.resize(width, ' ');
+    return text;
+}
+
 Json jsonNumber(double value) {
     return std::isfinite(value) ? Json(value) : Json(nullptr);
 }

@@ -33,6 +33,9 @@ std::string ratioText(double ratio);
 /// "512 bytes", or past a KiB "3072 bytes (3.0 KiB)".
 std::string bytesText(std::int64_t bytes);
 
+/// `text` filled with spaces to `width` characters (left as it is when longer): a table's cell.
+std::string padded(std::string text, std::size_t width);
+
 /// A figure in JSON: the number, or null for NaN and infinities.
 Json jsonNumber(double value);
 

@@ -6,6 +6,7 @@
 
 #include "devices/backward_costs.h"
 #include "devices/backward_ring.h"
+#include "devices/layout_costs.h"
 #include "devices/layout_rings.h"
 #include "layer/backward.h"
 
@@ -67,6 +68,7 @@ bool Scene::passed() const {
 SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
                              const CheckSettings& check) {
     SceneCosts costs;
+    costs.hardware = hardware;
     if (const MlpScene* mlp = scene.mlp.get()) {
         costs.estimate = mlpEstimate(mlp->costs, false, hardware);
         if (mlp->backward)
@@ -77,8 +79,8 @@ SceneCosts computeSceneCosts(const Scene& scene, const HardwarePreset& hardware,
         return costs;
     }
     costs.mesh = meshCosts(scene.config);
-    costs.estimate = estimateTime(costs.mesh, hardware);
-    costs.backwardEstimate = estimateBackwardTime(scene.config, hardware);
+    costs.estimate = layoutEstimate(scene.config, PassPhase::Forward, hardware);
+    costs.backwardEstimate = layoutEstimate(scene.config, PassPhase::Backward, hardware);
     costs.ring = simulateRing(scene.config, scene.result, scene.params, check);
     if (scene.config.layout != ShardingLayout::Tensor) {
         const LayerConfig& c = scene.config;

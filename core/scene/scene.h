@@ -74,7 +74,8 @@ using ScenePtr = std::shared_ptr<const Scene>;
 /// A scene on its device mesh: what each device holds and sends, the time estimate on one
 /// hardware preset, and the output collective run on the devices' buffers.
 struct SceneCosts {
-    MeshCosts mesh;  ///< one Linear's (the MLP block's costs are MlpScene::costs)
+    MeshCosts mesh;           ///< one Linear's (the MLP block's costs are MlpScene::costs)
+    HardwarePreset hardware;  ///< the preset the estimates are on
     /// On the hardware preset; the MLP block's from its forward FLOPs and the bytes its forward
     /// collectives send.
     TimeEstimate estimate;

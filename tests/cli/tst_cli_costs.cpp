@@ -57,6 +57,12 @@ private slots:
         QJsonObject costs = doc["costs"].toObject();
         const QJsonObject estimate = costs.take("estimate").toObject();
         costs["estimate"] = QJsonObject();
+        const QJsonArray layouts = costs.take("layouts").toArray();
+        QJsonArray collectives = costs.take("collectives").toArray();
+        QJsonObject gather = collectives[0].toObject();
+        const double gatherSeconds = gather.take("time_s").toDouble();
+        collectives[0] = gather;
+        costs["collectives"] = collectives;
         QCOMPARE(costs, expected);
         QCOMPARE(doc.object().keys(), (QStringList{"config", "costs", "groups", "verification"}));
 
@@ -85,6 +91,24 @@ private slots:
         QCOMPARE(collective["bound"].toString(), QString("latency"));
         QCOMPARE(estimate["communication_s"].toDouble(),
                  7 * a100.alphaSeconds + 672 / a100.busBytesPerSecond);
+        QCOMPARE(gatherSeconds, estimate["communication_s"].toDouble());
+
+        // The three layouts side by side: tensor is this scene; fsdp keeps 1/2 of the kernel
+        // and bias blocks at rest and gathers them over "data" in the forward (1 step of 1536
+        // and 24 bytes); sequence refuses 4 batch rows on 16 devices.
+        QCOMPARE(layouts.size(), 3);
+        QCOMPARE(layouts[0]["layout"].toString(), QString("tensor"));
+        QCOMPARE(layouts[0]["bytes_at_rest"].toInteger(), 3632);
+        QCOMPARE(layouts[0]["forward_bytes_sent"].toInteger(), 672);
+        QCOMPARE(layouts[0]["forward_s"].toDouble(), estimate["total_s"].toDouble());
+        QCOMPARE(layouts[1]["bytes_at_rest"].toInteger(), 3632 - (3072 + 48) / 2);
+        QCOMPARE(layouts[1]["forward_bytes_sent"].toInteger(), 672 + 1536 + 24);
+        QCOMPARE(layouts[1]["forward_s"].toDouble(), estimate["total_s"].toDouble() +
+                                                         2 * a100.alphaSeconds +
+                                                         (1536 + 24) / a100.busBytesPerSecond);
+        QVERIFY(!layouts[1].toObject().contains("backward_s"));
+        QCOMPARE(layouts[2]["layout"].toString(), QString("sequence"));
+        QVERIFY(layouts[2]["refusal"].toString().contains("not divisible by data x tp_size (16)"));
     }
 
     void textTable() {
@@ -225,7 +249,8 @@ private slots:
         QVERIFY2(text.out.contains("layout sequence: "), text.out.constData());
         QVERIFY(
             text.out.contains("  forward: reduce-scatter of output over \"model\", 768 bytes "
-                              "sent per device in 1 ring step\n"));
+                              "sent per device in 1 ring step, "));
+        QVERIFY(text.out.contains("the three layouts of this config, per device, on "));
     }
 
     void layoutRefusals() {

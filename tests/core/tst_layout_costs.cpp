@@ -4,7 +4,10 @@
 // configs each layout refuses, in words.
 
 #include "config_fixtures.h"
+#include "devices/backward_costs.h"
 #include "devices/layout_costs.h"
+
+#include <cmath>
 
 #include <QTest>
 
@@ -203,6 +206,52 @@ private slots:
             const auto column = square(ParallelMode::Column, ShardingLayout::Tensor, {});
             QVERIFY(layoutMemory(gather, false).atRest <= layoutMemory(column, false).atRest);
         }
+    }
+
+    // The estimates on a preset: the tensor layout's are today's (estimateTime and
+    // estimateBackwardTime); fsdp's forward is tensor's plus its gathers over "data"; every
+    // layout computes the same products, so the passes differ by their collectives' times alone.
+    void estimates_data() { addGrid(); }
+    void estimates() {
+        QFETCH(int, mode);
+        QFETCH(int, output);
+        QFETCH(int, tp);
+        QFETCH(int, data);
+        const ParallelMode m = mode ? ParallelMode::Row : ParallelMode::Column;
+        const auto out = output ? OutputLayout::Replicated : OutputLayout::Sharded;
+        const HardwarePreset& hw = *findHardware("h100-nvlink");
+        const LayerConfig tensor = layer(m, ShardingLayout::Tensor, tp, data, out);
+        const TimeEstimate forward = layoutEstimate(tensor, PassPhase::Forward, hw);
+        const TimeEstimate backward = layoutEstimate(tensor, PassPhase::Backward, hw);
+        QCOMPARE(forward.totalSeconds, estimateTime(meshCosts(tensor), hw).totalSeconds);
+        QCOMPARE(backward.totalSeconds, estimateBackwardTime(tensor, hw).totalSeconds);
+
+        const LayerConfig fsdp = layer(m, ShardingLayout::Fsdp, tp, data, out);
+        double gathers = 0;
+        for (const LayoutCollective& step : layoutCollectives(fsdp, false))
+            if (step.axis == MeshAxis::Data)
+                gathers += collectiveTime(step.cost, hw).seconds();
+        QCOMPARE(layoutEstimate(fsdp, PassPhase::Forward, hw).computeSeconds,
+                 forward.computeSeconds);
+        const double fsdpForward = layoutEstimate(fsdp, PassPhase::Forward, hw).totalSeconds;
+        QVERIFY(std::abs(fsdpForward - (forward.totalSeconds + gathers)) <= 1e-12 * fsdpForward);
+        QCOMPARE(gathers > 0, data > 1);
+
+        const auto summaries = compareLayouts(tensor, true, hw);
+        QCOMPARE(summaries.size(), std::size_t(3));
+        QVERIFY(summaries[0].refusal.empty() && summaries[1].refusal.empty());
+        QCOMPARE(summaries[1].bytesAtRest, layoutMemory(fsdp, true).atRest);
+        QCOMPARE(summaries[1].bytesPeak, layoutMemory(fsdp, true).peak);
+        QCOMPARE(summaries[1].backwardSent,
+                 bytesSent(layoutCollectives(fsdp, true), PassPhase::Backward));
+        QCOMPARE(summaries[1].forward.totalSeconds, fsdpForward);
+        QCOMPARE(summaries[0].backward.totalSeconds, backward.totalSeconds);
+        // Sequence refuses a replicated output and a batch that D x tp does not divide.
+        const bool sequenceFits = output == 0 && 8 % (tp * data) == 0;
+        QCOMPARE(summaries[2].refusal.empty(), sequenceFits);
+        if (!sequenceFits)
+            QVERIFY(summaries[2].refusal.find("sequence") != std::string::npos ||
+                    summaries[2].refusal.find("data x tp_size") != std::string::npos);
     }
 
     void refusals() {

@@ -2,6 +2,7 @@
 
 #include "devices/mesh_costs.h"
 #include "layer/range_text.h"
+#include "scene/layout_timeline.h"
 #include "scene/mlp_scene.h"
 #include "scene/mlp_timeline.h"
 #include "scene/scene.h"
@@ -80,7 +81,8 @@ std::string closingCaption(const LayerConfig& c, Mistake mistake) {
     return "add the bias once to the summed partials";
 }
 
-// Row mode's closing step, the last of the loop and of a mesh program without a collective.
+}  // namespace
+
 void appendClosingStep(Timeline& timeline, const LayerConfig& c, Mistake mistake) {
     const ShardingPlan plan = ShardingPlan::make(c);
     TimelineStep& s = appendStep(timeline, StepPhase::AddBias);
@@ -99,6 +101,8 @@ std::string layerEquation(const LayerConfig& c) {
            shapeText(c.inDim, c.features) + " + " + str(c.features) + ")";
 }
 
+namespace {
+
 // The loop's start: the whole layer and how the loop splits it.
 std::string loopStartEquation(const LayerConfig& c) {
     const ShardingPlan plan = ShardingPlan::make(c);
@@ -109,6 +113,8 @@ std::string loopStartEquation(const LayerConfig& c) {
                                                 ", the bias added to their total";
     return layerEquation(c) + ", " + split;
 }
+
+}  // namespace
 
 std::string ringCaption(const LayerConfig& config, const RingStepInfo& info) {
     if (info.phase == RingPhase::AddBias)
@@ -145,6 +151,8 @@ void appendAllCompute(Timeline& timeline, const LayerConfig& c, Mistake mistake,
                      everyDevice;
     }
 }
+
+namespace {
 
 // "dx_0 + dx_1 + dx_2", or "dx_0 + dx_1 + ... + dx_7" past four partials.
 std::string partialsSum(std::int64_t tpSize) {
@@ -215,6 +223,8 @@ void appendBackwardSteps(Timeline& loop, const LayerConfig& c) {
     }
 }
 
+}  // namespace
+
 // How dy arrives on the devices: as the output is laid out.
 std::string dyArrivalCaption(const LayerConfig& c) {
     const bool sharded = c.outputLayout() == OutputLayout::Sharded;
@@ -282,35 +292,76 @@ void appendAllGradients(Timeline& program, const LayerConfig& c) {
 // f)".
 std::string collectiveTitle(const StepCollective& collective) {
     const std::string title = describe(collective);
+    const bool scatter = collective.kind == CollectiveKind::ReduceScatter;
     if (collective.of == "dx")
-        return title + " (Megatron's f)";
+        return title + (scatter ? " (Megatron's f, each device keeping its batch rows)"
+                                : " (Megatron's f)");
     if (collective.of == "dy")
         return title + " (the reduce-scatter's conjugate)";
+    if (collective.of == "kernel" || collective.of == "bias")
+        return title + " (fsdp: gathered just before use, freed after)";
+    if (collective.of == "x")
+        return title + " (sequence parallelism: x whole before the product)";
+    if (scatter)
+        return title + " (fsdp: each device keeps its 1/" + str(collective.devices) + ")";
     return title + " (data parallelism's)";
 }
 
-// The ring steps of `collective`, backwardCollectives(c)[index].
-void appendBackwardRing(Timeline& program, const LayerConfig& c,
-                        const BackwardCollective& collective, int index) {
-    const int devices = int(collective.axis == MeshAxis::Model ? c.tpSize : c.dataSize);
-    const std::string device = collective.axis == MeshAxis::Model ? "m" : "d";
-    const int steps = int(collective.cost.ringSteps);
+void appendCollectiveRing(Timeline& program, const LayerConfig& c, MeshAxis axis,
+                          const std::string& of, const CollectiveCost& cost, int backwardIndex,
+                          int layoutIndex) {
+    const int devices = int(axis == MeshAxis::Model ? c.tpSize : c.dataSize);
+    const std::string device = axis == MeshAxis::Model ? "m" : "d";
+    const int steps = int(cost.ringSteps);
     for (int k = 0; k < steps; ++k) {
-        const RingStepInfo info = ringStepInfo(collective.cost.kind, devices, k);
+        const RingStepInfo info = ringStepInfo(cost.kind, devices, k);
         TimelineStep& s = appendStep(program, StepPhase::RingStep);
         s.ringStep = k;
         s.ring = info;
-        s.collective = {collective.cost.kind, collective.axis, collective.of, index, devices};
-        s.caption =
-            collectiveTitle(s.collective) + ", " + ringStepText(info, devices, collective.axis);
-        s.equation = collective.of + " " + ringEquation(info, devices, device);
+        s.collective = {cost.kind, axis, of, backwardIndex, devices, -1, layoutIndex};
+        s.caption = collectiveTitle(s.collective) + ", " + ringStepText(info, devices, axis);
+        s.equation = of + " " + ringEquation(info, devices, device);
         if (k + 1 == steps) {
-            s.dxIn = s.dxIn || collective.of == "dx";
-            s.dkernelIn = s.dkernelIn || collective.of == "dkernel";
-            s.dbiasIn = s.dbiasIn || collective.of == "dbias";
+            s.dxIn = s.dxIn || of == "dx";
+            s.dkernelIn = s.dkernelIn || of == "dkernel";
+            s.dbiasIn = s.dbiasIn || of == "dbias";
         }
     }
 }
+
+void appendOutputCollective(Timeline& program, const LayerConfig& c, int layoutIndex) {
+    const int collective = collectiveStepCount(c);
+    const bool sequence = c.layout == ShardingLayout::Sequence;
+    for (int k = 0; k < collective; ++k) {
+        const RingStepInfo info = ringStepInfo(c, k);
+        TimelineStep& s = appendStep(
+            program, info.phase == RingPhase::AddBias ? StepPhase::AddBias : StepPhase::RingStep);
+        s.ringStep = k;
+        s.ring = info;
+        s.equation = ringEquation(info, c.tpSize, "m");
+        s.collective = {collectiveFor(c.mode, c.outputLayout(), c.tpSize),
+                        MeshAxis::Model,
+                        isColumn(c) ? "y" : "the partial sums",
+                        -1,
+                        int(c.tpSize),
+                        -1,
+                        layoutIndex};
+        s.caption = ringCaption(c, info);
+        if (sequence)
+            s.caption += info.phase == RingPhase::AddBias
+                             ? " (sequence parallelism: chunk m is the device's batch rows, the "
+                               "bias goes on each of them)"
+                             : " (sequence parallelism: the chunks are batch rows)";
+        if (info.phase == RingPhase::AddBias) {  // each device adds the bias to its own chunk
+            s.biasAdded = sequence ? std::vector<IndexRange>{{0, c.features}}
+                                   : featureChunks(c.features, c.tpSize);
+            s.biasIn = true;
+        }
+        s.complete = k + 1 == collective;
+    }
+}
+
+namespace {
 
 // The devices' backward after the forward's last step: dy arrives, dy's all-gather when the
 // output was reduce-scattered, every device's gradients, then the other collectives in order.
@@ -322,12 +373,15 @@ void appendMeshBackward(Timeline& program, const LayerConfig& c) {
     const std::vector<BackwardCollective> collectives = backwardCollectives(c);
     int next = 0;
     if (!collectives.empty() && collectives.front().of == "dy") {
-        appendBackwardRing(program, c, collectives.front(), next);
+        const BackwardCollective& dyGather = collectives.front();
+        appendCollectiveRing(program, c, dyGather.axis, dyGather.of, dyGather.cost, next);
         ++next;
     }
     appendAllGradients(program, c);
     for (; next < int(collectives.size()); ++next)
-        appendBackwardRing(program, c, collectives[std::size_t(next)], next);
+        appendCollectiveRing(program, c, collectives[std::size_t(next)].axis,
+                             collectives[std::size_t(next)].of, collectives[std::size_t(next)].cost,
+                             next);
 }
 
 }  // namespace
@@ -381,6 +435,8 @@ Timeline meshProgram(const LayerConfig& c, Mistake mistake, bool backward) {
     assert(!backward || mistake == Mistake::None);
     if (c.block == Block::Mlp)
         return mlpMeshProgram(c, mistake, backward);
+    if (c.layout != ShardingLayout::Tensor && mistake == Mistake::None)
+        return layoutMeshProgram(c, backward);
     Timeline program;
     TimelineStep& start = appendStep(program, StepPhase::Start);
     start.equation =
@@ -393,22 +449,8 @@ Timeline meshProgram(const LayerConfig& c, Mistake mistake, bool backward) {
     appendAllCompute(program, c, mistake, collective == 0);
     if (collective == 0 && !isColumn(c))
         appendClosingStep(program, c, mistake);
-    for (int k = 0; k < collective; ++k) {
-        const RingStepInfo info = ringStepInfo(c, k);
-        TimelineStep& s = appendStep(
-            program, info.phase == RingPhase::AddBias ? StepPhase::AddBias : StepPhase::RingStep);
-        s.ringStep = k;
-        s.ring = info;
-        s.equation = ringEquation(info, c.tpSize, "m");
-        s.collective = {collectiveFor(c.mode, c.outputLayout(), c.tpSize), MeshAxis::Model,
-                        isColumn(c) ? "y" : "the partial sums", -1, int(c.tpSize)};
-        s.caption = ringCaption(c, info);
-        if (info.phase == RingPhase::AddBias) {  // each device adds the bias to its own chunk
-            s.biasAdded = featureChunks(c.features, c.tpSize);
-            s.biasIn = true;
-        }
-        s.complete = k + 1 == collective;
-    }
+    if (collective > 0)
+        appendOutputCollective(program, c);
     if (backward)
         appendMeshBackward(program, c);
     numberCaptions(program);
@@ -457,9 +499,10 @@ RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep) {
 
 RingStepInfo ringStepInfo(CollectiveKind kind, int devices, int ringStep) {
     const int ring = devices - 1;
-    assert(kind == CollectiveKind::AllGather || kind == CollectiveKind::AllReduce);
+    assert(kind != CollectiveKind::None);
     assert(ringStep >= 0 && ringStep < (kind == CollectiveKind::AllReduce ? 2 * ring : ring));
-    if (kind == CollectiveKind::AllReduce && ringStep < ring)
+    if (kind == CollectiveKind::ReduceScatter ||
+        (kind == CollectiveKind::AllReduce && ringStep < ring))
         return {RingPhase::ReduceScatter, ringStep, ring};
     return {RingPhase::AllGather, kind == CollectiveKind::AllReduce ? ringStep - ring : ringStep,
             ring};

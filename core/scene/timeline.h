@@ -95,6 +95,9 @@ struct StepCollective {
     /// The MLP block's: its index in MlpCosts::collectives (block/mlp_costs.h, forward then
     /// backward), which SceneCosts::blockRings follows; -1 for one Linear's.
     int blockIndex = -1;
+    /// The fsdp and sequence layouts': its index in layoutCollectives (devices/layout_costs.h),
+    /// which SceneCosts::layoutRings follows; -1 in the tensor layout.
+    int layoutIndex = -1;
 };
 
 /// "all-reduce of dx over "model"": a step's collective in words.
@@ -170,7 +173,8 @@ Timeline loopTimeline(const LayerConfig& config, Mistake mistake = Mistake::None
 /// (AllGradients), then the ring steps of each other backward collective in its order, e.g.
 ///   "Step 5 of 11: all-reduce of dx over "model" (Megatron's f), reduce-scatter ring step 1 of
 ///    3 over 4 devices per data row"
-/// A config of the MLP block has mlpMeshProgram's steps.
+/// A config of the MLP block has mlpMeshProgram's steps, one in the fsdp or sequence layout (and
+/// no mistake) layoutMeshProgram's (layout_timeline.h).
 Timeline meshProgram(const LayerConfig& config, Mistake mistake = Mistake::None,
                      bool backward = false);
 
@@ -189,9 +193,9 @@ int collectiveStepCount(const LayerConfig& config, Mistake mistake = Mistake::No
 /// Where ring step `ringStep` (< collectiveStepCount) stands in its phase.
 RingStepInfo ringStepInfo(const LayerConfig& config, int ringStep);
 
-/// Where ring step `ringStep` of a backward collective stands in its phase: an all-gather's P-1
-/// steps, or an all-reduce's reduce-scatter then all-gather, P-1 each, over `devices` devices
-/// (no bias step).
+/// Where ring step `ringStep` of a backward or layout collective stands in its phase: an
+/// all-gather's or a reduce-scatter's P-1 steps, or an all-reduce's reduce-scatter then
+/// all-gather, P-1 each, over `devices` devices (no bias step).
 RingStepInfo ringStepInfo(CollectiveKind kind, int devices, int ringStep);
 
 /// The chunk device m sends at step s of a ring phase over P devices (ring_collective.h):

@@ -1,7 +1,9 @@
 #pragma once
 
 // The pieces both kinds of timeline are built from (timeline.cpp for one Linear, mlp_timeline.cpp
-// for the MLP block): appending a step, numbering the captions, and the words of a ring step.
+// for the MLP block): appending a step, numbering the captions, and the words of a ring step; and
+// one Linear's mesh-program steps (timeline.cpp), which the layouts' programs
+// (layout_timeline.cpp) are built from too.
 
 #include "scene/timeline.h"
 
@@ -29,5 +31,42 @@ std::string ringStepText(const RingStepInfo& info, std::int64_t devices, MeshAxi
 /// each device adds once to its reduced chunk.
 std::string ringEquation(const RingStepInfo& info, std::int64_t devices, const std::string& device,
                          const std::string& bias = "bias");
+
+// One Linear's mesh program (timeline.cpp) ------------------------------------------------------
+
+/// "y = x @ kernel + bias   (2x8 @ 8x12 + 12)": the whole layer.
+std::string layerEquation(const LayerConfig& config);
+
+/// A ring step of the output collective in words, or the bias step's.
+std::string ringCaption(const LayerConfig& config, const RingStepInfo& info);
+
+/// Row mode's closing step (the bias added once), the last of the loop and of a mesh program
+/// without a collective.
+void appendClosingStep(Timeline& timeline, const LayerConfig& config, Mistake mistake);
+
+/// Every device computing its part at once (AllCompute); `last` when nothing follows it.
+void appendAllCompute(Timeline& timeline, const LayerConfig& config, Mistake mistake, bool last);
+
+/// The output collective's collectiveStepCount(config) steps (row mode's bias step among them),
+/// each with StepCollective::layoutIndex `layoutIndex`; the sequence layout's chunks are batch
+/// rows, and each device adds the whole bias to its rows.
+void appendOutputCollective(Timeline& program, const LayerConfig& config, int layoutIndex = -1);
+
+/// How dy arrives on the devices, as the output is laid out: a caption and its equation.
+std::string dyArrivalCaption(const LayerConfig& config);
+std::string dyArrivalEquation(const LayerConfig& config);
+
+/// Every device computing its gradients at once (AllGradients).
+void appendAllGradients(Timeline& program, const LayerConfig& config);
+
+/// What a collective is, as a caption begins: "all-reduce of dx over "model" (Megatron's f)".
+std::string collectiveTitle(const StepCollective& collective);
+
+/// The ring steps of one collective of `cost` on array `of` over `axis`: its index in
+/// backwardCollectives (-1 when the tensor layout has no such collective) and in
+/// layoutCollectives (-1 in the tensor layout). The last step marks dx, dkernel or dbias whole.
+void appendCollectiveRing(Timeline& program, const LayerConfig& config, MeshAxis axis,
+                          const std::string& of, const CollectiveCost& cost, int backwardIndex,
+                          int layoutIndex = -1);
 
 }  // namespace tp

@@ -2,6 +2,7 @@
 
 #include "devices/backward_costs.h"
 #include "devices/duration_text.h"
+#include "devices/layout_costs.h"
 #include "estimate_bars.h"
 #include "layer/range_text.h"
 #include "scene/costs_report.h"
@@ -140,6 +141,40 @@ QString blockBackwardText(const MlpCosts& k) {
                 : CostsPanel::tr("sent by each device: %1").arg(sent.join(QStringLiteral(", "))));
 }
 
+// The three layouts of `config` side by side, the one it runs in bold; a layout the config cannot
+// take says why.
+QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePreset& hardware) {
+    QString rows;
+    for (const LayoutSummary& s : compareLayouts(config, backward, hardware)) {
+        const bool shown = s.layout == config.layout;
+        const auto cell = [shown](const QString& value) {
+            return QStringLiteral("<td style='padding-right:8px'>%1</td>")
+                .arg(shown ? QStringLiteral("<b>%1</b>").arg(value) : value);
+        };
+        QString row = cell(text(toString(s.layout)));
+        if (!s.refusal.empty()) {
+            row += QStringLiteral("<td colspan='4' style='color:#8a5a00'>%1</td>")
+                       .arg(text(s.refusal).toHtmlEscaped());
+        } else {
+            const QString sent = backward ? QStringLiteral("%1 + %2").arg(bytes(s.forwardSent),
+                                                                          bytes(s.backwardSent))
+                                          : bytes(s.forwardSent);
+            const QString time =
+                backward ? QStringLiteral("%1 + %2").arg(durationLabel(s.forward.totalSeconds),
+                                                         durationLabel(s.backward.totalSeconds))
+                         : durationLabel(s.forward.totalSeconds);
+            row += cell(bytes(s.bytesAtRest)) + cell(bytes(s.bytesPeak)) + cell(sent) + cell(time);
+        }
+        rows += QStringLiteral("<tr>%1</tr>").arg(row);
+    }
+    const QString pass = backward ? CostsPanel::tr(" (forward + backward)") : QString();
+    return CostsPanel::tr(
+               "<table cellspacing='0'><tr><th align='left'>layout</th>"
+               "<th align='left'>at rest</th><th align='left'>peak</th>"
+               "<th align='left'>sent%1</th><th align='left'>time%1</th></tr>%2</table>")
+        .arg(pass, rows);
+}
+
 }  // namespace
 
 QString durationLabel(double seconds) {
@@ -166,6 +201,14 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     }
     selectHardware(text(defaultHardware().name));
     m_estimate = wrappingLabel("estimateLabel");
+    m_layouts = new QLabel;
+    m_layouts->setObjectName(QStringLiteral("layoutsLabel"));
+    m_layouts->setTextFormat(Qt::RichText);
+    m_layouts->setToolTip(
+        tr("The scene's layer in each layout, per device: tensor parallelism alone, FSDP "
+           "(parameters split again over 'data') and sequence parallelism (activations split "
+           "over 'model' along the batch rows); the times from the cost model on the preset"));
+    m_layoutsTitle = new QLabel(tr("Layouts"));
     m_bars = new EstimateBars;
     m_plot = new TpSweepPlot;
     auto* form = new QFormLayout;
@@ -175,6 +218,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Hardware"), m_hardware);
     form->addRow(tr("Estimate"), m_estimate);
     form->addRow(QString(), m_bars);
+    form->addRow(m_layoutsTitle, m_layouts);
     layout->addLayout(form);
     layout->addWidget(m_plot, 1);
     connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
@@ -217,11 +261,14 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
         if (backward)
             m_backward->setText(blockBackwardText(mlp->costs));
         m_plot->setSweep(tpSweep(config, mlp->mistake), config.tpSize);
+        m_linear.reset();
         showEstimate();
         return;
     }
     const MeshCosts& mesh = m_costs->mesh;
-    m_forwardEstimate = [mesh](const HardwarePreset& h) { return estimateTime(mesh, h); };
+    m_forwardEstimate = [config](const HardwarePreset& h) {
+        return layoutEstimate(config, PassPhase::Forward, h);
+    };
     const std::int64_t perDevice = totalBytes(mesh.perDevice);
     m_memory->setText(
         tr("%1 per device against %2 for the unsharded layer on one device (%3%); "
@@ -248,9 +295,10 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
     m_backwardEstimate = nullptr;
     if (backward)
         m_backwardEstimate = [config](const HardwarePreset& h) {
-            return estimateBackwardTime(config, h);
+            return layoutEstimate(config, PassPhase::Backward, h);
         };
     m_plot->setSweep(tpSweep(config), config.tpSize);
+    m_linear = config;
     showEstimate();
 }
 
@@ -270,6 +318,10 @@ void CostsPanel::showEstimate() {
     if (m_backwardEstimate)
         phases.emplace_back(tr("backward"), m_backwardEstimate(hardware()));
     m_bars->setPhases(std::move(phases));
+    m_layouts->setVisible(m_linear.has_value());
+    m_layoutsTitle->setVisible(m_linear.has_value());
+    if (m_linear)
+        m_layouts->setText(layoutsTable(*m_linear, m_backwardEstimate != nullptr, hardware()));
 }
 
 }  // namespace tp

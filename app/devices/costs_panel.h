@@ -39,6 +39,9 @@ public:
     /// bytes sent; hidden without.
     QLabel* backwardLabel() const { return m_backward; }
     QLabel* estimateLabel() const { return m_estimate; }
+    /// One Linear's three layouts side by side on the preset (compareLayouts): memory at rest and
+    /// at peak, bytes sent and the estimated time of each pass; hidden for the MLP block.
+    QLabel* layoutsLabel() const { return m_layouts; }
     EstimateBars* estimateBars() const { return m_bars; }
     TpSweepPlot* plot() const { return m_plot; }
 
@@ -53,6 +56,10 @@ private:
     /// the MLP block's.
     std::function<TimeEstimate(const HardwarePreset&)> m_forwardEstimate;
     std::function<TimeEstimate(const HardwarePreset&)> m_backwardEstimate;
+    /// One Linear's config as run, for the layouts' comparison; nullopt for the MLP block.
+    std::optional<LayerConfig> m_linear;
+    QLabel* m_layouts;
+    QLabel* m_layoutsTitle;
     QComboBox* m_hardware;
     QLabel* m_memory;
     QLabel* m_wire;

@@ -107,12 +107,28 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
                  styleOf({}, {}, Qt::Horizontal, ds.xScale)};
     v.arrays = {k, b, xs};
 
-    // The output side: what the device has computed, or its collective buffer.
+    // The output side: what the device has computed, or its collective buffer. A layout's gather
+    // before the product (fsdp's kernel and bias, sequence parallelism's x) moves the array it
+    // names, and the output is not computed yet.
     const RingRun& ring = costs.ring;
+    const bool outputRing = state.ringStep >= 0 && (state.collective.of == "y" ||
+                                                    state.collective.of == "the partial sums");
+    if (state.ringStep >= 0 && !outputRing) {
+        const QString of = QString::fromStdString(state.collective.of);
+        const auto moved = std::find_if(v.arrays.begin(), v.arrays.end(), [&](const HeldArray& a) {
+            return a.name == of || a.name.startsWith(of + '[');
+        });
+        const int p = state.collective.devices;
+        const int me = state.collective.axis == MeshAxis::Data ? d : m;
+        v.ringArray = moved == v.arrays.end() ? -1 : int(moved - v.arrays.begin());
+        v.sendsChunk = ringChunkSent(state.ring.phase, state.ring.indexInPhase, me, p);
+        v.receivesChunk =
+            ringChunkSent(state.ring.phase, state.ring.indexInPhase, (me - 1 + p) % p, p);
+    }
     HeldArray out;
     out.spec = spec(specs.output);
     out.bytes = h.outputBytes;
-    if (state.ringStep < 0) {
+    if (!outputRing) {
         const bool done = m < state.groupsDone;
         if (column) {
             out.name = QStringLiteral("y[%1, %2]").arg(slice(rows), slice(g.outputCols));
@@ -132,7 +148,7 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
     } else {
         out.name = QStringLiteral("buffer[%1, :]").arg(slice(rows));
     }
-    if (state.ringStep >= 0 && ring.simulated) {
+    if (outputRing && ring.simulated) {
         const RingStep& rs = ring.steps.at(std::size_t(state.ringStep));
         const Matrix* stack = ring.stepBuffersKept ? &rs.buffers : nullptr;
         if (!stack && state.ringStep + 1 == int(ring.steps.size()))
@@ -155,7 +171,7 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
         }
     }
     v.arrays.push_back(out);
-    if (state.ringStep >= 0)
+    if (outputRing)
         v.ringArray = int(v.arrays.size()) - 1;
 
     QStringList parts{QStringLiteral("kernel %1").arg(bytes(h.kernelBytes)),

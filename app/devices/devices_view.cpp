@@ -2,6 +2,7 @@
 
 #include "costs_panel.h"
 #include "device_card.h"
+#include "devices/layout_costs.h"
 #include "mpi_run_panel.h"
 #include "ring_arrows.h"
 #include "scene/collective_pairs.h"
@@ -76,6 +77,30 @@ QString ringVerdict(const CollectiveCheck& check) {
         .arg(check.bitIdentical)
         .arg(check.elements)
         .arg(verdict);
+}
+
+// The fsdp or sequence layout: what each device keeps at rest, then each of the layout's own
+// collectives' runs against the split pass (the tensor layout's are in the lines above).
+QString layoutHeader(const LayerConfig& c, bool backward, const std::vector<RingRun>& rings) {
+    const LayoutMemory memory = layoutMemory(c, backward);
+    const std::vector<LayoutCollective> program = layoutCollectives(c, backward);
+    QString header = DevicesView::tr(
+                         "<br><b>Layout %1</b>: %2 per device at rest, %3 at its "
+                         "peak; the cards show each array as the product uses it.")
+                         .arg(q(std::string(toString(c.layout))), q(formatBytes(memory.atRest)),
+                              q(formatBytes(memory.peak)));
+    QStringList runs;
+    for (std::size_t i = 0; i < rings.size() && i < program.size(); ++i)
+        if (rings[i].simulated || rings[i].note.find("tensor layout") == std::string::npos)
+            runs << DevicesView::tr("%1 %2 of %3 over '%4': %5")
+                        .arg(q(std::string(toString(program[i].phase))),
+                             q(std::string(toString(program[i].cost.kind))), q(program[i].of),
+                             q(std::string(toString(program[i].axis))),
+                             rings[i].simulated ? ringVerdict(rings[i].check)
+                                                : q(rings[i].note).toHtmlEscaped());
+    if (!runs.isEmpty())
+        header += DevicesView::tr(" Its own rings: %1.").arg(runs.join(QStringLiteral("; ")));
+    return header;
 }
 
 // The MLP block's mesh and each array's layout, then each collective's run against the split.
@@ -261,6 +286,8 @@ void DevicesView::rebuild() {
                                  : tr("<br>The backward's rings against the split pass: %1.")
                                        .arg(runs.join(QStringLiteral("; ")));
     }
+    if (c.layout != ShardingLayout::Tensor)
+        header += layoutHeader(c, m_scene->backward != nullptr, m_deviceScene.costs->layoutRings);
     m_header->setText(header);
     m_pairs->setVisible(m_scene->backward != nullptr);
     if (m_scene->backward)
@@ -296,7 +323,17 @@ void DevicesView::showStep() {
     if (state.ringStep >= 0 && state.ring.phase != RingPhase::AddBias) {
         const StepCollective& collective = state.collective;
         const RingRun* run = &m_deviceScene.costs->ring;
-        if (collective.blockIndex >= 0) {
+        const RingRun* layoutRun = nullptr;
+        if (collective.layoutIndex >= 0) {
+            const std::vector<RingRun>& rings = m_deviceScene.costs->layoutRings;
+            const auto index = std::size_t(collective.layoutIndex);
+            if (index < rings.size() && rings[index].simulated)
+                layoutRun = &rings[index];
+        }
+        const bool output = collective.of == "y" || collective.of == "the partial sums";
+        if (layoutRun) {
+            run = layoutRun;
+        } else if (collective.blockIndex >= 0) {
             const std::vector<RingRun>& rings = m_deviceScene.costs->blockRings;
             const auto index = std::size_t(collective.blockIndex);
             run = index < rings.size() ? &rings[index] : nullptr;
@@ -304,6 +341,8 @@ void DevicesView::showStep() {
             const SceneBackward* backward = m_deviceScene.scene->backward.get();
             const auto index = std::size_t(collective.backwardIndex);
             run = backward && index < backward->rings.size() ? &backward->rings[index] : nullptr;
+        } else if (collective.layoutIndex >= 0 && !output) {
+            run = nullptr;  // the layout's own collective, left unsimulated
         }
         std::vector<ChunkTransfer> transfers;
         if (run && run->simulated) {

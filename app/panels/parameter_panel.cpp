@@ -508,14 +508,36 @@ void ParameterPanel::buildMeshBox(QVBoxLayout* layout) {
            "row replicated"));
     mesh->addRow(tr("Output"), m_output);
     addProblemRow(mesh, ConfigField::Output);
+    m_layout = new QComboBox;
+    m_layout->setObjectName(QStringLiteral("layoutBox"));
+    const std::pair<ShardingLayout, QString> layouts[] = {
+        {ShardingLayout::Tensor, tr("Tensor parallelism alone: each device keeps its model shard "
+                                    "of kernel and bias and its batch rows of x")},
+        {ShardingLayout::Fsdp,
+         tr("FSDP (ZeRO-3): each kernel and bias block split again over 'data', all-gathered "
+            "just before use and freed; the gradients reduce-scattered over 'data'")},
+        {ShardingLayout::Sequence,
+         tr("Sequence parallelism: the activations split over 'model' along the batch rows; an "
+            "all-gather before the column layer, a reduce-scatter after the row layer")}};
+    for (const auto& [value, tip] : layouts) {
+        m_layout->addItem(QString::fromUtf8(toString(value)), int(value));
+        m_layout->setItemData(m_layout->count() - 1, tip, Qt::ToolTipRole);
+    }
+    m_layout->setToolTip(
+        tr("Where one Linear's arrays rest on the data x model mesh; the "
+           "Devices tab runs the layout's collectives and compares the three"));
+    mesh->addRow(tr("Layout"), m_layout);
+    addProblemRow(mesh, ConfigField::Layout);
     layout->addWidget(meshBox);
     connect(m_data, &QSpinBox::valueChanged, this, [this] { readInputs(); });
     connect(m_output, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
+    connect(m_layout, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });
 }
 
 void ParameterPanel::showMeshInputs(const LayerConfig& config) {
     m_data->setValue(int(std::clamp<std::int64_t>(config.dataSize, 1, kMaxSize)));
     m_output->setCurrentIndex(!config.output ? 0 : *config.output == OutputLayout::Sharded ? 1 : 2);
+    m_layout->setCurrentIndex(std::max(0, m_layout->findData(int(config.layout))));
 }
 
 void ParameterPanel::readMeshInputs(LayerConfig& config) const {
@@ -524,6 +546,7 @@ void ParameterPanel::readMeshInputs(LayerConfig& config) const {
     config.output = output == 0   ? std::nullopt
                     : output == 1 ? std::optional(OutputLayout::Sharded)
                                   : std::optional(OutputLayout::Replicated);
+    config.layout = ShardingLayout(m_layout->currentData().toInt());
 }
 
 }  // namespace tp

@@ -104,7 +104,8 @@ private:
     void updateEnabled();
     QLabel* addProblemRow(QFormLayout* form, ConfigField field);
 
-    // The device mesh: data D and the output layout (their own box, after the split).
+    // The device mesh: data D, the output layout and the sharding layout (their own box, after
+    // the split).
     void buildMeshBox(QVBoxLayout* layout);
     void showMeshInputs(const LayerConfig& config);
     void readMeshInputs(LayerConfig& config) const;
@@ -141,7 +142,8 @@ private:
     QLabel* m_memory = nullptr;
     QSpinBox* m_data = nullptr;
     QComboBox* m_output = nullptr;
-    QComboBox* m_pass = nullptr;  ///< Forward, or Forward + backward (SceneRun::backward)
+    QComboBox* m_layout = nullptr;  ///< tensor, fsdp or sequence (LayerConfig::layout)
+    QComboBox* m_pass = nullptr;    ///< Forward, or Forward + backward (SceneRun::backward)
     QComboBox* m_mistake = nullptr;
     QComboBox* m_rule = nullptr;
     QLineEdit* m_rtol = nullptr;

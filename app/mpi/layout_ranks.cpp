@@ -56,8 +56,9 @@ Block chunkKept(const Block& whole, std::int64_t index, std::int64_t parts) {
 class LayoutStep {
 public:
     LayoutStep(const LayerConfig& c, const RankPlace& place, MPI_Comm modelComm, MPI_Comm dataComm,
-               const LayoutCollective& step)
-        : m_comm(step.axis == MeshAxis::Model ? modelComm : dataComm),
+               const LayoutCollective& step, double& wait)
+        : m_wait(wait),
+          m_comm(step.axis == MeshAxis::Model ? modelComm : dataComm),
           m_index(step.axis == MeshAxis::Model ? place.m : place.d),
           m_parts(step.axis == MeshAxis::Model ? c.tpSize : c.dataSize) {}
 
@@ -112,13 +113,17 @@ public:
     std::int64_t parts() const { return m_parts; }
 
 private:
+    // The call's wall clock; the barrier's wait before it is added to m_wait.
     double timed(const std::function<void()>& call) const {
+        const double arrived = MPI_Wtime();
         MPI_Barrier(m_comm);
         const double start = MPI_Wtime();
+        m_wait += start - arrived;
         call();
         return MPI_Wtime() - start;
     }
 
+    double& m_wait;
     MPI_Comm m_comm;
     std::int64_t m_index;
     std::int64_t m_parts;
@@ -150,8 +155,11 @@ LayoutRankRun runLayoutRanks(const LayerConfig& c, const RankPlace& place, MPI_C
     const bool column = c.mode == ParallelMode::Column;
     const bool rowsOut = c.layout == ShardingLayout::Sequence && !column;
     const std::vector<LayoutCollective> program = layoutCollectives(c, backward);
+    double forwardWait = 0;  // the barriers' waits before the forward's collectives
+    double backwardWait = 0;
     const auto stepAt = [&](std::size_t i) {
-        return LayoutStep(c, place, modelComm, dataComm, program[i]);
+        return LayoutStep(c, place, modelComm, dataComm, program[i],
+                          program[i].phase == PassPhase::Forward ? forwardWait : backwardWait);
     };
     LayoutRankRun run;
     run.collectiveSeconds.assign(program.size(), 0.0);
@@ -234,6 +242,7 @@ LayoutRankRun runLayoutRanks(const LayerConfig& c, const RankPlace& place, MPI_C
     run.bytesPeak =
         std::max(product, atRest + std::max(productBuffer, bytesOf(run.output.held.size())));
     keepChunks();
+    run.output.waitSeconds += forwardWait;
     run.output.communicationSeconds = 0;
     for (std::size_t i = 0; i < next; ++i)
         run.output.communicationSeconds += run.collectiveSeconds[i];

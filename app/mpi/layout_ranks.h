@@ -19,6 +19,7 @@
 //             and is all-gathered along them before the products. dkernel and dbias are
 //             all-reduced over "data", as in the tensor layout.
 // Each collective is timed after a barrier on its communicator (the barrier's wait apart).
+// A layout's output is checked whole on rank 0: gatherLayoutOutput and gatherLayoutGradients.
 
 #include "layer/backward.h"
 #include "output_collective.h"
@@ -47,7 +48,8 @@ LayoutHeld layoutHeld(const LayerConfig& config, const RankPlace& place);
 
 /// A rank's run of a layout.
 struct LayoutRankRun {
-    /// held: the output block of layoutHeld; partial: the tensor layout's (with keepPartial).
+    /// held: the output block of layoutHeld; partial: the tensor layout's (with keepPartial);
+    /// the times: the forward's product, its collectives' barriers and its collectives, summed.
     RankOutput output;
     RankGradients backward;  ///< with the backward: the blocks of layoutHeld
     /// Each collective's wall clock, one per entry of layoutCollectives(config, backward).

@@ -70,7 +70,11 @@ std::string helpText() {
            "collectives too); rank 0 prints tpviz-cli's report, each rank's bytes held and "
            "times, and the check. With --block mlp, the Megatron MLP block on tp_size ranks: "
            "each rank its slice of the hidden features, one all-reduce of linear2's partial "
-           "sums (and with --backward one of dx).\n\n" +
+           "sums (and with --backward one of dx). With --layout fsdp or sequence (and --costs), "
+           "one Linear's layout: each rank keeps only its chunks at rest and runs the layout's "
+           "gathers and reduce-scatters over the data and model communicators in the order "
+           "--costs lists them; each rank reports its bytes at rest and at its peak and each "
+           "collective's time.\n\n" +
            tp::sceneOptionsHelp(extraOptions());
 }
 

@@ -4,6 +4,7 @@
 #include "devices/mesh_costs.h"
 #include "io/standard_output.h"
 #include "layer/forward.h"
+#include "layout_ranks.h"
 #include "mlp/mlp_ranks.h"
 #include "nnx/nnx_init.h"
 #include "rank_backward.h"
@@ -22,8 +23,11 @@ namespace tp::mpi {
 
 namespace {
 
-// A rank's share, with its backward pass when asked.
+// A rank's share, with its backward pass when asked: the fsdp and sequence layouts' peak as
+// layoutMemory counts it.
 std::int64_t shareBytes(const LayerConfig& config, bool backward) {
+    if (config.layout != ShardingLayout::Tensor)
+        return layoutMemory(config, backward).peak;
     return rankBytesNeeded(config) + (backward ? rankBackwardBytesNeeded(config) : 0);
 }
 
@@ -69,11 +73,6 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
         problems.push_back(
             "--mistake: tpviz-mpi runs the correct split on real ranks; tpviz-cli "
             "and the app make the mistakes");
-    if (options.config.layout != ShardingLayout::Tensor)
-        problems.push_back(
-            "--layout: tpviz-mpi's ranks run the tensor layout; tpviz-cli --layout " +
-            std::string(toString(options.config.layout)) +
-            " --costs shows that layout's collectives and memory");
     if (!problems.empty() || !configValid)
         return problems;
     LayerConfig c = options.config;
@@ -116,6 +115,15 @@ std::vector<std::string> runProblems(const SceneOptionsParse& parse, int worldSi
                            std::to_string(largestBackwardMessage(c)) +
                            " values) is more than one MPI message of 2^31 - 1 values; use a "
                            "larger tp_size or data size, or smaller sizes");
+    if (c.layout != ShardingLayout::Tensor && !wholeLayerFitsRankZero(c, options.backward))
+        problems.push_back("--layout " + std::string(toString(c.layout)) +
+                           ": rank 0 checks every rank's arrays against the whole layer, and the "
+                           "whole layer (" +
+                           formatBytes(bytesNeeded(c)) +
+                           ", twice: gathered, and computed in one process to check it) does not "
+                           "fit rank 0's memory budget of " +
+                           formatBytes(c.memoryBudgetBytes) +
+                           " beside its share; choose smaller sizes or the tensor layout");
     if (!options.summary && !wholeLayerFitsRankZero(c))
         problems.push_back("the full report prints every array, and the whole layer (" +
                            formatBytes(bytesNeeded(c)) +
@@ -173,15 +181,21 @@ Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
     return scene;
 }
 
-// --costs without the single-process ring: the collective ran on the ranks instead.
-SceneCosts rankCosts(const SceneOptions& options) {
+// --costs without the single-process rings: the collectives ran on the ranks instead.
+SceneCosts rankCosts(const SceneOptions& options, const std::vector<LayoutCollective>& program) {
+    constexpr const char* kOnRanks = "ran on the MPI ranks (see MPI below), not simulated";
     SceneCosts costs;
     costs.hardware = *options.hardware;
     costs.mesh = meshCosts(options.config);
     costs.estimate = layoutEstimate(options.config, PassPhase::Forward, costs.hardware);
     costs.backwardEstimate = layoutEstimate(options.config, PassPhase::Backward, costs.hardware);
     costs.ring.kind = costs.mesh.collective.kind;
-    costs.ring.note = "the collective ran on the MPI ranks (see MPI below), not simulated";
+    costs.ring.note = std::string("the collective ") + kOnRanks;
+    for (const LayoutCollective& step : program) {
+        RingRun& run = costs.layoutRings.emplace_back();
+        run.kind = step.cost.kind;
+        run.note = kOnRanks;
+    }
     return costs;
 }
 
@@ -212,33 +226,65 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
     stats.rank = place.rank;
     stats.d = place.d;
     stats.m = place.m;
-    double start = MPI_Wtime();
-    RankShare share = drawShare(c, place);
-    stats.generateSeconds = MPI_Wtime() - start;
-    runFailureDrill(hidden.drill, place.rank);
-
     const bool whole = wholeLayerFitsRankZero(c, options.backward);
     // The full report and --save-npy show every partial; the summary only the output.
     const bool saveArrays = !options.saveNpyDir.empty();
     const bool keepPartials = !options.summary || saveArrays;
-    const RankOutput output = runForward(c, place, share, modelComm, keepPartials);
-    stats.kernelBytesHeld = share.kernel.size() * std::int64_t(sizeof(float));
-    stats.biasBytesHeld = share.bias.size() * std::int64_t(sizeof(float));
-    stats.xBytesHeld = share.x.size() * std::int64_t(sizeof(float));
-    stats.outputBytesHeld = output.held.size() * std::int64_t(sizeof(float));
+    const bool layout = c.layout != ShardingLayout::Tensor;
+    constexpr auto f32 = std::int64_t(sizeof(float));
+    RankShare share;
+    RankOutput output;
+    BackwardResult gathered;
+    if (layout) {
+        // runProblems made sure the whole layer is on rank 0 to check every rank's arrays.
+        runFailureDrill(hidden.drill, place.rank);
+        MPI_Comm dataComm = MPI_COMM_NULL;
+        MPI_Comm_split(world, int(place.m), int(place.d), &dataComm);
+        LayoutRankRun run =
+            runLayoutRanks(c, place, modelComm, dataComm, options.backward, keepPartials);
+        MPI_Comm_free(&dataComm);
+        stats.generateSeconds = run.generateSeconds;
+        stats.kernelBytesHeld = run.kernelBytesAtRest;
+        stats.biasBytesHeld = run.biasBytesAtRest;
+        stats.xBytesHeld = run.xBytesAtRest;
+        stats.layout =
+            RankLayoutStats{run.kernelBytesAtRest + run.biasBytesAtRest + run.xBytesAtRest,
+                            run.bytesPeak, std::move(run.collectiveSeconds)};
+        output = std::move(run.output);
+        if (options.backward) {
+            const RankGradients& b = run.backward;
+            const Gradients& g = b.gradients;
+            stats.backward = RankBackwardStats{b.dy.size() * f32,
+                                               g.dx.size() * f32,
+                                               g.dkernel.size() * f32,
+                                               g.dbias.size() * f32,
+                                               b.generateSeconds,
+                                               b.computeSeconds,
+                                               {}};
+            gathered = gatherLayoutGradients(c, place, b, world);
+        }
+    } else {
+        double start = MPI_Wtime();
+        share = drawShare(c, place);
+        stats.generateSeconds = MPI_Wtime() - start;
+        runFailureDrill(hidden.drill, place.rank);
+        output = runForward(c, place, share, modelComm, keepPartials);
+        stats.kernelBytesHeld = share.kernel.size() * f32;
+        stats.biasBytesHeld = share.bias.size() * f32;
+        stats.xBytesHeld = share.x.size() * f32;
+    }
+    stats.outputBytesHeld = output.held.size() * f32;
     stats.computeSeconds = output.computeSeconds;
     stats.waitSeconds = output.waitSeconds;
     stats.communicationSeconds = output.communicationSeconds;
 
-    BackwardResult gathered;
-    if (options.backward) {
+    if (options.backward && !layout) {
         MPI_Comm dataComm = MPI_COMM_NULL;
         MPI_Comm_split(world, int(place.m), int(place.d), &dataComm);
         const RankGradients gradients = runBackward(c, place, share, modelComm, dataComm,
                                                     !options.summary, hidden.skippedCollective);
         MPI_Comm_free(&dataComm);
         const Gradients& g = gradients.gradients;
-        constexpr auto f32 = std::int64_t(sizeof(float));
         stats.backward = RankBackwardStats{gradients.dy.size() * f32,  g.dx.size() * f32,
                                            g.dkernel.size() * f32,     g.dbias.size() * f32,
                                            gradients.generateSeconds,  gradients.computeSeconds,
@@ -255,7 +301,9 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
     if (keepPartials)
         partials = gatherPartials(c, place, output, world);
     Matrix assembled;
-    if (whole)
+    if (layout)
+        assembled = gatherLayoutOutput(c, place, output.held, world);
+    else if (whole)
         assembled = gatherOutput(c, place, output, world);
     stats.peakRssBytes = peakRssBytes();
     const std::vector<RankStats> ranks = gatherStats(stats, world);
@@ -273,13 +321,16 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
         if (options.backward)
             backward =
                 completeBackward(scene, cotangent(c), std::move(gathered), sceneRun(options).check);
+        const std::vector<LayoutCollective> program =
+            layout ? layoutCollectives(c, options.backward) : std::vector<LayoutCollective>();
         std::optional<SceneCosts> costs;
         if (options.costs)
-            costs = rankCosts(options);
+            costs = rankCosts(options, program);
         const SceneCosts* shown = costs ? &*costs : nullptr;
         const SceneBackward* shownBackward = backward ? &*backward : nullptr;
+        // A layout's backward collectives are timed in its program's times.
         const std::vector<BackwardCollective> collectives =
-            backward ? backward->collectives : std::vector<BackwardCollective>();
+            backward && !layout ? backward->collectives : std::vector<BackwardCollective>();
         status =
             scene.verification.passed() && (!backward || backward->verification.passed()) ? 0 : 1;
         std::string error;
@@ -289,14 +340,13 @@ int runRanks(const SceneOptions& options, const TestOptions& hidden, MPI_Comm wo
                 error = "--save-npy: " + error;
         }
         if (error.empty())
-            error =
-                options.json
-                    ? writeStandardOutput([&](std::ostream& out) {
-                          writeJsonReport(out, scene, options.summary, shown,
-                                          ranksJson(ranks, check, collectives), shownBackward);
-                      })
-                    : writeStandardOutput(textReport(scene, options.summary, shown, shownBackward) +
-                                          ranksText(ranks, check, collectives));
+            error = options.json ? writeStandardOutput([&](std::ostream& out) {
+                writeJsonReport(out, scene, options.summary, shown,
+                                ranksJson(ranks, check, collectives, program), shownBackward);
+            })
+                                 : writeStandardOutput(
+                                       textReport(scene, options.summary, shown, shownBackward) +
+                                       ranksText(ranks, check, collectives, program));
         if (error.empty())
             error = finishStandardOutput();
         if (!error.empty()) {

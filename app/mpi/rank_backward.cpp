@@ -21,8 +21,8 @@ IndexRange drawnDyColumns(const LayerConfig& config, const RankPlace& place,
                                                : heldColumns(config, place);
 }
 
-// dy as the rank holds it before any collective; row + sharded: its block in its columns, zeros
-// where the all-gather will bring the others' blocks.
+}  // namespace
+
 Matrix rankCotangent(const LayerConfig& config, const RankPlace& place, const RankShare& share) {
     const IndexRange rows = share.ranges.batchRows;
     const IndexRange cols = drawnDyColumns(config, place, share);
@@ -33,6 +33,8 @@ Matrix rankCotangent(const LayerConfig& config, const RankPlace& place, const Ra
     dy.middleCols(cols.start, cols.size()) = block;
     return dy;
 }
+
+namespace {
 
 // The buffer an all-reduce sums in place: the rank's dx, dkernel or dbias.
 std::pair<float*, Index> reducedBuffer(Gradients& g, const std::string& of) {
@@ -65,8 +67,8 @@ double runCollective(const LayerConfig& config, const BackwardCollective& collec
     return MPI_Wtime() - start;
 }
 
-// Sends each rank's (rows, cols) block that `wanted` accepts to rank 0, which hands them, in rank
-// order, to `put`. Every rank of `world` calls it with the same `tag`.
+}  // namespace
+
 void collectOnRankZero(const LayerConfig& config, const RankPlace& place, const float* block,
                        Index rows, Index cols, const std::function<bool(const RankPlace&)>& wanted,
                        const std::function<void(const RankPlace&, const MatrixCRef&)>& put, int tag,
@@ -90,8 +92,6 @@ void collectOnRankZero(const LayerConfig& config, const RankPlace& place, const 
         put(from, received);
     }
 }
-
-}  // namespace
 
 std::int64_t rankBackwardBytesNeeded(const LayerConfig& c) {
     const std::int64_t p = c.tpSize;

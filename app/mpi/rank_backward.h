@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,18 @@ std::int64_t rankBackwardBytesNeeded(const LayerConfig& config);
 /// The largest number of floats one of the rank's backward collectives moves in one MPI call: the
 /// gathered dy, dx, or the dkernel block.
 std::int64_t largestBackwardMessage(const LayerConfig& config);
+
+/// dy as the rank holds it in the tensor layout before any collective: column mode its
+/// (Nd, F/P) columns; row mode all of its rows' dy, or (row + sharded) its block in its columns
+/// of an (Nd, F) matrix, zeros where the all-gather brings the others' blocks.
+Matrix rankCotangent(const LayerConfig& config, const RankPlace& place, const RankShare& share);
+
+/// Sends each rank's (rows, cols) block that `wanted` accepts to rank 0, which hands them, in
+/// rank order, to `put`. Every rank of `world` calls it with the same `tag` and block shape.
+void collectOnRankZero(const LayerConfig& config, const RankPlace& place, const float* block,
+                       Index rows, Index cols, const std::function<bool(const RankPlace&)>& wanted,
+                       const std::function<void(const RankPlace&, const MatrixCRef&)>& put, int tag,
+                       MPI_Comm world);
 
 /// Runs the rank's backward pass. `share` still holds its kernel block and x block; modelComm
 /// joins the tp_size ranks of one data index in model order, dataComm the data ranks of one model

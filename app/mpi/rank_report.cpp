@@ -41,6 +41,53 @@ std::vector<RankBackwardStats> gatherBackwardStats(const RankBackwardStats& mine
     return all;
 }
 
+// Every rank's layout stats on rank 0, in rank order; empty elsewhere. Every rank has the same
+// number of collectives.
+std::vector<RankLayoutStats> gatherLayoutStats(const RankLayoutStats& mine, MPI_Comm world) {
+    const std::array<std::int64_t, 2> ints{mine.bytesAtRest, mine.bytesPeak};
+    const int count = int(mine.collectiveSeconds.size());
+    int rank = 0;
+    int size = 1;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    std::vector<std::int64_t> allInts(rank == 0 ? std::size_t(size) * 2 : 0);
+    std::vector<double> allReals(rank == 0 ? std::size_t(size) * std::size_t(count) : 0);
+    MPI_Gather(ints.data(), 2, MPI_INT64_T, allInts.data(), 2, MPI_INT64_T, 0, world);
+    MPI_Gather(mine.collectiveSeconds.data(), count, MPI_DOUBLE, allReals.data(), count, MPI_DOUBLE,
+               0, world);
+    std::vector<RankLayoutStats> all;
+    for (std::size_t r = 0; r < allInts.size() / 2; ++r) {
+        const double* f = allReals.data() + r * std::size_t(count);
+        all.push_back({allInts[2 * r], allInts[2 * r + 1], {f, f + count}});
+    }
+    return all;
+}
+
+Json layoutJson(const RankLayoutStats& l, const std::vector<LayoutCollective>& program) {
+    Json times = Json::array();
+    for (std::size_t i = 0; i < program.size(); ++i)
+        times.push_back({{"name", std::string(toString(program[i].cost.kind))},
+                         {"phase", std::string(toString(program[i].phase))},
+                         {"axis", std::string(toString(program[i].axis))},
+                         {"of", program[i].of},
+                         {"communication_s", l.collectiveSeconds[i]}});
+    return {{"bytes_at_rest", l.bytesAtRest},
+            {"bytes_peak", l.bytesPeak},
+            {"collectives", std::move(times)}};
+}
+
+std::string layoutText(const RankLayoutStats& l, const std::vector<LayoutCollective>& program) {
+    std::ostringstream out;
+    out << "    layout: " << formatBytes(l.bytesAtRest) << " at rest, " << formatBytes(l.bytesPeak)
+        << " at its peak";
+    for (std::size_t i = 0; i < program.size(); ++i)
+        out << (i == 0 ? "; " : ", ") << toString(program[i].phase) << ' '
+            << toString(program[i].cost.kind) << " of " << program[i].of << " over \""
+            << toString(program[i].axis) << "\" " << durationText(l.collectiveSeconds[i]);
+    out << '\n';
+    return out.str();
+}
+
 Json backwardJson(const RankBackwardStats& b, const std::vector<BackwardCollective>& collectives) {
     Json times = Json::array();
     for (std::size_t i = 0; i < collectives.size(); ++i)
@@ -104,12 +151,17 @@ std::vector<RankStats> gatherStats(const RankStats& mine, MPI_Comm world) {
         const std::int64_t* i = allInts.data() + r * kIntFields;
         const double* f = allReals.data() + r * (kTimeFields + 1);
         all.push_back({int(i[0]), i[1], i[2], i[3], i[4], i[5], i[6], std::int64_t(f[4]), f[0],
-                       f[1], f[2], f[3], std::nullopt});
+                       f[1], f[2], f[3], std::nullopt, std::nullopt});
     }
     if (mine.backward) {
         const std::vector<RankBackwardStats> backward = gatherBackwardStats(*mine.backward, world);
         for (std::size_t r = 0; r < backward.size(); ++r)
             all[r].backward = backward[r];
+    }
+    if (mine.layout) {
+        const std::vector<RankLayoutStats> layout = gatherLayoutStats(*mine.layout, world);
+        for (std::size_t r = 0; r < layout.size(); ++r)
+            all[r].layout = layout[r];
     }
     return all;
 }
@@ -138,7 +190,8 @@ std::string mpiText(std::size_t worldSize, const CheckKind& check) {
 }
 
 Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
-               const std::vector<BackwardCollective>& collectives) {
+               const std::vector<BackwardCollective>& collectives,
+               const std::vector<LayoutCollective>& program) {
     Json mpi = mpiJson(ranks.size(), check);
     Json all = Json::array();
     for (const RankStats& r : ranks) {
@@ -155,13 +208,16 @@ Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
                      {"communication_s", r.communicationSeconds}};
         if (r.backward)
             rank["backward"] = backwardJson(*r.backward, collectives);
+        if (r.layout)
+            rank["layout"] = layoutJson(*r.layout, program);
         all.push_back(std::move(rank));
     }
     return {{"mpi", std::move(mpi)}, {"ranks", std::move(all)}};
 }
 
 std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check,
-                      const std::vector<BackwardCollective>& collectives) {
+                      const std::vector<BackwardCollective>& collectives,
+                      const std::vector<LayoutCollective>& program) {
     std::ostringstream out;
     out << mpiText(ranks.size(), check);
     for (const RankStats& r : ranks)
@@ -171,7 +227,8 @@ std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& chec
             << "; generate " << durationText(r.generateSeconds) << ", compute "
             << durationText(r.computeSeconds) << ", wait " << durationText(r.waitSeconds)
             << ", communication " << durationText(r.communicationSeconds) << '\n'
-            << (r.backward ? backwardText(*r.backward, collectives) : "");
+            << (r.backward ? backwardText(*r.backward, collectives) : "")
+            << (r.layout ? layoutText(*r.layout, program) : "");
     return out.str();
 }
 

@@ -13,8 +13,14 @@
 //                "generate_s", "compute_s",
 //                "collectives": [{"name", "axis", "of", "communication_s"}, ...]}
 //   (the collectives as the report's backward.collectives lists them, in the order they run)
+// With --layout fsdp or sequence, each rank's object also holds
+//   "layout": {"bytes_at_rest", "bytes_peak",
+//              "collectives": [{"name", "phase", "axis", "of", "communication_s"}, ...]}
+//   (the collectives of costs.collectives, in the order they run; the backward's are there, and
+//   the "backward" member's "collectives" is empty)
 
 #include "devices/backward_collectives.h"
+#include "devices/layout_costs.h"
 #include "rank_share.h"
 #include "scene/report.h"
 
@@ -39,6 +45,14 @@ struct RankBackwardStats {
     std::vector<double> collectiveSeconds;
 };
 
+/// What a rank held and spent in the fsdp or sequence layout's program (layout_ranks.h).
+struct RankLayoutStats {
+    std::int64_t bytesAtRest = 0;  ///< kernel, bias and x kept between passes
+    std::int64_t bytesPeak = 0;    ///< at layoutMemory's moments (LayoutRankRun::bytesPeak)
+    /// Each collective's wall clock, in the order layoutCollectives lists them.
+    std::vector<double> collectiveSeconds;
+};
+
 struct RankStats {
     int rank = 0;
     std::int64_t d = 0;
@@ -53,6 +67,7 @@ struct RankStats {
     double communicationSeconds = 0;  ///< the collective
     double waitSeconds = 0;  ///< the barrier before the collective: waiting for the slowest rank
     std::optional<RankBackwardStats> backward;  ///< with --backward (on every rank or none)
+    std::optional<RankLayoutStats> layout;      ///< fsdp or sequence (on every rank or none)
 };
 
 /// How the output was checked.
@@ -78,13 +93,17 @@ Json mpiJson(std::size_t worldSize, const CheckKind& check);
 std::string mpiText(std::size_t worldSize, const CheckKind& check);
 
 /// The "mpi" and "ranks" members, for writeJsonReport's `more`; `collectives` names the backward
-/// collectives whose times the ranks' backward stats hold.
+/// collectives whose times the ranks' backward stats hold, `program` the layout's whose times
+/// their layout stats hold.
 Json ranksJson(const std::vector<RankStats>& ranks, const CheckKind& check,
-               const std::vector<BackwardCollective>& collectives = {});
+               const std::vector<BackwardCollective>& collectives = {},
+               const std::vector<LayoutCollective>& program = {});
 
 /// The same as readable lines: the check, then one line per rank (and with the backward pass, a
-/// second line of what it held and spent there).
+/// second line of what it held and spent there; with a layout's program, a line of its bytes and
+/// collectives).
 std::string ranksText(const std::vector<RankStats>& ranks, const CheckKind& check,
-                      const std::vector<BackwardCollective>& collectives = {});
+                      const std::vector<BackwardCollective>& collectives = {},
+                      const std::vector<LayoutCollective>& program = {});
 
 }  // namespace tp::mpi

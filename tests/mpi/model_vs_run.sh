@@ -1,15 +1,18 @@
 #!/bin/sh
 # The cost model against real runs of tpviz-mpi on 2 ranks of this machine. Not a test: it prints
 # the table of docs/costs.md.
-#   sh tests/mpi/model_vs_run.sh [BUILD_DIR] [HARDWARE.json]
+#   sh tests/mpi/model_vs_run.sh [BUILD_DIR] [HARDWARE.json] [RANK_WRAPPER]
 # For each collective (row replicated: all-reduce; column replicated: all-gather; row sharded:
 # reduce-scatter) on arrays of 4 KiB to 64 MiB (batch 16, features V / 64, in_dim 8), and for the
 # products of a few shapes, the estimate of --costs on the preset (resources/hardware/
 # this-machine.json by default) against what the ranks measured: the slowest rank's
 # communication_s, or compute_s for a product, the median of 3 runs, and predicted / measured.
+# RANK_WRAPPER, when given, is a program each rank runs tpviz-mpi through, given the command line
+# (two_hosts.sh's enters the rank's network namespace); mpirun's settings come from the environment.
 set -eu
 build=${1:-build}
 hardware=${2:-$(dirname "$0")/../../resources/hardware/this-machine.json}
+wrapper=${3:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=1
@@ -19,8 +22,8 @@ run() {
     what=$1
     shift
     for i in 1 2 3; do
-        mpirun -n 2 "$build/app/mpi/tpviz-mpi" "$@" --tp 2 --summary --json --costs \
-            --hardware "$hardware" 2>/dev/null || true
+        mpirun -n 2 ${wrapper:+"$wrapper"} "$build/app/mpi/tpviz-mpi" "$@" --tp 2 --summary \
+            --json --costs --hardware "$hardware" 2>/dev/null || true
     done | python3 -c '
 import json, sys
 what = sys.argv[1]

@@ -171,8 +171,8 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     if (options.python && config.layout != ShardingLayout::Tensor &&
         options.mistake != Mistake::None)
         errors.push_back("--python writes the " + std::string(toString(config.layout)) +
-                         " layout's script for the correct split; it cannot be combined with "
-                         "--mistake");
+                         " layout's script for the correct split; it cannot show a mistake "
+                         "(the mistakes' scripts are the tensor layout's)");
     if (wasGiven(Option::Hardware) && !options.costs)
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)

@@ -247,7 +247,7 @@ private slots:
                                                       "row", "--mistake", "bias-per-partial"});
         QCOMPARE(python.exitCode, 2);
         QVERIFY2(python.err.contains("--python writes the fsdp layout's script for the correct "
-                                     "split; it cannot be combined with --mistake"),
+                                     "split; it cannot show a mistake"),
                  python.err.constData());
     }
 

@@ -508,6 +508,8 @@ void ParameterPanel::buildMeshBox(QVBoxLayout* layout) {
            "row replicated"));
     mesh->addRow(tr("Output"), m_output);
     addProblemRow(mesh, ConfigField::Output);
+    // The layout has no input here, but a scene file can give one the mesh then refuses.
+    addProblemRow(mesh, ConfigField::Layout);
     layout->addWidget(meshBox);
     connect(m_data, &QSpinBox::valueChanged, this, [this] { readInputs(); });
     connect(m_output, &QComboBox::currentIndexChanged, this, [this] { readInputs(); });

@@ -133,6 +133,21 @@ LayoutMemory layoutMemory(const LayerConfig& c, bool backward) {
     return memory;
 }
 
+PartitionSpecs layoutPartitionSpecs(const LayerConfig& c) {
+    const bool column = c.mode == ParallelMode::Column;
+    PartitionSpecs specs = partitionSpecs(c);
+    if (c.layout == ShardingLayout::Fsdp) {
+        specs.kernel = column ? "P('data', 'model')" : "P(('model', 'data'), None)";
+        specs.bias = column ? "P(('model', 'data'))" : "P('data')";
+    } else if (c.layout == ShardingLayout::Sequence) {
+        if (column)
+            specs.x = "P(('data', 'model'), None)";
+        else
+            specs.output = "P(('data', 'model'), None)";
+    }
+    return specs;
+}
+
 std::int64_t bytesSent(const std::vector<LayoutCollective>& collectives, PassPhase phase) {
     std::int64_t sent = 0;
     for (const LayoutCollective& step : collectives)

@@ -76,6 +76,18 @@ struct LayoutMemory {
 /// A device's memory for a valid one-Linear config; the gradients' arrays with `backward`.
 LayoutMemory layoutMemory(const LayerConfig& config, bool backward);
 
+/// Each array's PartitionSpec at rest in the config's layout, written as partitionSpecs
+/// (mesh_costs.h) writes them; a dimension split over both axes names them major first.
+///   tensor    partitionSpecs(config)
+///   fsdp      column: kernel P('data', 'model'), bias P(('model', 'data')); row: kernel
+///             P(('model', 'data'), None), bias P('data'): each model block's rows, and its bias
+///             block, split again over "data"; x and the output as tensor's
+///   sequence  column: x P(('data', 'model'), None), each data row's batch rows split over
+///             "model"; row: the output P(('data', 'model'), None), reduce-scattered along the
+///             rows; the rest as tensor's
+/// `partial` is partitionSpecs' (row mode's partial sum before its reduction).
+PartitionSpecs layoutPartitionSpecs(const LayerConfig& config);
+
 /// Bytes sent per device in the collectives of `phase`.
 std::int64_t bytesSent(const std::vector<LayoutCollective>& collectives, PassPhase phase);
 

@@ -175,6 +175,17 @@ const SceneKey kSceneKeys[] = {
      }},
     {"hidden",
      [](const json& v, SceneFile& s, const fs::path&) { return readInt(v, s.config.hidden); }},
+    {"layout",
+     [](const json& v, SceneFile& s, const fs::path&) -> std::string {
+         std::string text;
+         if (auto reason = readString(v, text); !reason.empty())
+             return reason;
+         const auto layout = parseShardingLayout(text);
+         if (!layout)
+             return quotedText(text) + " is not tensor, fsdp or sequence";
+         s.config.layout = *layout;
+         return "";
+     }},
     {"mistake",
      [](const json& v, SceneFile& s, const fs::path&) -> std::string {
          std::string text;
@@ -309,6 +320,8 @@ std::string sceneFileText(const SceneFile& scene, const std::string& baseDir) {
         document["block"] = toString(c.block);
         document["hidden"] = c.hidden;
     }
+    if (c.layout != ShardingLayout::Tensor)
+        document["layout"] = toString(c.layout);
     if (scene.mistake != Mistake::None)
         document["mistake"] = toString(scene.mistake);
     if (scene.backward)

@@ -5,12 +5,12 @@
 //    "tp_size": 3, "seed": 0, "mode": "column", "prng": "partitionable", "x64": false,
 //    "bias": "zeros", "data": 1, "step": 0}
 // plus "output": "sharded" or "replicated" when the layout is chosen, "block": "mlp" and
-// "hidden": H for the MLP block (a file without them is one Linear), "mistake": NAME when one is
-// made (see mistakes.h), "backward": true when the backward pass is asked for,
-// and, where used, "example": "brief" or "arrays": {"kernel": "w.safetensors:fc.weight",
-// "transpose": true, "bias": "b.npy", "x": "x.npy"} with paths relative to the scene file.
-// Keys other than "format" and "version" may be left out (their defaults apply); unknown keys
-// are refused.
+// "hidden": H for the MLP block (a file without them is one Linear), "layout": "fsdp" or
+// "sequence" when one Linear rests on the mesh in that layout (without it: tensor), "mistake": NAME
+// when one is made (see mistakes.h), "backward": true when the backward pass is asked for, and,
+// where used, "example": "brief" or "arrays": {"kernel": "w.safetensors:fc.weight", "transpose":
+// true, "bias": "b.npy", "x": "x.npy"} with paths relative to the scene file. Keys other than
+// "format" and "version" may be left out (their defaults apply); unknown keys are refused.
 
 #include "io/array_source.h"
 #include "layer/layer_config.h"

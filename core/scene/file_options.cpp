@@ -28,6 +28,7 @@ constexpr FieldKey kFieldKeys[] = {
     {ConfigField::Mistake, "mistake", Option::Mistake},
     {ConfigField::Block, "block", Option::Block},
     {ConfigField::Hidden, "hidden", Option::Hidden},
+    {ConfigField::Layout, "layout", Option::Layout},
 };
 
 }  // namespace

@@ -333,7 +333,8 @@ const OptionRow kOptionRows[] = {
      .help = "where one Linear's arrays rest on the data x model mesh: tensor parallelism alone, "
              "fsdp (each kernel block split again over data and all-gathered before use) or "
              "sequence (the activations split over model along the batch rows); --costs shows "
-             "its collectives and each array's bytes at rest and at peak",
+             "its collectives and each array's bytes at rest and at peak, --python its JAX "
+             "script",
      .defaultText = [] { return std::string(toString(LayerConfig{}.layout)); },
      .cliOnly = true,
      .parse = [](const std::string& value, SceneOptions& options) -> std::string {
@@ -344,8 +345,11 @@ const OptionRow kOptionRows[] = {
          return "";
      },
      .spell = [](const SceneOptions& options) -> std::vector<std::string> {
-         return spellIf(options.config.layout != ShardingLayout::Tensor,
-                        std::string(toString(options.config.layout)));
+         // Only beside what reads it: a scene file's layout without --costs or --python is
+         // that file's, and stays there.
+         return spellIf(
+             options.config.layout != ShardingLayout::Tensor && (options.costs || options.python),
+             std::string(toString(options.config.layout)));
      }},
     {.option = Option::Costs,
      .name = "--costs",

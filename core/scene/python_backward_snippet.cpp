@@ -49,23 +49,6 @@ std::string collectiveStatement(const BackwardCollective& c, bool column) {
     return {};
 }
 
-// A spec of partitionSpecs for the backward, with the quotes Python code uses here: each mesh axis
-// of one device left out (None). shard_map's check (check_vma) counts an axis named in in_specs as
-// one the values vary over even when it has one device, and would then ask for a collective over
-// that one device before a gradient could leave as one copy over the axis.
-std::string backwardSpec(const std::string& spec, const LayerConfig& config) {
-    std::string s = spec;
-    auto drop = [&s](const std::string& axis) {
-        for (std::size_t at = s.find(axis); at != std::string::npos; at = s.find(axis))
-            s.replace(at, axis.size(), "None");
-    };
-    if (config.dataSize == 1)
-        drop("'data'");
-    if (config.tpSize == 1)
-        drop("'model'");
-    return pythonSpec(s);
-}
-
 }  // namespace
 
 std::string pythonBackwardSnippet(const LayerConfig& config, const CheckSettings& check) {
@@ -144,20 +127,8 @@ std::string pythonBackwardSnippet(const LayerConfig& config, const CheckSettings
     return py.str();
 }
 
-std::string pythonBackwardMeshSnippet(const LayerConfig& config) {
-    const bool column = config.mode == ParallelMode::Column;
-    const bool replicated = config.outputLayout() == OutputLayout::Replicated;
-    const std::int64_t p = config.tpSize;
-    const std::int64_t nd = config.batch / config.dataSize;
-    const std::int64_t rows = column ? config.inDim : config.inDim / p;
-    const std::int64_t cols = column ? config.features / p : config.features;
-    const PartitionSpecs specs = partitionSpecs(config);
-    const std::vector<BackwardCollective> collectives = backwardCollectives(config);
-    auto hasCollectiveOf = [&](const std::string& of) {
-        return std::any_of(collectives.begin(), collectives.end(),
-                           [&](const BackwardCollective& c) { return c.of == of; });
-    };
-
+std::string pythonBackwardMeshOpening(const LayerConfig& config, const PartitionSpecs& specs,
+                                      const std::vector<BackwardCollective>& collectives) {
     std::ostringstream py;
     py << "\n"
        << "# The backward on the mesh. dy arrives laid out as the output; each gradient leaves "
@@ -174,11 +145,11 @@ std::string pythonBackwardMeshSnippet(const LayerConfig& config) {
         py << "# An axis of one device is left out of these specs (None): shard_map's check then "
               "takes a\n"
            << "# gradient as one copy over it, with no collective over one device.\n";
-    py << "backward_in_specs = (" << backwardSpec(specs.x, config) << ", "
-       << backwardSpec(specs.kernel, config) << ", " << backwardSpec(specs.output, config)
+    py << "backward_in_specs = (" << pythonSpecOnMesh(specs.x, config) << ", "
+       << pythonSpecOnMesh(specs.kernel, config) << ", " << pythonSpecOnMesh(specs.output, config)
        << ")  # x, kernel, dy\n"
-       << "backward_out_specs = (" << backwardSpec(specs.x, config) << ", "
-       << backwardSpec(specs.kernel, config) << ", " << backwardSpec(specs.bias, config)
+       << "backward_out_specs = (" << pythonSpecOnMesh(specs.x, config) << ", "
+       << pythonSpecOnMesh(specs.kernel, config) << ", " << pythonSpecOnMesh(specs.bias, config)
        << ")  # dx, dkernel, dbias\n"
        << "# Placed as these specs say: on a mesh of explicit axes (jax.make_mesh's default) "
           "shard_map\n"
@@ -190,10 +161,17 @@ std::string pythonBackwardMeshSnippet(const LayerConfig& config) {
        << "@partial(shard_map, mesh=mesh, in_specs=backward_in_specs, "
           "out_specs=backward_out_specs)\n"
        << "def backward_on_mesh(x_block, kernel_block, dy_block):\n";
-    // The gather of dy comes first: the products need all of it.
-    for (const BackwardCollective& c : collectives)
-        if (c.of == "dy")
-            py << collectiveStatement(c, column);
+    return py.str();
+}
+
+std::string pythonGradientsOnMesh(const LayerConfig& config, bool dxSummed) {
+    const bool column = config.mode == ParallelMode::Column;
+    const bool replicated = config.outputLayout() == OutputLayout::Replicated;
+    const std::int64_t p = config.tpSize;
+    const std::int64_t nd = config.batch / config.dataSize;
+    const std::int64_t rows = column ? config.inDim : config.inDim / p;
+    const std::int64_t cols = column ? config.features / p : config.features;
+    std::ostringstream py;
     if (column) {
         if (replicated && p > 1)
             py << "    # dy is replicated over \"model\": this device takes its own columns, no "
@@ -206,7 +184,7 @@ std::string pythonBackwardMeshSnippet(const LayerConfig& config) {
            << "    dbias_block = dy_block.sum(0)  # " << shapeTuple(cols) << "\n"
            << "    dx_partial = dy_block @ kernel_block.T  # " << shapeTuple(nd, config.inDim)
            << ", a partial sum of dx\n";
-        if (!hasCollectiveOf("dx"))
+        if (!dxSummed)
             py << "    dx_block = dx_partial  # one device on \"model\": its partial sum is all of "
                   "dx\n";
     } else {
@@ -218,19 +196,36 @@ std::string pythonBackwardMeshSnippet(const LayerConfig& config) {
            << "    dx_block = dy_block @ kernel_block.T  # " << shapeTuple(nd, rows)
            << ", its own columns of dx: nothing summed\n";
     }
+    return py.str();
+}
+
+std::string pythonBackwardMeshClosing() {
+    return "    return dx_block, dkernel_block, dbias_block\n"
+           "\n"
+           "\n"
+           "mesh_dx, mesh_dkernel, mesh_dbias = backward_on_mesh(x_b, kernel_b, dy_b)\n"
+           "# The mesh sums in its own order: the same check as the split's.\n"
+           "check_gradients(\"mesh\", mesh_dx, mesh_dkernel, mesh_dbias)\n"
+           "print(\"mesh dx, dkernel, dbias laid out as\", mesh_dx.sharding.spec, "
+           "mesh_dkernel.sharding.spec,\n"
+           "      mesh_dbias.sharding.spec)\n";
+}
+
+std::string pythonBackwardMeshSnippet(const LayerConfig& config) {
+    const bool column = config.mode == ParallelMode::Column;
+    const std::vector<BackwardCollective> collectives = backwardCollectives(config);
+    const bool dxSummed = std::any_of(collectives.begin(), collectives.end(),
+                                      [](const BackwardCollective& c) { return c.of == "dx"; });
+    std::string py = pythonBackwardMeshOpening(config, partitionSpecs(config), collectives);
+    // The gather of dy comes first: the products need all of it.
+    for (const BackwardCollective& c : collectives)
+        if (c.of == "dy")
+            py += collectiveStatement(c, column);
+    py += pythonGradientsOnMesh(config, dxSummed);
     for (const BackwardCollective& c : collectives)
         if (c.of != "dy")
-            py << collectiveStatement(c, column);
-    py << "    return dx_block, dkernel_block, dbias_block\n"
-       << "\n"
-       << "\n"
-       << "mesh_dx, mesh_dkernel, mesh_dbias = backward_on_mesh(x_b, kernel_b, dy_b)\n"
-       << "# The mesh sums in its own order: the same check as the split's.\n"
-       << "check_gradients(\"mesh\", mesh_dx, mesh_dkernel, mesh_dbias)\n"
-       << "print(\"mesh dx, dkernel, dbias laid out as\", mesh_dx.sharding.spec, "
-          "mesh_dkernel.sharding.spec,\n"
-       << "      mesh_dbias.sharding.spec)\n";
-    return py.str();
+            py += collectiveStatement(c, column);
+    return py + pythonBackwardMeshClosing();
 }
 
 }  // namespace tp

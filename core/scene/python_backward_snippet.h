@@ -3,10 +3,12 @@
 // The part of the Python snippet that runs the scene's backward pass (tpviz-cli --python
 // --backward), after the forward part of python_snippet.h and python_mesh_snippet.h.
 
+#include "devices/backward_collectives.h"
 #include "layer/layer_config.h"
 #include "layer/verification.h"
 
 #include <string>
+#include <vector>
 
 namespace tp {
 
@@ -34,5 +36,21 @@ std::string pythonBackwardSnippet(const LayerConfig& config, const CheckSettings
 /// takes a gradient as one copy over such an axis without a collective over one device. The
 /// gradients are asserted with check_gradients.
 std::string pythonBackwardMeshSnippet(const LayerConfig& config);
+
+/// The backward mesh part up to its body: the collectives in words (describe, in order), the
+/// backward's specs (`specs` through pythonSpecOnMesh: x, kernel and dy in, dx, dkernel and dbias
+/// out, dy as the output and each gradient as its array), x, kernel and dy placed under them, and
+/// the line `def backward_on_mesh(x_block, kernel_block, dy_block):` under its shard_map.
+std::string pythonBackwardMeshOpening(const LayerConfig& config, const PartitionSpecs& specs,
+                                      const std::vector<BackwardCollective>& collectives);
+
+/// backward_on_mesh's products once x_block, kernel_block and dy_block are as the tensor layout
+/// uses them: column: this device's columns of dy (sliced from a replicated dy), dkernel_block =
+/// x_block.T @ dy_block, dbias_block, and dx_partial = dy_block @ kernel_block.T (dx_block itself
+/// when not `dxSummed`); row: dkernel_block, dbias_block and dx_block, its own columns of dx.
+std::string pythonGradientsOnMesh(const LayerConfig& config, bool dxSummed);
+
+/// backward_on_mesh's return, its call on x_b, kernel_b and dy_b, and check_gradients("mesh").
+std::string pythonBackwardMeshClosing();
 
 }  // namespace tp

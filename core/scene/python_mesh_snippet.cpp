@@ -18,25 +18,66 @@ std::string pythonSpec(const std::string& spec) {
     return s;
 }
 
-std::string pythonGatherColumnsFunction(const std::string& oneCopy) {
-    return "def gather_columns(block):\n"
+std::string pythonInvariantGatherFunction(const std::string& name, int axis,
+                                          const std::string& oneCopy) {
+    const std::string call = "(block, \"model\", axis=" + std::to_string(axis) + ", tiled=True";
+    return "def " + name +
+           "(block):\n"
            "    # Varying to invariant: the result is one copy over \"model\" (" +
            oneCopy +
            "), which shard_map's check\n"
            "    # (check_vma) accepts only from an invariant gather; plain all_gather is\n"
            "    # varying to varying.\n"
            "    if \"to\" in inspect.signature(jax.lax.all_gather).parameters:\n"
-           "        return jax.lax.all_gather(block, \"model\", axis=1, tiled=True, "
-           "to=\"invarying\")\n"
+           "        return jax.lax.all_gather" +
+           call +
+           ", to=\"invarying\")\n"
            "    if hasattr(jax.lax, \"all_gather_invariant\"):\n"
-           "        return jax.lax.all_gather_invariant(block, \"model\", axis=1, tiled=True)\n"
-           "    return jax.lax.all_gather(block, \"model\", axis=1, tiled=True)  # JAX before "
-           "check_vma\n";
+           "        return jax.lax.all_gather_invariant" +
+           call +
+           ")\n"
+           "    return jax.lax.all_gather" +
+           call + ")  # JAX before check_vma\n";
+}
+
+std::string pythonGatherColumnsFunction(const std::string& oneCopy) {
+    return pythonInvariantGatherFunction("gather_columns", 1, oneCopy);
+}
+
+std::string pythonSpecOnMesh(const std::string& spec, const LayerConfig& config) {
+    std::string s = spec;
+    auto dropped = [&config](const std::string& axis) {
+        return (axis == "data" && config.dataSize == 1) || (axis == "model" && config.tpSize == 1);
+    };
+    // Each `from` in s, but not the parenthesis of P itself: "P('data', 'model')" holds no pair.
+    auto replaceAll = [&s](const std::string& from, const std::string& to, bool pair) {
+        for (std::size_t at = s.find(from); at != std::string::npos;) {
+            if (pair && at > 0 && s[at - 1] == 'P') {
+                at = s.find(from, at + 1);
+                continue;
+            }
+            s.replace(at, from.size(), to);
+            at = s.find(from, at + to.size());
+        }
+    };
+    // A dimension split over both axes keeps the one that has more than one device.
+    for (const auto& [major, minor] : {std::pair{"data", "model"}, std::pair{"model", "data"}}) {
+        const std::string kept = dropped(major)
+                                     ? (dropped(minor) ? "None" : std::string("'") + minor + "'")
+                                     : (dropped(minor) ? std::string("'") + major + "'" : "");
+        if (!kept.empty())
+            replaceAll(std::string("('") + major + "', '" + minor + "')", kept, true);
+    }
+    for (const char* axis : {"data", "model"})
+        if (dropped(axis))
+            replaceAll(std::string("'") + axis + "'", "None", false);
+    return pythonSpec(s);
 }
 
 bool pythonMeshWanted(const LayerConfig& config, SnippetPasses passes) {
     // Row mode always has its collective (an all-reduce by default), even on one data row.
     return config.dataSize > 1 || config.output.has_value() ||
+           config.layout != ShardingLayout::Tensor ||
            meshCosts(config).collective.kind != CollectiveKind::None ||
            (passes == SnippetPasses::ForwardAndBackward && !backwardCollectives(config).empty());
 }
@@ -78,24 +119,8 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
     py << " and its output " << h.outputBytes << " B;\n"
        << "# the collective (" << collective << ") sends " << costs.collective.bytesSentPerDevice
        << " B per device in " << countText(costs.collective.ringSteps, "ring step") << ".\n"
-       << "from functools import partial\n"
-       << "import inspect\n"
-       << "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
-       << "try:\n"
-       << "    from jax import shard_map\n"
-       << "except ImportError:  # JAX before 0.6\n"
-       << "    from jax.experimental.shard_map import shard_map\n"
-       << "\n"
-       << "data_size = " << d << "\n"
-       << "# CPU devices: on a machine with a GPU, jax.devices() lists the GPU alone.\n"
-       << "cpus = jax.devices(\"cpu\")[:data_size * tp_size]\n"
-       << "assert len(cpus) == data_size * tp_size, \"set XLA_FLAGS as at the top\"\n"
-       << "try:\n"
-       << "    mesh = jax.make_mesh((data_size, tp_size), (\"data\", \"model\"), devices=cpus)\n"
-       << "except (AttributeError, TypeError):  # JAX before make_mesh or its devices argument\n"
-       << "    mesh = Mesh(np.array(cpus).reshape(data_size, tp_size), (\"data\", \"model\"))\n"
-       << "kernel_spec, bias_spec, x_spec = " << pythonSpec(specs.kernel) << ", "
-       << pythonSpec(specs.bias) << ", " << pythonSpec(specs.x) << "\n"
+       << pythonMeshSetup(config) << "kernel_spec, bias_spec, x_spec = " << pythonSpec(specs.kernel)
+       << ", " << pythonSpec(specs.bias) << ", " << pythonSpec(specs.x) << "\n"
        << "out_spec = " << pythonSpec(specs.output) << "  # the output "
        << (sharded ? "stays sharded" : "is replicated over \"model\"") << "\n"
        << "kernel_d = jax.device_put(kernel, NamedSharding(mesh, kernel_spec))\n"
@@ -127,6 +152,22 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
        << "@partial(shard_map, mesh=mesh, in_specs=(x_spec, kernel_spec, bias_spec),\n"
        << "         out_specs=out_spec)\n"
        << "def layer_on_mesh(x_block, kernel_block, bias_block):\n";
+    py << pythonProductOnMesh(config);
+    py << "\n"
+       << "\n"
+       << "mesh_output = layer_on_mesh(x_d, kernel_d, bias_d)\n";
+    py << pythonMeshOutputCheck(check);
+    return py.str();
+}
+
+std::string pythonProductOnMesh(const LayerConfig& config) {
+    const bool column = config.mode == ParallelMode::Column;
+    const bool sharded = config.outputLayout() == OutputLayout::Sharded;
+    const std::int64_t p = config.tpSize, nd = config.batch / config.dataSize;
+    const std::int64_t kernelRows = column ? config.inDim : config.inDim / p;
+    const std::int64_t kernelCols = column ? config.features / p : config.features;
+    const std::int64_t xCols = column ? config.inDim : config.inDim / p;
+    std::ostringstream py;
     if (column) {
         py << "    # x_block " << shapeTuple(nd, config.inDim) << ", kernel_block "
            << shapeTuple(kernelRows, kernelCols) << ": this device's output columns.\n"
@@ -159,19 +200,43 @@ std::string pythonMeshSnippet(const LayerConfig& config, const CheckSettings& ch
                << "    return jax.lax.psum(partial_sum, \"model\") + bias_block  # "
                << shapeTuple(nd, config.features) << "\n";
     }
-    py << "\n"
-       << "\n"
-       << "mesh_output = layer_on_mesh(x_d, kernel_d, bias_d)\n";
-    if (check.rule == CheckRule::Allclose)
-        py << "np.testing.assert_allclose(np.asarray(mesh_output), np.asarray(reference), rtol="
-           << pythonDoubleLiteral(check.tolerance.rtol)
-           << ", atol=" << pythonDoubleLiteral(check.tolerance.atol) << ")\n";
-    else
-        py << "# The mesh sums in its own order: the same rounding bound as above.\n"
-           << "assert np.all(np.abs(f64(mesh_output) - f64(reference)) <= bound), "
-              "\"more than rounding can explain\"\n";
-    py << "print(\"mesh output\", mesh_output.shape, \"laid out as\", mesh_output.sharding.spec)\n";
     return py.str();
+}
+
+std::string pythonMeshSetup(const LayerConfig& config) {
+    return "from functools import partial\n"
+           "import inspect\n"
+           "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+           "try:\n"
+           "    from jax import shard_map\n"
+           "except ImportError:  # JAX before 0.6\n"
+           "    from jax.experimental.shard_map import shard_map\n"
+           "\n"
+           "data_size = " +
+           std::to_string(config.dataSize) +
+           "\n"
+           "# CPU devices: on a machine with a GPU, jax.devices() lists the GPU alone.\n"
+           "cpus = jax.devices(\"cpu\")[:data_size * tp_size]\n"
+           "assert len(cpus) == data_size * tp_size, \"set XLA_FLAGS as at the top\"\n"
+           "try:\n"
+           "    mesh = jax.make_mesh((data_size, tp_size), (\"data\", \"model\"), devices=cpus)\n"
+           "except (AttributeError, TypeError):  # JAX before make_mesh or its devices argument\n"
+           "    mesh = Mesh(np.array(cpus).reshape(data_size, tp_size), (\"data\", \"model\"))\n";
+}
+
+std::string pythonMeshOutputCheck(const CheckSettings& check) {
+    std::string py;
+    if (check.rule == CheckRule::Allclose)
+        py = "np.testing.assert_allclose(np.asarray(mesh_output), np.asarray(reference), rtol=" +
+             pythonDoubleLiteral(check.tolerance.rtol) +
+             ", atol=" + pythonDoubleLiteral(check.tolerance.atol) + ")\n";
+    else
+        py = "# The mesh sums in its own order: the same rounding bound as above.\n"
+             "assert np.all(np.abs(f64(mesh_output) - f64(reference)) <= bound), "
+             "\"more than rounding can explain\"\n";
+    return py +
+           "print(\"mesh output\", mesh_output.shape, \"laid out as\", "
+           "mesh_output.sharding.spec)\n";
 }
 
 }  // namespace tp

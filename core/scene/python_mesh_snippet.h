@@ -14,14 +14,26 @@ namespace tp {
 /// ("P(\"data\", None)").
 std::string pythonSpec(const std::string& spec);
 
-/// def gather_columns(block): the all-gather over "model" along the columns (axis 1, tiled) whose
-/// result shard_map takes as one copy over "model" (its invariant form: all_gather's
-/// to="invarying", or all_gather_invariant, in the JAX versions that have them). `oneCopy` says
-/// in its comment what that copy is.
+/// A spec of partitionSpecs or layoutPartitionSpecs as pythonSpec writes it, with each mesh axis
+/// of one device left out: P(('data', 'model'), None) at D = 1 is P("model", None), 'model' at
+/// tp_size 1 is None. shard_map's check (check_vma) counts an axis named in in_specs as one the
+/// values vary over even when it has one device, and would then ask for a collective over that
+/// one device before a value could leave as one copy over the axis.
+std::string pythonSpecOnMesh(const std::string& spec, const LayerConfig& config);
+
+/// def NAME(block): the all-gather over "model" along `axis` (tiled) whose result shard_map takes
+/// as one copy over "model" (its invariant form: all_gather's to="invarying", or
+/// all_gather_invariant, in the JAX versions that have them). `oneCopy` says in its comment what
+/// that copy is.
+std::string pythonInvariantGatherFunction(const std::string& name, int axis,
+                                          const std::string& oneCopy);
+
+/// def gather_columns(block): pythonInvariantGatherFunction along the columns (axis 1).
 std::string pythonGatherColumnsFunction(const std::string& oneCopy);
 
 /// Whether pythonSnippet appends the mesh version: when the config names the mesh, i.e. a data
-/// axis (dataSize > 1) or an explicit output layout, or when the forward pass or (with the
+/// axis (dataSize > 1), an explicit output layout or the fsdp or sequence layout (whose script
+/// is python_layout_snippet.h's), or when the forward pass or (with the
 /// backward) the backward pass has a collective: always in row mode, at tpSize > 1 with the
 /// backward (column mode's all-reduce of dx).
 bool pythonMeshWanted(const LayerConfig& config, SnippetPasses passes = SnippetPasses::Forward);
@@ -29,6 +41,23 @@ bool pythonMeshWanted(const LayerConfig& config, SnippetPasses passes = SnippetP
 /// The lines that must come before `import jax`: XLA_FLAGS gains
 /// --xla_force_host_platform_device_count=D*P, so one CPU shows the D*P devices of the mesh.
 std::string pythonMeshPreamble(const LayerConfig& config);
+
+/// The imports of the mesh part (functools.partial, inspect, jax.sharding's Mesh, NamedSharding
+/// and PartitionSpec as P, shard_map from jax or, before JAX 0.6, jax.experimental.shard_map),
+/// data_size, and `mesh`: jax.make_mesh((data_size, tp_size), ("data", "model")) over the CPU
+/// devices, or Mesh for JAX before make_mesh.
+std::string pythonMeshSetup(const LayerConfig& config);
+
+/// The body of layer_on_mesh(x_block, kernel_block, bias_block) from the product on, each block
+/// as the tensor layout uses it (partitionSpecs): column: x_block @ kernel_block + bias_block,
+/// then gather_columns for a replicated output; row: the partial sum, then jax.lax.psum
+/// (replicated) or jax.lax.psum_scatter over the features (sharded), the bias added once.
+std::string pythonProductOnMesh(const LayerConfig& config);
+
+/// mesh_output against the reference: within the rounding bound the script computed before (or,
+/// with CheckRule::Allclose, np.testing.assert_allclose with its rtol and atol), then its layout
+/// printed.
+std::string pythonMeshOutputCheck(const CheckSettings& check);
 
 /// Python that continues pythonSnippet's script (it reads its x, kernel, bias, reference,
 /// in_dim, features and tp_size): builds jax.sharding.Mesh over a (D, P) array of devices with

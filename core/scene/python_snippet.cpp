@@ -2,6 +2,7 @@
 
 #include "layer/float_format.h"
 #include "scene/python_backward_snippet.h"
+#include "scene/python_layout_snippet.h"
 #include "scene/python_mesh_snippet.h"
 #include "scene/python_mlp_snippet.h"
 
@@ -181,7 +182,11 @@ std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const Chec
     py << "# tpviz scene: nnx.Linear(" << config.inDim << ", " << config.features
        << ", rngs=nnx.Rngs(" << config.seed << ")), x of shape (" << config.batch << ", "
        << config.inDim << "), tp_size " << config.tpSize << ", " << toString(config.mode)
-       << "-parallel\n"
+       << "-parallel"
+       << (config.layout != ShardingLayout::Tensor
+               ? ", " + std::string(toString(config.layout)) + " layout"
+               : std::string())
+       << "\n"
        << "# threefry bits: " << toString(config.prng) << (config.x64 ? ", jax_enable_x64" : "")
        << ", bias " << toString(config.bias) << "\n"
        << "import jax\n"
@@ -258,13 +263,16 @@ std::string pythonSnippet(const LayerConfig& config, Mistake mistake, const Chec
     // A config that names the mesh, or has a collective to show, also gets the same layer on a
     // real device mesh.
     const bool mesh = pythonMeshWanted(config, passes);
+    // The fsdp and sequence layouts run in place of the tensor layout's mesh part.
+    const bool layout = config.layout != ShardingLayout::Tensor;
     std::string script = mesh ? pythonMeshPreamble(config) + py.str() : py.str();
     if (mesh)
-        script += pythonMeshSnippet(config, check, passes);
+        script += layout ? pythonLayoutSnippet(config, check, backward)
+                         : pythonMeshSnippet(config, check, passes);
     if (backward)
         script += pythonBackwardSnippet(config, check);
     if (backward && mesh)
-        script += pythonBackwardMeshSnippet(config);
+        script += layout ? pythonLayoutBackwardSnippet(config) : pythonBackwardMeshSnippet(config);
     return script;
 }
 

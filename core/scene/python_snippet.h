@@ -33,6 +33,8 @@ enum class SnippetPasses { Forward, ForwardAndBackward };
 /// goes on with the backward pass (python_backward_snippet.h): dy drawn after x, the reference
 /// from jax.vjp, the split gradients and, on a mesh, the same gradients in shard_map with the
 /// collectives of backwardCollectives.
+/// In the fsdp or sequence layout (config.layout), the mesh part is that layout's
+/// (python_layout_snippet.h): its specs at rest and its collectives, forward and backward.
 /// The MLP block's config (Block::Mlp) gets the block's script, pythonMlpSnippet
 /// (python_mlp_snippet.h).
 std::string pythonSnippet(const LayerConfig& config, Mistake mistake = Mistake::None,

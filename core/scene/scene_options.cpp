@@ -164,13 +164,15 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
         errors.push_back(
             "--python prints a script; it cannot be combined with --json or --summary");
 
-    if (wasGiven(Option::Layout) && !options.costs)
+    if (wasGiven(Option::Layout) && !options.costs && !options.python)
         errors.push_back(
             "--layout sets where the arrays rest on the mesh; add --costs to see its "
-            "collectives and memory");
-    if (options.python && config.layout != ShardingLayout::Tensor)
-        errors.push_back("--python writes the tensor layout's script; the " +
-                         std::string(toString(config.layout)) + " layout's is not written yet");
+            "collectives and memory, or --python for its JAX script");
+    if (options.python && config.layout != ShardingLayout::Tensor &&
+        options.mistake != Mistake::None)
+        errors.push_back("--python writes the " + std::string(toString(config.layout)) +
+                         " layout's script for the correct split; it cannot show a mistake "
+                         "(the mistakes' scripts are the tensor layout's)");
     if (wasGiven(Option::Hardware) && !options.costs)
         errors.push_back("--hardware sets the hardware of the --costs estimate; add --costs");
     if (options.costs && options.python)

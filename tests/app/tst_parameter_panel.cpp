@@ -87,6 +87,27 @@ private slots:
                  ->isVisible());
     }
 
+    // A scene file's layout has no input, but what the mesh inputs do to it is said in the
+    // Device mesh box.
+    void layoutProblemShowsInTheMeshBox() {
+        ParameterPanel panel;
+        panel.show();
+        LayerConfig c;
+        c.batch = 4;
+        c.tpSize = 2;
+        c.layout = ShardingLayout::Sequence;
+        QVERIFY(c.validate().empty());
+        panel.setConfig(c, SceneSource::Nnx);
+        panel.findChild<QSpinBox*>("dataBox")->setValue(4);
+        const QString message = panel.problemText(ConfigField::Layout);
+        QVERIFY2(message.contains("the sequence layout splits each data row's batch rows"),
+                 qPrintable(message));
+        auto* label =
+            panel.findChild<QLabel*>(QStringLiteral("problem%1").arg(int(ConfigField::Layout)));
+        QVERIFY(label && label->isVisible());
+        QCOMPARE(label->text(), message);
+    }
+
     void changingFeaturesCanInvalidateTp() {
         ParameterPanel panel;
         panel.show();

@@ -1,7 +1,9 @@
-// tpviz-cli --costs end to end: the JSON costs object, the text table, --hardware list, refusals.
+// tpviz-cli --costs end to end: the JSON costs object, the text table, --hardware list, refusals,
+// and the layouts' scripts (--python --layout).
 
 #include "devices/hardware.h"
 #include "process_run.h"
+#include "scene/python_snippet.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -266,9 +268,55 @@ private slots:
         QCOMPARE(rows.exitCode, 2);
         QVERIFY2(rows.err.contains("batch N (8) is not divisible by data x tp_size (16)"),
                  rows.err.constData());
-        const Run python = runCli(scene + QStringList{"--layout", "fsdp", "--python"});
+        const Run python = runCli(scene + QStringList{"--layout", "fsdp", "--python", "--mode",
+                                                      "row", "--mistake", "bias-per-partial"});
         QCOMPARE(python.exitCode, 2);
-        QVERIFY(python.err.contains("the fsdp layout's is not written yet"));
+        QVERIFY2(python.err.contains("--python writes the fsdp layout's script for the correct "
+                                     "split; it cannot show a mistake"),
+                 python.err.constData());
+    }
+
+    // --python --layout prints the layout's script, the one the core writes for that scene; a
+    // scene file's "layout" key gives the same script, and a bad one is refused naming the key.
+    void layoutPython() {
+        tp::LayerConfig c;
+        c.batch = 8;
+        c.inDim = 8;
+        c.features = 12;
+        c.tpSize = 2;
+        c.dataSize = 2;
+        c.mode = tp::ParallelMode::Row;
+        c.layout = tp::ShardingLayout::Sequence;
+        const QString expected = QString::fromStdString(
+            tp::pythonSnippet(c, tp::Mistake::None, {}, tp::SnippetPasses::ForwardAndBackward));
+        const QStringList scene{"--batch", "8", "--in-dim", "8", "--features", "12",
+                                "--tp",    "2", "--data",   "2", "--mode",     "row"};
+        const Run run =
+            runCli(scene + QStringList{"--layout", "sequence", "--python", "--backward"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.outText(), expected);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath("sequence.tpviz");
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(R"({"format": "tpviz-scene", "version": 1, "batch": 8, "in_dim": 8,
+            "features": 12, "tp_size": 2, "data": 2, "mode": "row", "layout": "sequence",
+            "backward": true})");
+        out.close();
+        const Run fromFile = runCli({"--scene", file, "--python"});
+        QCOMPARE(fromFile.exitCode, 0);
+        QCOMPARE(fromFile.outText(), expected);
+
+        QFile bad(dir.filePath("bad.tpviz"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(R"({"format": "tpviz-scene", "version": 1, "layout": "zero3"})");
+        bad.close();
+        const Run refused = runCli({"--scene", dir.filePath("bad.tpviz"), "--python"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("'layout' 'zero3' is not tensor, fsdp or sequence"),
+                 refused.err.constData());
     }
 };
 

@@ -64,6 +64,10 @@ class TestSceneArguments : public QObject {
             {"mlp block", {"--block", "mlp", "--hidden", "48", "--tp", "6", "--backward"}},
             {"layout", {"--layout", "sequence", "--costs", "--tp", "2", "--mode", "row"}},
             {"python", {"--python", "--seed", "4294967296", "--x64"}},
+            {"python layout",
+             {"--python", "--layout", "fsdp", "--data", "2", "--batch", "4", "--backward"}},
+            // A scene file's layout without --costs or --python stays the file's.
+            {"scene file layout", {"--scene", path("layout.tpviz")}},
             {"extras", {"--screenshot", "a b.png", "--quiet"}},
             {"help", {"--tp", "0", "-h"}},
             {"hardware list", {"--hardware=list"}},
@@ -128,6 +132,10 @@ private slots:
         SceneFile scene;
         scene.config.seed = 77;
         QCOMPARE(QString::fromStdString(writeSceneFile(path("s.tpviz"), scene)), QString());
+        SceneFile layout;
+        layout.config.layout = ShardingLayout::Sequence;
+        layout.config.batch = 6;
+        QCOMPARE(QString::fromStdString(writeSceneFile(path("layout.tpviz"), layout)), QString());
     }
 
     void readBackToTheSameOptions_data() {

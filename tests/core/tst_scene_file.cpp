@@ -92,6 +92,44 @@ private slots:
         QVERIFY(errorsOf(bad).contains(QStringLiteral("'hidden' is not a whole number")));
     }
 
+    // The sharding layout: written when it is not tensor, read back, refused in words when it is
+    // not one of the three; a file without it is the tensor layout.
+    void theLayoutRoundTrips_data() {
+        QTest::addColumn<int>("layout");
+        QTest::newRow("fsdp") << int(ShardingLayout::Fsdp);
+        QTest::newRow("sequence") << int(ShardingLayout::Sequence);
+    }
+    void theLayoutRoundTrips() {
+        QFETCH(int, layout);
+        SceneFile scene;
+        scene.config.layout = ShardingLayout(layout);
+        scene.config.batch = 4;
+        scene.config.dataSize = 2;
+        scene.backward = true;
+        const std::string text = sceneFileText(scene, "/scenes");
+        const QString name = QString::fromUtf8(toString(scene.config.layout));
+        QVERIFY2(QString::fromStdString(text).contains("\"layout\": \"" + name + "\""),
+                 text.c_str());
+        const SceneFileRead read = parse(text);
+        QCOMPARE(errorsOf(read), QString());
+        QVERIFY(read.scene->config.layout == scene.config.layout);
+        QVERIFY(*read.scene == scene);
+    }
+    void theLayoutIsTensorWithoutItAndRefusedInWords() {
+        const std::string tensor = sceneFileText(SceneFile{}, "/scenes");
+        QVERIFY(!QString::fromStdString(tensor).contains(QStringLiteral("layout")));
+        QVERIFY(parse(tensor).scene->config.layout == ShardingLayout::Tensor);
+        const SceneFileRead bad =
+            parse(R"({"format": "tpviz-scene", "version": 1, "layout": "zero3"})");
+        QVERIFY(!bad.scene);
+        QVERIFY2(errorsOf(bad).contains(
+                     QStringLiteral("'layout' 'zero3' is not tensor, fsdp or sequence")),
+                 qPrintable(errorsOf(bad)));
+        const SceneFileRead number =
+            parse(R"({"format": "tpviz-scene", "version": 1, "layout": 2})");
+        QVERIFY(errorsOf(number).contains(QStringLiteral("'layout' is not a string")));
+    }
+
     void missingKeysKeepTheirDefaults() {
         const SceneFileRead read = parse(R"({"format": "tpviz-scene", "version": 1})");
         QCOMPARE(errorsOf(read), QString());

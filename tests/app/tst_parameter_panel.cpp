@@ -87,8 +87,8 @@ private slots:
                  ->isVisible());
     }
 
-    // A scene file's layout has no input, but what the mesh inputs do to it is said in the
-    // Device mesh box.
+    // What the mesh inputs do to the layout is said under the Layout choice in the Device mesh
+    // box.
     void layoutProblemShowsInTheMeshBox() {
         ParameterPanel panel;
         panel.show();

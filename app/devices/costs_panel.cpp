@@ -208,7 +208,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
         tr("The scene's layer in each layout, per device: tensor parallelism alone, FSDP "
            "(parameters split again over 'data') and sequence parallelism (activations split "
            "over 'model' along the batch rows); the times from the cost model on the preset"));
-    m_layoutsTitle = new QLabel(tr("Layouts"));
+    m_layoutsTitle = new QLabel(tr("The three layouts, per device:"));
     m_bars = new EstimateBars;
     m_plot = new TpSweepPlot;
     auto* form = new QFormLayout;
@@ -218,7 +218,9 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Hardware"), m_hardware);
     form->addRow(tr("Estimate"), m_estimate);
     form->addRow(QString(), m_bars);
-    form->addRow(m_layoutsTitle, m_layouts);
+    // The table spans the panel: five columns do not fit beside a label.
+    form->addRow(m_layoutsTitle);
+    form->addRow(m_layouts);
     layout->addLayout(form);
     layout->addWidget(m_plot, 1);
     connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
@@ -288,6 +290,16 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
                             .arg(countText(c.ringSteps, tr("ring step")))
                             .arg(text(toString(c.kind))));
     const SceneBackward* backward = scene.scene->backward.get();
+    if (config.layout != ShardingLayout::Tensor) {
+        const auto program = layoutCollectives(config, backward != nullptr);
+        m_wire->setText(
+            tr("%1 sent by each device in the %2 layout's forward collectives%3 (the header "
+               "lists them)")
+                .arg(bytes(bytesSent(program, PassPhase::Forward)), text(toString(config.layout)),
+                     backward ? tr(", %1 in its backward's")
+                                    .arg(bytes(bytesSent(program, PassPhase::Backward)))
+                              : QString()));
+    }
     m_backward->setVisible(backward != nullptr);
     m_backwardTitle->setVisible(backward != nullptr);
     if (backward)

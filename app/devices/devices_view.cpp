@@ -289,8 +289,10 @@ void DevicesView::rebuild() {
     if (c.layout != ShardingLayout::Tensor)
         header += layoutHeader(c, m_scene->backward != nullptr, m_deviceScene.costs->layoutRings);
     m_header->setText(header);
-    m_pairs->setVisible(m_scene->backward != nullptr);
-    if (m_scene->backward)
+    // The pairs are the tensor layout's; another layout's collectives are in the header above.
+    const bool pairs = m_scene->backward != nullptr && c.layout == ShardingLayout::Tensor;
+    m_pairs->setVisible(pairs);
+    if (pairs)
         m_pairs->setText(pairsTable(c));
     m_costs->setDeviceScene(m_deviceScene);
     showStep();

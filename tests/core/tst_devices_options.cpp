@@ -4,6 +4,7 @@
 #include "scene/scene_options.h"
 #include "scene/scene_request.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -139,6 +140,15 @@ private slots:
         QJsonObject actual = c;
         const QJsonObject estimate = actual.take("estimate").toObject();
         actual["estimate"] = QJsonObject();
+        // Each collective's time and the layouts side by side are tst_cli_costs' and
+        // tst_layout_costs'; here the all-reduce's time is the estimate's communication.
+        const QJsonArray layouts = actual.take("layouts").toArray();
+        QCOMPARE(layouts.size(), 3);
+        QJsonArray collectives = actual.take("collectives").toArray();
+        QJsonObject allReduce = collectives[0].toObject();
+        const double allReduceSeconds = allReduce.take("time_s").toDouble();
+        collectives[0] = allReduce;
+        actual["collectives"] = collectives;
         QCOMPARE(actual, expected);
         // The product reads kernel 96, x 16 and writes the partial 96 bytes: memory-bound, its
         // time the launch's; the all-reduce sends 6 chunks of 24 bytes, latency-bound.
@@ -155,6 +165,7 @@ private slots:
         QCOMPARE(collective["bandwidth_s"].toDouble(), 144 / 45e9);
         QCOMPARE(collective["bound"].toString(), QString("latency"));
         QCOMPARE(estimate["bound"].toString(), QString("communication"));
+        QCOMPARE(allReduceSeconds, estimate["communication_s"].toDouble());
         QVERIFY(costs.ring.check.passed());
 
         QVERIFY(!QJsonDocument::fromJson(QByteArray::fromStdString(jsonReport(scene, true)))

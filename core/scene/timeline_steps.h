@@ -2,13 +2,14 @@
 
 // The pieces both kinds of timeline are built from (timeline.cpp for one Linear, mlp_timeline.cpp
 // for the MLP block): appending a step, numbering the captions, and the words of a ring step; and
-// one Linear's mesh-program steps (timeline.cpp), which the layouts' programs
-// (layout_timeline.cpp) are built from too.
+// one Linear's mesh-program steps (mesh_steps.cpp), which its mesh program (timeline.cpp) and the
+// layouts' programs (layout_timeline.cpp) are built from.
 
 #include "scene/timeline.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tp {
 
@@ -32,7 +33,11 @@ std::string ringStepText(const RingStepInfo& info, std::int64_t devices, MeshAxi
 std::string ringEquation(const RingStepInfo& info, std::int64_t devices, const std::string& device,
                          const std::string& bias = "bias");
 
-// One Linear's mesh program (timeline.cpp) ------------------------------------------------------
+// One Linear's mesh program (mesh_steps.cpp; layerEquation and appendClosingStep timeline.cpp's) --
+
+/// The bias columns group `group`'s step adds, as `mistake` computes it: in column mode its slice
+/// (of its own bias with init-per-group); in row mode none, but bias-per-partial's whole bias.
+std::vector<IndexRange> groupBias(const ShardingPlan& plan, Mistake mistake, int group);
 
 /// "y = x @ kernel + bias   (2x8 @ 8x12 + 12)": the whole layer.
 std::string layerEquation(const LayerConfig& config);

@@ -148,7 +148,7 @@ QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePre
     for (const LayoutSummary& s : compareLayouts(config, backward, hardware)) {
         const bool shown = s.layout == config.layout;
         const auto cell = [shown](const QString& value) {
-            return QStringLiteral("<td style='padding-right:8px'>%1</td>")
+            return QStringLiteral("<td style='padding-right:6px'>%1</td>")
                 .arg(shown ? QStringLiteral("<b>%1</b>").arg(value) : value);
         };
         QString row = cell(text(toString(s.layout)));
@@ -156,23 +156,25 @@ QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePre
             row += QStringLiteral("<td colspan='4' style='color:#8a5a00'>%1</td>")
                        .arg(text(s.refusal).toHtmlEscaped());
         } else {
-            const QString sent = backward ? QStringLiteral("%1 + %2").arg(bytes(s.forwardSent),
-                                                                          bytes(s.backwardSent))
-                                          : bytes(s.forwardSent);
-            const QString time =
-                backward ? QStringLiteral("%1 + %2").arg(durationLabel(s.forward.totalSeconds),
-                                                         durationLabel(s.backward.totalSeconds))
-                         : durationLabel(s.forward.totalSeconds);
+            // The backward's figures under the forward's: the table fits a narrow panel.
+            const auto passes = [backward](const QString& forward, const QString& back) {
+                return backward ? QStringLiteral("%1<br>+ %2").arg(forward, back) : forward;
+            };
+            const QString sent = passes(bytes(s.forwardSent), bytes(s.backwardSent));
+            const QString time = passes(durationLabel(s.forward.totalSeconds),
+                                        durationLabel(s.backward.totalSeconds));
             row += cell(bytes(s.bytesAtRest)) + cell(bytes(s.bytesPeak)) + cell(sent) + cell(time);
         }
         rows += QStringLiteral("<tr>%1</tr>").arg(row);
     }
-    const QString pass = backward ? CostsPanel::tr(" (forward + backward)") : QString();
+    const QString pass =
+        backward ? CostsPanel::tr("; sent and time: forward + backward") : QString();
     return CostsPanel::tr(
                "<table cellspacing='0'><tr><th align='left'>layout</th>"
                "<th align='left'>at rest</th><th align='left'>peak</th>"
-               "<th align='left'>sent%1</th><th align='left'>time%1</th></tr>%2</table>")
-        .arg(pass, rows);
+               "<th align='left'>sent</th><th align='left'>time</th></tr>%1</table>"
+               "<small>per device, on %2%3</small>")
+        .arg(rows, text(hardware.name), pass);
 }
 
 }  // namespace
@@ -208,7 +210,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
         tr("The scene's layer in each layout, per device: tensor parallelism alone, FSDP "
            "(parameters split again over 'data') and sequence parallelism (activations split "
            "over 'model' along the batch rows); the times from the cost model on the preset"));
-    m_layoutsTitle = new QLabel(tr("The three layouts, per device:"));
+    m_layoutsTitle = new QLabel(tr("The three layouts:"));
     m_bars = new EstimateBars;
     m_plot = new TpSweepPlot;
     auto* form = new QFormLayout;

@@ -5,6 +5,7 @@
 #include "devices/layout_costs.h"
 #include "estimate_bars.h"
 #include "layer/range_text.h"
+#include "layout_sweep_plot.h"
 #include "scene/costs_report.h"
 #include "scene/mlp_scene.h"
 #include "scene/scene_backward.h"
@@ -13,6 +14,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -213,6 +215,14 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     m_layoutsTitle = new QLabel(tr("The three layouts:"));
     m_bars = new EstimateBars;
     m_plot = new TpSweepPlot;
+    m_layoutsOverTp = new LayoutSweepPlot(MeshSize::Tp);
+    m_layoutsOverData = new LayoutSweepPlot(MeshSize::Data);
+    m_plots = new QTabWidget;
+    m_plots->setObjectName(QStringLiteral("plotTabs"));
+    m_plots->setDocumentMode(true);
+    m_plots->addTab(m_plot, tr("over tp"));
+    m_plots->addTab(m_layoutsOverTp, tr("layouts over tp"));
+    m_plots->addTab(m_layoutsOverData, tr("layouts over D"));
     auto* form = new QFormLayout;
     form->addRow(tr("Memory"), m_memory);
     form->addRow(tr("On the wire"), m_wire);
@@ -224,7 +234,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_layoutsTitle);
     form->addRow(m_layouts);
     layout->addLayout(form);
-    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_plots, 1);
     connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
         showEstimate();
         emit hardwareChanged();
@@ -265,6 +275,9 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
         if (backward)
             m_backward->setText(blockBackwardText(mlp->costs));
         m_plot->setSweep(tpSweep(config, mlp->mistake), config.tpSize);
+        m_plots->setCurrentIndex(0);
+        m_plots->setTabVisible(1, false);
+        m_plots->setTabVisible(2, false);
         m_linear.reset();
         showEstimate();
         return;
@@ -312,6 +325,13 @@ void CostsPanel::setDeviceScene(const DeviceScene& scene) {
             return layoutEstimate(config, PassPhase::Backward, h);
         };
     m_plot->setSweep(tpSweep(config), config.tpSize);
+    const bool withBackward = backward != nullptr;
+    m_layoutsOverTp->setSweep(layoutSweep(config, MeshSize::Tp, withBackward, hardware()),
+                              withBackward, config.tpSize);
+    m_layoutsOverData->setSweep(layoutSweep(config, MeshSize::Data, withBackward, hardware()),
+                                withBackward, config.dataSize);
+    m_plots->setTabVisible(1, true);
+    m_plots->setTabVisible(2, true);
     m_linear = config;
     showEstimate();
 }

@@ -12,10 +12,12 @@
 
 class QComboBox;
 class QLabel;
+class QTabWidget;
 
 namespace tp {
 
 class EstimateBars;
+class LayoutSweepPlot;
 class TpSweepPlot;
 
 class CostsPanel : public QWidget {
@@ -44,6 +46,11 @@ public:
     QLabel* layoutsLabel() const { return m_layouts; }
     EstimateBars* estimateBars() const { return m_bars; }
     TpSweepPlot* plot() const { return m_plot; }
+    /// One Linear's three layouts against tp_size and against D (layoutSweep), each in a tab
+    /// beside the tp plot; hidden for the MLP block.
+    LayoutSweepPlot* layoutsOverTp() const { return m_layoutsOverTp; }
+    LayoutSweepPlot* layoutsOverData() const { return m_layoutsOverData; }
+    QTabWidget* plotTabs() const { return m_plots; }
 
 signals:
     void hardwareChanged();
@@ -68,6 +75,9 @@ private:
     QLabel* m_estimate;
     EstimateBars* m_bars;
     TpSweepPlot* m_plot;
+    LayoutSweepPlot* m_layoutsOverTp;
+    LayoutSweepPlot* m_layoutsOverData;
+    QTabWidget* m_plots;
 };
 
 /// The core's durationText (duration_text.h) for the app's labels: "53.3 µs", "16.0 ms".

@@ -3,6 +3,8 @@
 #include "block/mlp_costs.h"
 #include "devices/mesh_costs.h"
 
+#include "sweep_ticks.h"
+
 #include <QPainter>
 #include <QPainterPath>
 
@@ -79,32 +81,23 @@ std::int64_t TpSweepPlot::markedTp() const {
 }
 
 QRectF TpSweepPlot::plotRect() const {
-    // Room on each side for its axis' labels, a line above for the axis titles and one below
-    // for the tp ticks.
+    // Room on each side for its axis' labels.
     const QFontMetrics metrics = fontMetrics();
     const auto side = [&](bool sent) {
         const TpAxisText axis = tpAxisText(m_points, sent);
-        return std::max(metrics.horizontalAdvance(axis.top), metrics.horizontalAdvance(axis.foot)) +
-               8;
+        return std::max(metrics.horizontalAdvance(axis.top), metrics.horizontalAdvance(axis.foot));
     };
-    const int line = metrics.height();
-    return QRectF(rect()).adjusted(side(false), 2 * line + 8, -side(true), -(2 * line + 6));
+    return sweepPlotRect(*this, side(false), side(true));
 }
 
 qreal TpSweepPlot::xOf(std::size_t index) const {
-    const QRectF r = plotRect();
-    if (m_points.size() <= 1)
-        return r.center().x();
-    return r.left() + r.width() * qreal(index) / qreal(m_points.size() - 1);
+    return sweepX(plotRect(), index, m_points.size());
 }
 
 void TpSweepPlot::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.fillRect(rect(), palette().base());
     const QRectF r = plotRect();
-    p.setPen(QColor(0xcc, 0xcc, 0xcc));
-    p.drawRect(r);
+    drawSweepFrame(p, *this, r);
     const TpAxisText memoryAxis = tpAxisText(m_points, false);
     const TpAxisText wireAxis = tpAxisText(m_points, true);
     const int line = fontMetrics().height();
@@ -146,6 +139,10 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
     };
     drawAxis(memoryAxis, kMemoryColour, false);
     drawAxis(wireAxis, kWireColour, true);
+    std::vector<std::int64_t> values;
+    for (const TpPoint& point : m_points)
+        values.push_back(point.tp);
+    drawSweepTicks(p, *this, r, values, m_current, [this](std::size_t i) { return xOf(i); });
     QPainterPath memory, wire;
     for (std::size_t i = 0; i < m_points.size(); ++i) {
         const QPointF a(xOf(i), yOf(m_points[i].memoryBytes, maxMemory));
@@ -158,31 +155,16 @@ void TpSweepPlot::paintEvent(QPaintEvent*) {
     p.drawPath(memory);
     p.setPen(QPen(kWireColour, 2, Qt::DashLine));
     p.drawPath(wire);
-    // Tick labels, thinned so they do not overlap, and the current tp marked.
-    const int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("0000"));
-    qreal lastLabel = -1e9;
+    // The current tp's dots over the dotted line the ticks drew.
     for (std::size_t i = 0; i < m_points.size(); ++i) {
-        const qreal x = xOf(i);
-        const bool current = m_points[i].tp == m_current;
-        if (current) {
-            p.setPen(QPen(QColor(0x33, 0x33, 0x33), 1, Qt::DotLine));
-            p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
-            p.setPen(Qt::NoPen);
-            p.setBrush(kMemoryColour);
-            p.drawEllipse(QPointF(x, yOf(m_points[i].memoryBytes, maxMemory)), 4, 4);
-            p.setBrush(kWireColour);
-            p.drawEllipse(QPointF(x, yOf(m_points[i].wireBytes, maxWire)), 4, 4);
-            p.setBrush(Qt::NoBrush);
-        }
-        if (current || x - lastLabel >= labelWidth) {
-            QFont f = font();
-            f.setBold(current);
-            p.setFont(f);
-            p.setPen(palette().text().color());
-            p.drawText(QRectF(x - labelWidth, r.bottom() + 2, 2 * labelWidth, line),
-                       Qt::AlignHCenter | Qt::AlignTop, QString::number(m_points[i].tp));
-            lastLabel = x;
-        }
+        if (m_points[i].tp != m_current)
+            continue;
+        p.setPen(Qt::NoPen);
+        p.setBrush(kMemoryColour);
+        p.drawEllipse(QPointF(xOf(i), yOf(m_points[i].memoryBytes, maxMemory)), 4, 4);
+        p.setBrush(kWireColour);
+        p.drawEllipse(QPointF(xOf(i), yOf(m_points[i].wireBytes, maxWire)), 4, 4);
+        p.setBrush(Qt::NoBrush);
     }
 }
 

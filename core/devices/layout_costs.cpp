@@ -195,4 +195,17 @@ std::vector<LayoutSummary> compareLayouts(LayerConfig c, bool backward,
     return summaries;
 }
 
+std::vector<LayoutSweepPoint> layoutSweep(LayerConfig c, MeshSize size, bool backward,
+                                          const HardwarePreset& hardware) {
+    assert(c.block == Block::Linear);
+    c.layout = ShardingLayout::Tensor;
+    std::vector<LayoutSweepPoint> points;
+    for (const std::int64_t value : divisors(size == MeshSize::Tp ? c.splitDim() : c.batch)) {
+        (size == MeshSize::Tp ? c.tpSize : c.dataSize) = value;
+        if (c.validate().empty())
+            points.push_back({value, compareLayouts(c, backward, hardware)});
+    }
+    return points;
+}
+
 }  // namespace tp

@@ -117,4 +117,19 @@ struct LayoutSummary {
 std::vector<LayoutSummary> compareLayouts(LayerConfig config, bool backward,
                                           const HardwarePreset& hardware);
 
+/// The mesh size a sweep of the layouts varies: tp_size (the model axis) or D (the data axis).
+enum class MeshSize { Tp, Data };
+
+/// One value of a sweep: the three layouts of the config with that tp_size or D.
+struct LayoutSweepPoint {
+    std::int64_t value = 1;
+    std::vector<LayoutSummary> layouts;  ///< compareLayouts' tensor, fsdp, sequence
+};
+
+/// `config` with tp_size set to each divisor of its split dimension, or D to each divisor of its
+/// batch, that the tensor layout takes (LayerConfig::validate), in increasing order, and the three
+/// layouts at each (a layout that value refuses carries its refusal). One-Linear configs only.
+std::vector<LayoutSweepPoint> layoutSweep(LayerConfig config, MeshSize size, bool backward,
+                                          const HardwarePreset& hardware);
+
 }  // namespace tp

@@ -8,6 +8,7 @@
 #include "devices/device_card.h"
 #include "devices/devices_view.h"
 #include "devices/layout_costs.h"
+#include "devices/layout_sweep_plot.h"
 #include "main_window.h"
 #include "parameter_panel.h"
 #include "scene/scene_request.h"
@@ -15,6 +16,7 @@
 #include "steps/step_controller.h"
 
 #include <QComboBox>
+#include <QImage>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -158,6 +160,40 @@ private slots:
         view.setScene(sceneOf(odd));
         QVERIFY2(costs->layoutsLabel()->text().contains("over data D (3): D must divide both"),
                  qPrintable(costs->layoutsLabel()->text()));
+    }
+
+    // The layouts against D and against tp, in tabs beside the tp plot: the core's sweep, the
+    // scene's value marked in each layout's colour; the MLP block has no layouts to plot.
+    void layoutPlotsSweepTpAndD() {
+        LayerConfig c = layoutConfig(ShardingLayout::Tensor);
+        c.batch = 16;
+        DevicesView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setScene(sceneOf(c, true));
+        CostsPanel* costs = view.costsPanel();
+        LayoutSweepPlot* overData = costs->layoutsOverData();
+        const auto expected = layoutSweep(c, MeshSize::Data, true, costs->hardware());
+        QCOMPARE(overData->points().size(), expected.size());  // D = 1, 2, 4, 8, 16
+        QCOMPARE(overData->points().size(), std::size_t(5));
+        QCOMPARE(costs->layoutsOverTp()->points().size(),
+                 layoutSweep(c, MeshSize::Tp, true, costs->hardware()).size());
+        QVERIFY(costs->plotTabs()->isTabVisible(2));
+        costs->plotTabs()->setCurrentWidget(overData);
+        QTRY_VERIFY(overData->isVisible() && overData->width() > 100);
+        // D = 2 is point 1: FSDP's dot, below tensor's and sequence's at rest.
+        const LayoutSummary& fsdp = overData->points()[1].layouts[1];
+        QVERIFY(fsdp.layout == ShardingLayout::Fsdp);
+        QVERIFY(fsdp.bytesAtRest < overData->points()[1].layouts[0].bytesAtRest);
+        const QImage image = overData->grab().toImage();
+        const QPoint dot(int(overData->xOf(1)), int(overData->yOf(fsdp.bytesAtRest, false)));
+        QCOMPARE(image.pixelColor(dot), layoutColour(ShardingLayout::Fsdp));
+        QCOMPARE(sweepBytesSent(fsdp, true), fsdp.forwardSent + fsdp.backwardSent);
+
+        view.setScene(sceneOf(test::mlpConfig(2, 8, 32, 8, 4)));
+        QVERIFY(!costs->plotTabs()->isTabVisible(1) && !costs->plotTabs()->isTabVisible(2));
+        QCOMPARE(costs->plotTabs()->currentIndex(), 0);
     }
 
     // In the window, choosing a layout steps through its program on the Devices tab.

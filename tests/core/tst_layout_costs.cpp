@@ -254,6 +254,38 @@ private slots:
                     summaries[2].refusal.find("data x tp_size") != std::string::npos);
     }
 
+    // The sweeps: every tp_size the tensor layout takes, or every D, with the three layouts at
+    // each; FSDP's parameters at rest shrink as D grows, tensor's stay.
+    void sweeps() {
+        const HardwarePreset& hw = *findHardware("tpu-v4");
+        const LayerConfig c = layer(ParallelMode::Column, ShardingLayout::Fsdp, 4, 2);
+        const auto overTp = layoutSweep(c, MeshSize::Tp, true, hw);
+        QCOMPARE(overTp.size(), std::size_t(15));  // the divisors of 16384
+        QCOMPARE(overTp.front().value, std::int64_t(1));
+        QCOMPARE(overTp.back().value, std::int64_t(16384));
+        LayerConfig tp8 = c;
+        tp8.tpSize = 8;
+        const auto at8 = compareLayouts(tp8, true, hw);
+        QCOMPARE(overTp[3].value, std::int64_t(8));
+        for (std::size_t i = 0; i < 3; ++i) {
+            QCOMPARE(overTp[3].layouts[i].bytesAtRest, at8[i].bytesAtRest);
+            QCOMPARE(overTp[3].layouts[i].forward.totalSeconds, at8[i].forward.totalSeconds);
+            QCOMPARE(overTp[3].layouts[i].refusal, at8[i].refusal);
+        }
+        // Sequence parallelism needs the 8 batch rows split over D x tp: tp 8 at D 2 is refused.
+        QVERIFY(!at8[2].refusal.empty());
+
+        const auto overD = layoutSweep(c, MeshSize::Data, false, hw);
+        QCOMPARE(overD.size(), std::size_t(4));  // D = 1, 2, 4, 8
+        for (std::size_t i = 1; i < overD.size(); ++i) {
+            QVERIFY(overD[i].layouts[1].bytesAtRest < overD[i - 1].layouts[1].bytesAtRest);
+            // Tensor keeps its kernel block (4096 x 4096) and bias block whole, x's rows split.
+            const std::int64_t rows = 8 / overD[i].value;
+            QCOMPARE(overD[i].layouts[0].bytesAtRest,
+                     (4096 * 4096 + 4096 + rows * 4096) * std::int64_t(sizeof(float)));
+        }
+    }
+
     void refusals() {
         LayerConfig c = layer(ParallelMode::Column, ShardingLayout::Fsdp, 4, 2);
         c.inDim = 4095;

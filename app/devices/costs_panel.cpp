@@ -145,6 +145,14 @@ QString blockBackwardText(const MlpCosts& k) {
 
 // The three layouts of `config` side by side, the one it runs in bold; a layout the config cannot
 // take says why.
+// "472 B", "1.0 KiB": a table's bytes, narrower than formatBytes' "472 bytes".
+QString shortBytes(std::int64_t b) {
+    QString text = bytes(b);
+    if (text.endsWith(QStringLiteral(" bytes")))
+        text.replace(QStringLiteral(" bytes"), QStringLiteral(" B"));
+    return text;
+}
+
 QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePreset& hardware) {
     QString rows;
     for (const LayoutSummary& s : compareLayouts(config, backward, hardware)) {
@@ -162,19 +170,22 @@ QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePre
             const auto passes = [backward](const QString& forward, const QString& back) {
                 return backward ? QStringLiteral("%1<br>+ %2").arg(forward, back) : forward;
             };
-            const QString sent = passes(bytes(s.forwardSent), bytes(s.backwardSent));
+            const QString sent = passes(shortBytes(s.forwardSent), shortBytes(s.backwardSent));
             const QString time = passes(durationLabel(s.forward.totalSeconds),
                                         durationLabel(s.backward.totalSeconds));
-            row += cell(bytes(s.bytesAtRest)) + cell(bytes(s.bytesPeak)) + cell(sent) + cell(time);
+            row += cell(shortBytes(s.bytesAtRest)) + cell(shortBytes(s.bytesPeak)) + cell(sent) +
+                   cell(time);
         }
         rows += QStringLiteral("<tr>%1</tr>").arg(row);
     }
     const QString pass =
         backward ? CostsPanel::tr("; sent and time: forward + backward") : QString();
     return CostsPanel::tr(
-               "<table cellspacing='0'><tr><th align='left'>layout</th>"
-               "<th align='left'>at rest</th><th align='left'>peak</th>"
-               "<th align='left'>sent</th><th align='left'>time</th></tr>%1</table>"
+               "<table cellspacing='0'><tr><th align='left' style='padding-right:6px'>layout</th>"
+               "<th align='left' style='padding-right:6px'>at rest</th><th align='left' "
+               "style='padding-right:6px'>peak</th>"
+               "<th align='left' style='padding-right:6px'>sent</th><th align='left' "
+               "style='padding-right:6px'>time</th></tr>%1</table>"
                "<small>per device, on %2%3</small>")
         .arg(rows, text(hardware.name), pass);
 }

@@ -1,11 +1,14 @@
 #include "device_holdings.h"
 
 #include "devices/backward_costs.h"
+#include "devices/layout_costs.h"
+#include "scene/layout_timeline.h"
 #include "scene/scene_backward.h"
 
 #include <QStringList>
 
 #include <algorithm>
+#include <limits>
 
 namespace tp {
 namespace {
@@ -30,6 +33,28 @@ HeatmapStyle styleOf(std::vector<IndexRange> groups, std::vector<int> ids, Qt::O
 
 QString bytes(std::int64_t b) {
     return QString::fromStdString(formatBytes(b));
+}
+
+// FSDP: `array` as the device holds it, only the chunks `held` of its rows (`alongRows`) or of
+// its values; the others grey, and its bytes and spec those of what it keeps.
+void keepChunks(HeldArray& array, const std::vector<bool>& held, bool alongRows,
+                const QString& restSpec) {
+    const auto count = std::count(held.begin(), held.end(), true);
+    if (count == std::ssize(held) || array.data.rows() == 0)
+        return;
+    const MatrixData& whole = array.data;
+    auto kept = std::make_shared<Matrix>(whole.rows(), whole.cols());
+    const Index chunks = Index(held.size());
+    const Index length = (alongRows ? whole.rows() : whole.cols()) / chunks;
+    for (Index r = 0; r < whole.rows(); ++r)
+        for (Index col = 0; col < whole.cols(); ++col)
+            (*kept)(r, col) = held[std::size_t((alongRows ? r : col) / length)]
+                                  ? whole(r, col)
+                                  : std::numeric_limits<float>::quiet_NaN();
+    array.data = MatrixData::of(kept, *kept);
+    array.bytes = array.bytes / chunks * count;
+    array.spec = restSpec;
+    array.style.absentColour = qRgb(0x9e, 0x9e, 0x9e);
 }
 
 }  // namespace
@@ -105,6 +130,13 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
                      .arg(slice(rows), column ? QStringLiteral(":") : slice(g.inputCols)),
                  spec(specs.x), h.xBytes, x.block(rows, g.inputCols),
                  styleOf({}, {}, Qt::Horizontal, ds.xScale)};
+    if (c.layout == ShardingLayout::Fsdp) {
+        const PartitionSpecs atRest = layoutPartitionSpecs(c);
+        const int data = int(c.dataSize);
+        keepChunks(k, fsdpChunksHeld(ds.program, step, "kernel", d, data), true,
+                   spec(atRest.kernel));
+        keepChunks(b, fsdpChunksHeld(ds.program, step, "bias", d, data), false, spec(atRest.bias));
+    }
     v.arrays = {k, b, xs};
 
     // The output side: what the device has computed, or its collective buffer. A layout's gather
@@ -174,13 +206,16 @@ DeviceHoldingsView deviceHoldings(const DeviceScene& ds, int d, int m, int step)
     if (outputRing)
         v.ringArray = int(v.arrays.size()) - 1;
 
-    QStringList parts{QStringLiteral("kernel %1").arg(bytes(h.kernelBytes)),
-                      QStringLiteral("bias %1").arg(bytes(h.biasBytes)),
+    // The kernel and bias as held at this step (FSDP's chunks), the rest as the product uses it.
+    const std::int64_t kernelHeld = v.arrays[0].bytes, biasHeld = v.arrays[1].bytes;
+    QStringList parts{QStringLiteral("kernel %1").arg(bytes(kernelHeld)),
+                      QStringLiteral("bias %1").arg(bytes(biasHeld)),
                       QStringLiteral("x %1").arg(bytes(h.xBytes))};
     if (!column)
         parts << QStringLiteral("partial %1").arg(bytes(h.partialBytes));
     parts << QStringLiteral("out %1").arg(bytes(h.outputBytes));
-    v.bytesText = parts.join(QStringLiteral(" · ")) + QStringLiteral(" = ") + bytes(totalBytes(h));
+    const std::int64_t total = totalBytes(h) - h.kernelBytes - h.biasBytes + kernelHeld + biasHeld;
+    v.bytesText = parts.join(QStringLiteral(" · ")) + QStringLiteral(" = ") + bytes(total);
     v.flopsText = QStringLiteral("%L1 FLOPs").arg(h.flops);
     return v;
 }

@@ -4,6 +4,7 @@
 #include "layer/range_text.h"
 #include "scene/timeline_steps.h"
 
+#include <algorithm>
 #include <cassert>
 #include <string>
 
@@ -90,6 +91,31 @@ Timeline layoutMeshProgram(const LayerConfig& c, bool backward) {
                              tensorIndex(c, program[i]), int(i));
     numberCaptions(t);
     return t;
+}
+
+std::vector<bool> fsdpChunksHeld(const Timeline& program, int step, const std::string& of, int d,
+                                 int dataSize) {
+    std::vector<bool> held(std::size_t(dataSize), true);
+    const TimelineStep& state = program.at(step);
+    const auto gather = [&](const TimelineStep& s) {
+        return !s.backward && s.ringStep >= 0 && s.collective.of == of &&
+               s.collective.axis == MeshAxis::Data && s.collective.layoutIndex >= 0;
+    };
+    const auto first = std::find_if(program.steps.begin(), program.steps.end(), gather);
+    if (state.backward || first == program.steps.end())
+        return held;
+    const auto compute =
+        std::find_if(program.steps.begin(), program.steps.end(),
+                     [](const auto& s) { return s.phase == StepPhase::AllCompute; });
+    const int gathered = gather(state) ? state.ring.indexInPhase + 2  // own chunk, s + 1 received
+                         : state.step < first->step   ? 1
+                         : state.step > compute->step ? 1
+                                                      : dataSize;
+    for (int j = 0; j < dataSize; ++j)
+        held[std::size_t(j)] = false;
+    for (int k = 0; k < gathered; ++k)
+        held[std::size_t(((d - k) % dataSize + dataSize) % dataSize)] = true;
+    return held;
 }
 
 }  // namespace tp

@@ -20,6 +20,9 @@
 #include "layer/layer_config.h"
 #include "scene/timeline.h"
 
+#include <string>
+#include <vector>
+
 namespace tp {
 
 /// The program above for a valid one-Linear config in the fsdp or sequence layout, with the
@@ -27,5 +30,13 @@ namespace tp {
 ///   "Step 1 of 4: all-gather of kernel over "data" (fsdp: gathered just before use, freed
 ///    after), all-gather ring step 1 of 1 over 2 devices per model column"
 Timeline layoutMeshProgram(const LayerConfig& config, bool backward);
+
+/// The fsdp layout's parameters on device d at step `step` of its forward (layoutMeshProgram):
+/// which of the D row chunks of its `of` block ("kernel" or "bias") it holds. Its own chunk d
+/// at rest; after ring step s of the block's all-gather also chunks d-1, ..., d-1-s (mod D); all
+/// of them from the gather's end until the devices have computed; then its own chunk again (the
+/// gathered block freed). Every chunk for a step of another layout or of the backward.
+std::vector<bool> fsdpChunksHeld(const Timeline& program, int step, const std::string& of, int d,
+                                 int dataSize);
 
 }  // namespace tp

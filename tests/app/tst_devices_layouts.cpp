@@ -23,6 +23,8 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include <cmath>
+
 using namespace tp;
 
 namespace {
@@ -82,7 +84,20 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setScene(sceneOf(c, true));
+        // At rest device (1, 0) keeps rows 4:8 of its kernel block, the rest grey, its spec the
+        // layout's; the gather brings the rest.
+        view.setStep(0);
+        const HeldArray& rest = view.card(1, 0)->holdings().arrays[0];
+        QVERIFY(std::isnan(rest.data(0, 0)) && std::isnan(rest.data(3, 5)));
+        QVERIFY(!std::isnan(rest.data(4, 0)) && !std::isnan(rest.data(7, 5)));
+        QCOMPARE(rest.spec, QStringLiteral("P('data', 'model')"));
+        QCOMPARE(rest.bytes, std::int64_t(4 * 6 * 4));
+        QVERIFY2(
+            view.card(1, 0)->holdings().bytesText.startsWith("kernel 96 bytes · bias 12 bytes"),
+            qPrintable(view.card(1, 0)->holdings().bytesText));
         view.setStep(1);
+        const HeldArray& gathered = view.card(1, 0)->holdings().arrays[0];
+        QVERIFY(!std::isnan(gathered.data(0, 0)) && !std::isnan(gathered.data(7, 5)));
         const std::vector<DeviceArrow> arrows = view.arrows();
         QCOMPARE(int(arrows.size()), 4);  // 2 model columns x 2 devices each sending
         for (const DeviceArrow& a : arrows)

@@ -107,6 +107,35 @@ private slots:
                                                    std::to_string(t.lastStep())));
     }
 
+    // FSDP's chunks on a device: its own at rest, one more each ring step of the gather, all of
+    // them until the devices have computed, its own again once the gathered block is freed.
+    void fsdpChunks() {
+        LayerConfig c = layer(ParallelMode::Row, ShardingLayout::Fsdp, 2, 4);
+        c.output = OutputLayout::Replicated;  // an all-reduce after the product
+        QVERIFY(c.validate().empty());
+        const Timeline t = layoutMeshProgram(c, false);
+        const auto held = [&](int step, int d) {
+            QString text;
+            for (const bool chunk : fsdpChunksHeld(t, step, "kernel", d, 4))
+                text += chunk ? '1' : '0';
+            return text;
+        };
+        // Steps: start, the kernel's 3 ring steps, the bias's 3, compute, the all-reduce's 2 and
+        // its bias step.
+        QCOMPARE(t.at(1).collective.of, std::string("kernel"));
+        QCOMPARE(held(0, 2), QString("0010"));
+        QCOMPARE(held(1, 2), QString("0110"));
+        QCOMPARE(held(2, 2), QString("1110"));
+        QCOMPARE(held(3, 0), QString("1111"));
+        QCOMPARE(held(7, 1), QString("1111"));  // the devices compute
+        QCOMPARE(t.at(7).phase, StepPhase::AllCompute);
+        QCOMPARE(held(8, 3), QString("0001"));  // freed during the all-reduce
+        QCOMPARE(fsdpChunksHeld(t, 4, "bias", 1, 4), (std::vector<bool>{true, true, false, false}));
+        const Timeline sequence =
+            layoutMeshProgram(layer(ParallelMode::Column, ShardingLayout::Sequence, 2, 2), false);
+        QCOMPARE(fsdpChunksHeld(sequence, 0, "kernel", 1, 2), (std::vector<bool>{true, true}));
+    }
+
     void words() {
         const Timeline fsdp =
             layoutMeshProgram(layer(ParallelMode::Column, ShardingLayout::Fsdp, 2, 2), true);

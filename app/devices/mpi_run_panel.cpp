@@ -1,6 +1,7 @@
 #include "mpi_run_panel.h"
 
 #include "costs_panel.h"
+#include "devices/layout_costs.h"
 #include "mpi_launch.h"
 
 #include <QDialogButtonBox>
@@ -50,6 +51,25 @@ QTableWidgetItem* ratioCell(double measured, double model) {
     item->setToolTip(
         QObject::tr("measured %1 / model %2").arg(durationLabel(measured), durationLabel(model)));
     return item;
+}
+
+// What the model says a device keeps between passes: the tensor layout's holdings, or another
+// layout's bytes at rest (layoutMemory), which is what its ranks report as held.
+DeviceHoldings heldModel(const LayerConfig& config, const DeviceHoldings& holdings) {
+    if (config.layout == ShardingLayout::Tensor)
+        return holdings;
+    DeviceHoldings rest = holdings;
+    for (const ArrayMemory& array : layoutMemory(config, false).arrays) {
+        if (array.name == "kernel")
+            rest.kernelBytes = array.atRest;
+        else if (array.name == "bias")
+            rest.biasBytes = array.atRest;
+        else if (array.name == "x")
+            rest.xBytes = array.atRest;
+        else if (array.name == "output")
+            rest.outputBytes = array.atRest;
+    }
+    return rest;
 }
 
 }  // namespace
@@ -154,18 +174,22 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
                                     .join(QLatin1Char(' '))
                                     .toHtmlEscaped()));
     const MeshCosts& mesh = scene.costs->mesh;
+    const DeviceHoldings held = heldModel(scene.scene->config, mesh.perDevice);
     // The estimate on the hardware the run is given (--hardware), which the Devices tab may have
     // changed since the scene's costs were computed.
-    m_estimate = estimateTime(mesh, hardware);
+    const LayerConfig& config = scene.scene->config;
+    m_estimate = layoutEstimate(config, PassPhase::Forward, hardware);
     const TimeEstimate& estimate = m_estimate;
     m_model->setText(tr("Cost model, every device: kernel %1, bias · x · output %2; compute %3, "
                         "communication %4 (%5) on %6, the hardware this run is given.")
-                         .arg(bytesText(mesh.perDevice.kernelBytes),
-                              threeBytes(mesh.perDevice.biasBytes, mesh.perDevice.xBytes,
-                                         mesh.perDevice.outputBytes),
+                         .arg(bytesText(held.kernelBytes),
+                              threeBytes(held.biasBytes, held.xBytes, held.outputBytes),
                               durationLabel(estimate.computeSeconds),
                               durationLabel(estimate.communicationSeconds),
-                              QString::fromUtf8(toString(mesh.collective.kind)),
+                              config.layout == ShardingLayout::Tensor
+                                  ? QString::fromUtf8(toString(mesh.collective.kind))
+                                  : tr("the %1 layout's collectives")
+                                        .arg(QString::fromUtf8(toString(config.layout))),
                               QString::fromUtf8(estimate.hardware)));
     if (scene.scene->mistake != Mistake::None)
         m_model->setText(tr("tpviz-mpi runs the correct split: the scene's mistake (%1) is left "
@@ -205,7 +229,7 @@ void MpiRunPanel::showResult() {
     m_status->setText(tr("%1 finished in %2 s (mpirun's start-up included).")
                           .arg(countText(std::int64_t(result.ranks.size()), tr("rank")))
                           .arg(result.wallSeconds, 0, 'f', 2));
-    const DeviceHoldings& model = m_scene.costs->mesh.perDevice;
+    const DeviceHoldings model = heldModel(m_scene.scene->config, m_scene.costs->mesh.perDevice);
     const TimeEstimate& estimate = m_estimate;
     m_table->setRowCount(int(result.ranks.size()));
     for (int row = 0; row < int(result.ranks.size()); ++row) {

@@ -4,6 +4,7 @@
 
 #include "devices/costs_panel.h"
 #include "devices/hardware.h"
+#include "devices/layout_costs.h"
 #include "devices/mpi_launch.h"
 #include "devices/mpi_run_panel.h"
 #include "scene/scene_request.h"
@@ -144,6 +145,44 @@ private slots:
                  durationLabel(onTpu.computeSeconds));
         QCOMPARE(panel.table()->item(0, MpiRunPanel::CommunicationModelColumn)->text(),
                  durationLabel(onTpu.communicationSeconds));
+    }
+
+    // A scene in the fsdp layout runs that layout on 4 ranks (data 2 x tp 2): the command asks
+    // for it, the ranks' results pass, and the model is the layout's, its gathers included.
+    void layoutsRunOnTheRanks() {
+        LayerConfig c = smallConfig();
+        c.batch = 4;
+        c.dataSize = 2;
+        c.layout = ShardingLayout::Fsdp;
+        const DeviceScene scene = deviceSceneOf(c);
+        MpiRunPanel panel;
+        if (const QString refusal = panel.launcher()->refusal(*scene.scene); !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        panel.show();
+        panel.run(scene, defaultHardware());
+        QVERIFY2(panel.commandLabel()->text().contains("--layout fsdp"),
+                 qPrintable(panel.commandLabel()->text()));
+        const QString model = panel.modelLabel()->text();
+        const TimeEstimate estimate = layoutEstimate(c, PassPhase::Forward, defaultHardware());
+        QVERIFY2(model.contains("communication " + durationLabel(estimate.communicationSeconds) +
+                                " (the fsdp layout's collectives)"),
+                 qPrintable(model));
+        QVERIFY(estimate.communicationSeconds >
+                estimateTime(meshCosts(smallConfig()), defaultHardware()).communicationSeconds);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+        const MpiRunResult& result = panel.launcher()->result();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.ranks.size(), std::size_t(4));
+        QVERIFY2(result.passed(), qPrintable(panel.verdictLabel()->text()));
+        // Each rank keeps half of its kernel block (8 x 4) at rest, as the model says.
+        for (int row = 0; row < 4; ++row) {
+            QCOMPARE(result.ranks[std::size_t(row)].kernelBytesHeld, std::int64_t(4 * 4 * 4));
+            QCOMPARE(panel.table()
+                         ->item(row, MpiRunPanel::KernelModelColumn)
+                         ->data(Qt::UserRole)
+                         .toLongLong(),
+                     std::int64_t(4 * 4 * 4));
+        }
     }
 
     void cancelEndsMpirunAndItsRanks_data() {

@@ -5,10 +5,12 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
@@ -20,6 +22,21 @@ namespace {
 
 // How long mpirun may take to end its ranks after SIGTERM before it is killed.
 constexpr int kTerminateGraceMs = 3000;
+
+// A preset added in the app (read from a file, or calibrated) as a file the ranks' --hardware
+// reads: a JSON file in the temporary folder named after the preset, written anew each time.
+QString presetFile(const HardwarePreset& hardware) {
+    QString name = QString::fromStdString(hardware.name);
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
+    const QString path = QDir(QDir::tempPath())
+                             .filePath(QStringLiteral("tpviz-%1-%2.json")
+                                           .arg(QCoreApplication::applicationPid())
+                                           .arg(name));
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        file.write(QByteArray::fromStdString(hardwareJson(hardware)));
+    return path;
+}
 
 std::int64_t integer(const QJsonObject& object, const char* key) {
     return std::int64_t(object.value(QLatin1String(key)).toDouble());
@@ -246,6 +263,10 @@ QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& har
     options.costs = true;
     options.backward = scene.backward != nullptr;  // the gradients too, when the scene has them
     options.hardware = &hardware;
+    if (findHardware(hardware.name) != &hardware) {
+        options.hardwareFromFile = std::make_shared<const HardwarePreset>(hardware);
+        options.hardwarePath = presetFile(hardware).toStdString();
+    }
     for (const std::string& word : sceneArguments(options))
         args << QString::fromStdString(word);
     return args;

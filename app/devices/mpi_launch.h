@@ -95,6 +95,8 @@ public:
     QString refusal(const Scene& scene) const;
     /// mpirun's arguments for `scene` with the estimate on `hardware`: -n, --oversubscribe when
     /// there are more ranks than cores, --allow-run-as-root as root, tpviz-mpi and its options.
+    /// A preset that is not built in (added in the app) is written to a JSON file in the
+    /// temporary folder, which --hardware is given.
     QStringList arguments(const Scene& scene, const HardwarePreset& hardware) const;
     /// mpirun's arguments for calibrating this machine on kCalibrationRanks ranks: as arguments()
     /// up to tpviz-mpi, then --calibrate --json.

@@ -22,10 +22,12 @@ QString text(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QString problemsText(const std::vector<std::string>& problems) {
+// The reader's problems, each without the "path: " it starts with (the message names the file).
+QString problemsText(const std::vector<std::string>& problems, const QString& path) {
+    const std::string where = path.toStdString() + ": ";
     QStringList words;
     for (const std::string& problem : problems)
-        words << text(problem);
+        words << text(problem.starts_with(where) ? problem.substr(where.size()) : problem);
     return words.join(QStringLiteral("; "));
 }
 
@@ -127,7 +129,7 @@ void HardwareBox::onChosen(int row) {
 bool HardwareBox::addPresetFile(const QString& path) {
     const HardwareFileRead read = readHardwareFile(path.toStdString());
     if (!read.preset) {
-        showMessage(tr("%1 was not added: %2").arg(path, problemsText(read.problems)), true);
+        showMessage(tr("%1 was not added: %2").arg(path, problemsText(read.problems, path)), true);
         return false;
     }
     HardwarePreset preset = *read.preset;

@@ -141,7 +141,7 @@ private slots:
         QLabel* message = costs.hardwareChoice()->messageLabel();
         QVERIFY(message->isVisible());
         QVERIFY2(message->text().contains(QStringLiteral("was not added")) &&
-                     message->text().contains(words),
+                     message->text().contains(words) && message->text().count(path) == 1,
                  qPrintable(message->text()));
         QCOMPARE(changed.count(), 0);
         QCOMPARE(costs.hardwareBox()->count(), count);

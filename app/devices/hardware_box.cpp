@@ -12,7 +12,6 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTime>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace tp {
@@ -116,13 +115,10 @@ void HardwareBox::onChosen(int row) {
     if (row == calibrateRow()) {
         calibrate();
     } else {
-        // After the combo's popup has closed.
-        QTimer::singleShot(0, this, [this] {
-            const QString path = QFileDialog::getOpenFileName(
-                this, tr("Hardware preset"), QString(), tr("Hardware presets (*.json)"));
-            if (!path.isEmpty())
-                addPresetFile(path);
-        });
+        const QString path = QFileDialog::getOpenFileName(this, tr("Hardware preset"), QString(),
+                                                          tr("Hardware presets (*.json)"));
+        if (!path.isEmpty())
+            addPresetFile(path);
     }
 }
 

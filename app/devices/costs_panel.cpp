@@ -4,6 +4,7 @@
 #include "devices/duration_text.h"
 #include "devices/layout_costs.h"
 #include "estimate_bars.h"
+#include "hardware_box.h"
 #include "layer/range_text.h"
 #include "layout_sweep_plot.h"
 #include "scene/costs_report.h"
@@ -11,7 +12,6 @@
 #include "scene/scene_backward.h"
 #include "tp_sweep_plot.h"
 
-#include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QTabWidget>
@@ -208,12 +208,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     m_wire = wrappingLabel("wireLabel");
     m_backward = wrappingLabel("backwardLabel");
     m_backwardTitle = new QLabel(tr("Backward"));
-    m_hardware = new QComboBox;
-    m_hardware->setObjectName(QStringLiteral("hardwareBox"));
-    for (const HardwarePreset& preset : hardwarePresets()) {
-        m_hardware->addItem(text(preset.name));
-        m_hardware->setItemData(m_hardware->count() - 1, text(preset.description), Qt::ToolTipRole);
-    }
+    m_hardware = new HardwareBox;
     selectHardware(text(defaultHardware().name));
     m_estimate = wrappingLabel("estimateLabel");
     m_layouts = new QLabel;
@@ -246,23 +241,22 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_layouts);
     layout->addLayout(form);
     layout->addWidget(m_plots, 1);
-    connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
+    connect(m_hardware, &HardwareBox::hardwareChanged, this, [this] {
         showEstimate();
         emit hardwareChanged();
     });
 }
 
 const HardwarePreset& CostsPanel::hardware() const {
-    const int index = m_hardware->currentIndex();
-    return index >= 0 ? hardwarePresets()[std::size_t(index)] : defaultHardware();
+    return m_hardware->hardware();
 }
 
 bool CostsPanel::selectHardware(const QString& name) {
-    const int index = m_hardware->findText(name);
-    if (index < 0)
-        return false;
-    m_hardware->setCurrentIndex(index);
-    return true;
+    return m_hardware->selectHardware(name);
+}
+
+QComboBox* CostsPanel::hardwareBox() const {
+    return m_hardware->combo();
 }
 
 void CostsPanel::setDeviceScene(const DeviceScene& scene) {

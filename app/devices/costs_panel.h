@@ -17,6 +17,7 @@ class QTabWidget;
 namespace tp {
 
 class EstimateBars;
+class HardwareBox;
 class LayoutSweepPlot;
 class TpSweepPlot;
 
@@ -29,12 +30,13 @@ public:
     /// Shows the costs of `scene` (its mesh costs and the estimate for the selected preset).
     void setDeviceScene(const DeviceScene& scene);
 
-    /// The selected hardware preset.
+    /// The selected hardware preset: built-in, read from a file or calibrated (HardwareBox).
     const HardwarePreset& hardware() const;
     /// Selects a preset by name; false when there is none of that name.
     bool selectHardware(const QString& name);
 
-    QComboBox* hardwareBox() const { return m_hardware; }
+    QComboBox* hardwareBox() const;
+    HardwareBox* hardwareChoice() const { return m_hardware; }
     QLabel* memoryLabel() const { return m_memory; }
     QLabel* wireLabel() const { return m_wire; }
     /// With the backward pass: the gradients' bytes per device and each backward collective's
@@ -67,7 +69,7 @@ private:
     std::optional<LayerConfig> m_linear;
     QLabel* m_layouts;
     QLabel* m_layoutsTitle;
-    QComboBox* m_hardware;
+    HardwareBox* m_hardware;
     QLabel* m_memory;
     QLabel* m_wire;
     QLabel* m_backward;

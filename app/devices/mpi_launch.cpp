@@ -1,14 +1,16 @@
 #include "mpi_launch.h"
 
-#include "devices/hardware.h"
+#include "io/hardware_file.h"
 #include "scene/scene_arguments.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
@@ -20,6 +22,21 @@ namespace {
 
 // How long mpirun may take to end its ranks after SIGTERM before it is killed.
 constexpr int kTerminateGraceMs = 3000;
+
+// A preset added in the app (read from a file, or calibrated) as a file the ranks' --hardware
+// reads: a JSON file in the temporary folder named after the preset, written anew each time.
+QString presetFile(const HardwarePreset& hardware) {
+    QString name = QString::fromStdString(hardware.name);
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
+    const QString path = QDir(QDir::tempPath())
+                             .filePath(QStringLiteral("tpviz-%1-%2.json")
+                                           .arg(QCoreApplication::applicationPid())
+                                           .arg(name));
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        file.write(QByteArray::fromStdString(hardwareJson(hardware)));
+    return path;
+}
 
 std::int64_t integer(const QJsonObject& object, const char* key) {
     return std::int64_t(object.value(QLatin1String(key)).toDouble());
@@ -184,7 +201,7 @@ void MpiLauncher::setPrograms(const QString& mpirun, const QString& tpvizMpi) {
     m_tpvizMpi = tpvizMpi;
 }
 
-QString MpiLauncher::refusal(const Scene& scene) const {
+QString MpiLauncher::programsRefusal() const {
     const auto exists = [](const QString& path) {
         const QFileInfo info(path);
         return !path.isEmpty() && info.isFile() && info.isExecutable();
@@ -197,6 +214,12 @@ QString MpiLauncher::refusal(const Scene& scene) const {
         return tr("tpviz-mpi was not built%1: CMake builds it when it finds MPI (sudo apt install "
                   "libopenmpi-dev, then configure and build again).")
             .arg(m_tpvizMpi.isEmpty() ? QString() : tr(" (looked for %1)").arg(m_tpvizMpi));
+    return {};
+}
+
+QString MpiLauncher::refusal(const Scene& scene) const {
+    if (QString missing = programsRefusal(); !missing.isEmpty())
+        return missing;
     if (scene.source == SceneSource::Brief)
         return tr(
             "The worked example is not drawn from a seed, and each rank draws its share "
@@ -217,14 +240,22 @@ QString MpiLauncher::refusal(const Scene& scene) const {
     return {};
 }
 
-QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& hardware) const {
-    const std::int64_t world = scene.config.dataSize * scene.config.tpSize;
-    QStringList args{QStringLiteral("-n"), QString::number(world)};
-    if (world > QThread::idealThreadCount())
+QStringList MpiLauncher::mpirunArguments(std::int64_t ranks) const {
+    QStringList args{QStringLiteral("-n"), QString::number(ranks)};
+    if (ranks > QThread::idealThreadCount())
         args << QStringLiteral("--oversubscribe");
     if (geteuid() == 0)
         args << QStringLiteral("--allow-run-as-root");
-    args << m_tpvizMpi;
+    return args << m_tpvizMpi;
+}
+
+QStringList MpiLauncher::calibrationArguments() const {
+    return mpirunArguments(kCalibrationRanks)
+           << QStringLiteral("--calibrate") << QStringLiteral("--json");
+}
+
+QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& hardware) const {
+    QStringList args = mpirunArguments(scene.config.dataSize * scene.config.tpSize);
     // The correct split on the scene's layer and mesh: tpviz-mpi makes no mistakes.
     SceneOptions options;
     options.config = scene.config;
@@ -232,6 +263,10 @@ QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& har
     options.costs = true;
     options.backward = scene.backward != nullptr;  // the gradients too, when the scene has them
     options.hardware = &hardware;
+    if (findHardware(hardware.name) != &hardware) {
+        options.hardwareFromFile = std::make_shared<const HardwarePreset>(hardware);
+        options.hardwarePath = presetFile(hardware).toStdString();
+    }
     for (const std::string& word : sceneArguments(options))
         args << QString::fromStdString(word);
     return args;
@@ -240,8 +275,23 @@ QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& har
 bool MpiLauncher::start(const Scene& scene, const HardwarePreset& hardware) {
     if (m_process || !refusal(scene).isEmpty())
         return false;
+    m_calibrating = false;
+    launch(arguments(scene, hardware));
+    return true;
+}
+
+bool MpiLauncher::startCalibration() {
+    if (m_process || !programsRefusal().isEmpty())
+        return false;
+    m_calibrating = true;
+    launch(calibrationArguments());
+    return true;
+}
+
+void MpiLauncher::launch(const QStringList& arguments) {
     m_cancelled = false;
     m_result = {};
+    m_calibration.reset();
     m_process = new QProcess(this);
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     // The ranks share this machine's cores: one OpenMP thread each unless the user chose.
@@ -255,8 +305,7 @@ bool MpiLauncher::start(const Scene& scene, const HardwarePreset& hardware) {
     });
     m_clock.start();
     emit started();
-    m_process->start(m_mpirun, arguments(scene, hardware));
-    return true;
+    m_process->start(m_mpirun, arguments);
 }
 
 void MpiLauncher::cancel() {
@@ -298,6 +347,15 @@ void MpiLauncher::onFinished(int exitCode, QProcess::ExitStatus status) {
                  ? tr("tpviz-mpi ended with exit status %1").arg(exitCode)
                  : tr("mpirun crashed")) +
             (message.isEmpty() ? QStringLiteral(".") : QStringLiteral(":\n") + message);
+    } else if (m_calibrating) {
+        const HardwareFileRead read =
+            parseHardwareJson(out.toStdString(), "tpviz-mpi --calibrate --json");
+        m_calibration = read.preset;
+        m_result.ok = read.preset.has_value();
+        QStringList problems;
+        for (const std::string& problem : read.problems)
+            problems << QString::fromStdString(problem);
+        m_result.error = problems.join(QStringLiteral("; "));
     } else {
         m_result = readMpiReport(out);
         if (!m_result.ok) {

@@ -2,8 +2,11 @@
 
 // Runs the scene on screen on real processes: `mpirun -n <data * tp_size> tpviz-mpi <the scene's
 // options> --json --costs` through QProcess, without blocking the UI thread, and reads what each
-// rank held and spent from rank 0's report (app/mpi/rank_report.h has its JSON keys).
+// rank held and spent from rank 0's report (app/mpi/rank_report.h has its JSON keys). It also
+// calibrates this machine the same way: `mpirun -n 2 tpviz-mpi --calibrate --json`, read as a
+// hardware preset.
 
+#include "devices/hardware.h"
 #include "scene/scene.h"
 
 #include <QElapsedTimer>
@@ -84,16 +87,31 @@ public:
     QString mpirun() const { return m_mpirun; }
     QString tpvizMpi() const { return m_tpvizMpi; }
 
+    /// Why nothing can be run on ranks, in words (what to install); empty when mpirun and
+    /// tpviz-mpi are there.
+    QString programsRefusal() const;
     /// Why `scene` cannot be run on ranks, in words (what to install, the world size, the brief's
     /// example or array files); empty when it can.
     QString refusal(const Scene& scene) const;
     /// mpirun's arguments for `scene` with the estimate on `hardware`: -n, --oversubscribe when
     /// there are more ranks than cores, --allow-run-as-root as root, tpviz-mpi and its options.
+    /// A preset that is not built in (added in the app) is written to a JSON file in the
+    /// temporary folder, which --hardware is given.
     QStringList arguments(const Scene& scene, const HardwarePreset& hardware) const;
+    /// mpirun's arguments for calibrating this machine on kCalibrationRanks ranks: as arguments()
+    /// up to tpviz-mpi, then --calibrate --json.
+    QStringList calibrationArguments() const;
+    static constexpr std::int64_t kCalibrationRanks = 2;
 
     /// Starts a run of `scene`; false (and nothing started) when refusal() is not empty or a run
     /// is under way. finished() follows, also after cancel().
     bool start(const Scene& scene, const HardwarePreset& hardware);
+    /// Starts calibrating this machine; false (and nothing started) when programsRefusal() is not
+    /// empty or a run is under way. finished() follows: calibration() holds the preset read from
+    /// tpviz-mpi's JSON (the core's parseHardwareJson), else result().error says why not.
+    bool startCalibration();
+    /// The last finished calibration's preset; none after a failed one or a scene's run.
+    const std::optional<HardwarePreset>& calibration() const { return m_calibration; }
     /// Ends the run under way: mpirun is terminated (it ends its ranks), killed if it lingers.
     void cancel();
     bool isRunning() const { return m_process != nullptr; }
@@ -110,14 +128,19 @@ signals:
     void finished();
 
 private:
+    void launch(const QStringList& arguments);
     void onFinished(int exitCode, QProcess::ExitStatus status);
+    /// mpirun's arguments up to and with tpviz-mpi, for `ranks` ranks.
+    QStringList mpirunArguments(std::int64_t ranks) const;
 
     QString m_mpirun;
     QString m_tpvizMpi;
     QProcess* m_process = nullptr;
     QElapsedTimer m_clock;
     bool m_cancelled = false;
+    bool m_calibrating = false;  ///< the run under way (or the last) is a calibration
     MpiRunResult m_result;
+    std::optional<HardwarePreset> m_calibration;
 };
 
 }  // namespace tp

@@ -4,11 +4,13 @@
 
 #include "devices/costs_panel.h"
 #include "devices/hardware.h"
+#include "devices/hardware_box.h"
 #include "devices/layout_costs.h"
 #include "devices/mpi_launch.h"
 #include "devices/mpi_run_panel.h"
 #include "scene/scene_request.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -224,6 +226,37 @@ private slots:
                  qPrintable(panel.statusLabel()->text()));
         QVERIFY(!panel.busyBar()->isVisible());
         QCOMPARE(panel.table()->rowCount(), 0);
+    }
+
+    // "calibrate this machine…" on 2 real ranks (about 4 s here): the preset tpviz-mpi measures
+    // is added to the combo, selected and estimated on.
+    void calibrationOnRealRanksAddsThisMachine() {
+        CostsPanel costs;
+        costs.show();
+        costs.setDeviceScene(deviceSceneOf(smallConfig()));
+        HardwareBox* box = costs.hardwareChoice();
+        if (const QString refusal = box->launcher()->programsRefusal(); !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        QVERIFY(box->launcher()->calibrationArguments().contains("--calibrate"));
+        costs.hardwareBox()->setCurrentIndex(box->calibrateRow());
+        QVERIFY(box->launcher()->isRunning());
+        QVERIFY(box->busyBar()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(!box->launcher()->isRunning(), 120000);
+        QVERIFY2(costs.hardwareBox()->currentText().startsWith("this-machine (calibrated "),
+                 qPrintable(box->messageLabel()->text()));
+        const HardwarePreset& measured = costs.hardware();
+        QVERIFY(measured.alphaSeconds > 0 && measured.busBytesPerSecond > 0);
+        QVERIFY(measured.achievableFlops > 0 && measured.memoryBytesPerSecond > 0);
+        QVERIFY(measured.description.find("2 Open MPI ranks") != std::string::npos);
+        QVERIFY2(costs.estimateLabel()->text().contains(durationLabel(
+                     layoutEstimate(smallConfig(), PassPhase::Forward, measured).totalSeconds)),
+                 qPrintable(costs.estimateLabel()->text()));
+        // The ranks are given the added preset as a file: a run on it reads it.
+        MpiRunPanel panel;
+        panel.run(deviceSceneOf(smallConfig()), measured);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+        QVERIFY2(panel.launcher()->result().ok, qPrintable(panel.launcher()->result().error));
+        QVERIFY(panel.modelLabel()->text().contains(costs.hardwareBox()->currentText()));
     }
 
     void missingProgramsSayWhatToInstall() {

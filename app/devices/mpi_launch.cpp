@@ -10,7 +10,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
@@ -22,21 +21,6 @@ namespace {
 
 // How long mpirun may take to end its ranks after SIGTERM before it is killed.
 constexpr int kTerminateGraceMs = 3000;
-
-// A preset added in the app (read from a file, or calibrated) as a file the ranks' --hardware
-// reads: a JSON file in the temporary folder named after the preset, written anew each time.
-QString presetFile(const HardwarePreset& hardware) {
-    QString name = QString::fromStdString(hardware.name);
-    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
-    const QString path = QDir(QDir::tempPath())
-                             .filePath(QStringLiteral("tpviz-%1-%2.json")
-                                           .arg(QCoreApplication::applicationPid())
-                                           .arg(name));
-    QFile file(path);
-    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        file.write(QByteArray::fromStdString(hardwareJson(hardware)));
-    return path;
-}
 
 std::int64_t integer(const QJsonObject& object, const char* key) {
     return std::int64_t(object.value(QLatin1String(key)).toDouble());
@@ -254,7 +238,8 @@ QStringList MpiLauncher::calibrationArguments() const {
            << QStringLiteral("--calibrate") << QStringLiteral("--json");
 }
 
-QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& hardware) const {
+QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& hardware,
+                                   const QString& presetPath) const {
     QStringList args = mpirunArguments(scene.config.dataSize * scene.config.tpSize);
     // The correct split on the scene's layer and mesh: tpviz-mpi makes no mistakes.
     SceneOptions options;
@@ -263,9 +248,9 @@ QStringList MpiLauncher::arguments(const Scene& scene, const HardwarePreset& har
     options.costs = true;
     options.backward = scene.backward != nullptr;  // the gradients too, when the scene has them
     options.hardware = &hardware;
-    if (findHardware(hardware.name) != &hardware) {
+    if (findHardware(hardware.name) != &hardware && !presetPath.isEmpty()) {
         options.hardwareFromFile = std::make_shared<const HardwarePreset>(hardware);
-        options.hardwarePath = presetFile(hardware).toStdString();
+        options.hardwarePath = presetPath.toStdString();
     }
     for (const std::string& word : sceneArguments(options))
         args << QString::fromStdString(word);
@@ -276,7 +261,30 @@ bool MpiLauncher::start(const Scene& scene, const HardwarePreset& hardware) {
     if (m_process || !refusal(scene).isEmpty())
         return false;
     m_calibrating = false;
-    launch(arguments(scene, hardware));
+    // A preset added in the app (read from a file, or calibrated) reaches the ranks' --hardware
+    // as a JSON file of its own: a new name in the temporary folder (created, never opened
+    // through an existing file or link), readable by this user only, removed with the next run
+    // or the launcher.
+    m_presetFile.reset();
+    QString presetPath;
+    if (findHardware(hardware.name) != &hardware) {
+        m_presetFile = std::make_unique<QTemporaryFile>(
+            QDir(QDir::tempPath()).filePath(QStringLiteral("tpviz-preset-XXXXXX.json")));
+        const QByteArray json = QByteArray::fromStdString(hardwareJson(hardware));
+        if (!m_presetFile->open() || m_presetFile->write(json) != json.size() ||
+            !m_presetFile->flush()) {
+            m_result = {};
+            m_result.error =
+                tr("The preset %1 could not be written for the ranks: %2")
+                    .arg(QString::fromStdString(hardware.name), m_presetFile->errorString());
+            m_presetFile.reset();
+            return false;
+        }
+        m_presetFile->close();
+        presetPath = m_presetFile->fileName();
+    }
+    m_lastArguments = arguments(scene, hardware, presetPath);
+    launch(m_lastArguments);
     return true;
 }
 

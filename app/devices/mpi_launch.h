@@ -14,8 +14,10 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryFile>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -95,9 +97,12 @@ public:
     QString refusal(const Scene& scene) const;
     /// mpirun's arguments for `scene` with the estimate on `hardware`: -n, --oversubscribe when
     /// there are more ranks than cores, --allow-run-as-root as root, tpviz-mpi and its options.
-    /// A preset that is not built in (added in the app) is written to a JSON file in the
-    /// temporary folder, which --hardware is given.
-    QStringList arguments(const Scene& scene, const HardwarePreset& hardware) const;
+    /// A preset that is not built in (added in the app) is given to --hardware as the JSON file
+    /// `presetPath` (start() writes it); without one, as its name.
+    QStringList arguments(const Scene& scene, const HardwarePreset& hardware,
+                          const QString& presetPath = {}) const;
+    /// The arguments of the run start() began last (empty before one).
+    const QStringList& lastArguments() const { return m_lastArguments; }
     /// mpirun's arguments for calibrating this machine on kCalibrationRanks ranks: as arguments()
     /// up to tpviz-mpi, then --calibrate --json.
     QStringList calibrationArguments() const;
@@ -136,6 +141,8 @@ private:
     QString m_mpirun;
     QString m_tpvizMpi;
     QProcess* m_process = nullptr;
+    QStringList m_lastArguments;
+    std::unique_ptr<QTemporaryFile> m_presetFile;  ///< an added preset for the run's --hardware
     QElapsedTimer m_clock;
     bool m_cancelled = false;
     bool m_calibrating = false;  ///< the run under way (or the last) is a calibration

@@ -169,10 +169,6 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
         m_again->setEnabled(true);
         return;
     }
-    m_command->setText(QStringLiteral("<tt>mpirun %1</tt>")
-                           .arg(m_launcher->arguments(*scene.scene, hardware)
-                                    .join(QLatin1Char(' '))
-                                    .toHtmlEscaped()));
     const MeshCosts& mesh = scene.costs->mesh;
     const DeviceHoldings held = heldModel(scene.scene->config, mesh.perDevice);
     // The estimate on the hardware the run is given (--hardware), which the Devices tab may have
@@ -200,7 +196,15 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
         m_model->setText(m_model->text() +
                          tr(" To set the times beside this machine's, choose this-machine as the "
                             "Devices tab's hardware."));
-    m_launcher->start(*scene.scene, hardware);
+    if (!m_launcher->start(*scene.scene, hardware)) {
+        m_command->clear();
+        m_status->setText(m_launcher->result().error);
+        m_again->setEnabled(true);
+        return;
+    }
+    m_command->setText(
+        QStringLiteral("<tt>mpirun %1</tt>")
+            .arg(m_launcher->lastArguments().join(QLatin1Char(' ')).toHtmlEscaped()));
     m_busy->show();
     m_cancel->setEnabled(true);
     m_again->setEnabled(false);

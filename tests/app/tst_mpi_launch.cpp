@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -251,12 +252,26 @@ private slots:
         QVERIFY2(costs.estimateLabel()->text().contains(durationLabel(
                      layoutEstimate(smallConfig(), PassPhase::Forward, measured).totalSeconds)),
                  qPrintable(costs.estimateLabel()->text()));
-        // The ranks are given the added preset as a file: a run on it reads it.
-        MpiRunPanel panel;
-        panel.run(deviceSceneOf(smallConfig()), measured);
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
-        QVERIFY2(panel.launcher()->result().ok, qPrintable(panel.launcher()->result().error));
-        QVERIFY(panel.modelLabel()->text().contains(costs.hardwareBox()->currentText()));
+        // The ranks are given the added preset as a file of its own, readable by this user only:
+        // a run on it reads it, and the file goes with the launcher.
+        QString presetPath;
+        {
+            MpiRunPanel panel;
+            panel.run(deviceSceneOf(smallConfig()), measured);
+            const QStringList args = panel.launcher()->lastArguments();
+            const qsizetype hardware = args.indexOf(QStringLiteral("--hardware"));
+            QVERIFY(hardware >= 0 && hardware + 1 < args.size());
+            presetPath = args[hardware + 1];
+            QVERIFY2(QFileInfo(presetPath).fileName().startsWith("tpviz-preset-"),
+                     qPrintable(presetPath));
+            QCOMPARE(QFile::permissions(presetPath) &
+                         (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther),
+                     QFile::Permissions());
+            QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+            QVERIFY2(panel.launcher()->result().ok, qPrintable(panel.launcher()->result().error));
+            QVERIFY(panel.modelLabel()->text().contains(costs.hardwareBox()->currentText()));
+        }
+        QVERIFY(!QFile::exists(presetPath));
     }
 
     void missingProgramsSayWhatToInstall() {

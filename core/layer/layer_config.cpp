@@ -128,14 +128,20 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
                      std::to_string(dataSize) + "): D must divide both." +
                      validValuesText(std::gcd(kernelRows, biasLength), "data size", "data sizes")});
     }
-    // Sequence parallelism splits each data row's batch rows over the model axis.
-    if (sequence && !mlp && dataOk && tpOk && batch > 0 && batch % (dataSize * tpSize) != 0)
+    // Sequence parallelism splits each data row's batch rows over the model axis. D and tp_size
+    // are any int64 a user types: their product is not formed unless it fits.
+    if (sequence && !mlp && dataOk && tpOk && batch > 0 &&
+        (batch % dataSize != 0 || (batch / dataSize) % tpSize != 0)) {
+        std::int64_t devices = 0;
+        const std::string product = __builtin_mul_overflow(dataSize, tpSize, &devices)
+                                        ? std::to_string(dataSize) + " x " + std::to_string(tpSize)
+                                        : std::to_string(devices);
         problems.push_back({ConfigField::Layout,
                             "batch N (" + std::to_string(batch) +
-                                ") is not divisible by data x tp_size (" +
-                                std::to_string(dataSize * tpSize) +
+                                ") is not divisible by data x tp_size (" + product +
                                 "): the sequence layout splits each data row's batch rows over "
                                 "the model axis, the same number on every device"});
+    }
     if (sequence && !mlp && output == OutputLayout::Replicated)
         problems.push_back({ConfigField::Output,
                             "the sequence layout keeps the output sharded over \"model\" (column "

@@ -298,6 +298,12 @@ private slots:
         c.batch = 12;
         QVERIFY(hasProblem(c, ConfigField::Layout,
                            "batch N (12) is not divisible by data x tp_size (8)"));
+        // Sizes a user can type whose product passes int64: refused in words, nothing overflows.
+        c.dataSize = 99999999999;
+        c.tpSize = 270621879;
+        QVERIFY(hasProblem(c, ConfigField::Layout,
+                           "batch N (12) is not divisible by data x tp_size (99999999999 x "
+                           "270621879)"));
         c = layer(ParallelMode::Row, ShardingLayout::Sequence, 4, 2, OutputLayout::Replicated);
         QVERIFY(hasProblem(c, ConfigField::Output, "the sequence layout keeps the output sharded"));
         // The sequence layout's row output is cut along the rows: features need not split.

@@ -8,7 +8,10 @@
 // This file is over 600 lines because the random user and the model of the window it checks
 // after every action read best side by side, in one place.
 
+#include "devices/costs_panel.h"
 #include "devices/devices_view.h"
+#include "devices/hardware_box.h"
+#include "devices/mpi_launch.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_view.h"
@@ -186,8 +189,11 @@ public:
         return items.isEmpty() ? nullptr : items[pick(int(items.size()))];
     }
 
+    /// Nothing computes: no scene, and no calibration of this machine ("calibrate this
+    /// machine…" runs tpviz-mpi in the background, its Cancel shown only meanwhile).
     bool idle() const {
-        return !window.computer()->isBusy() && !window.computer()->hasPendingRequest();
+        return !window.computer()->isBusy() && !window.computer()->hasPendingRequest() &&
+               !window.devicesView()->costsPanel()->hardwareChoice()->launcher()->isRunning();
     }
     bool viewsIdle() const {
         const auto views = window.findChildren<MatrixView*>();

@@ -8,14 +8,6 @@ namespace {
 
 constexpr auto kGap = kEquationGap;
 
-std::string str(std::int64_t n) {
-    return std::to_string(n);
-}
-
-bool isColumn(const LayerConfig& config) {
-    return config.mode == ParallelMode::Column;
-}
-
 }  // namespace
 
 // The bias columns group `group`'s step adds, as the mistake computes it: in column mode its

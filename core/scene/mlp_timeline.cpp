@@ -13,10 +13,6 @@ namespace {
 
 constexpr auto kGap = kEquationGap;
 
-std::string str(std::int64_t n) {
-    return std::to_string(n);
-}
-
 std::string shapes(const std::string& text) {
     return std::string(kGap) + "(" + text + ")";
 }

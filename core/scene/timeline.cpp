@@ -16,14 +16,6 @@ namespace {
 
 constexpr auto kGap = kEquationGap;
 
-std::string str(std::int64_t n) {
-    return std::to_string(n);
-}
-
-bool isColumn(const LayerConfig& config) {
-    return config.mode == ParallelMode::Column;
-}
-
 // Row mode's closing step when the mistake changes it; empty when it reads as without one.
 std::string closingEquation(const LayerConfig& c, Mistake mistake) {
     const std::string sum = shapeText(c.batch, c.features);

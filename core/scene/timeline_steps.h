@@ -16,6 +16,16 @@ namespace tp {
 /// Between an equation and its shapes: "y = x @ kernel + bias   (2x8 @ 8x12 + 12)".
 inline constexpr auto kEquationGap = "   ";
 
+/// A count or size in a step's words ("4", "12").
+inline std::string str(std::int64_t n) {
+    return std::to_string(n);
+}
+
+/// Whether the config splits the kernel's columns (else its rows).
+inline bool isColumn(const LayerConfig& config) {
+    return config.mode == ParallelMode::Column;
+}
+
 /// Appends a step that leaves the state of the one before it (or the start's), as `phase`: what
 /// one step does (its group, bias, ring step, collective and words) does not carry over.
 TimelineStep& appendStep(Timeline& timeline, StepPhase phase);

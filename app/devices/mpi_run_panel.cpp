@@ -42,12 +42,14 @@ QTableWidgetItem* bytesCell(std::int64_t bytes) {
     return item;
 }
 
-// measured / model, "2.1x", or "-" when the model says 0 (nothing to compare).
+// measured / model, "2.1x" with the ratio as Qt::UserRole, or "-" when the model says 0 (nothing
+// to compare).
 QTableWidgetItem* ratioCell(double measured, double model) {
     if (!(model > 0))
         return cell(QStringLiteral("-"), Qt::AlignCenter);
-    auto* item = cell(QString::number(measured / model, 'f', measured / model < 10 ? 2 : 0) +
-                      QStringLiteral("×"));
+    const double ratio = measured / model;
+    auto* item = cell(QString::number(ratio, 'f', ratio < 10 ? 2 : 0) + QStringLiteral("×"));
+    item->setData(Qt::UserRole, ratio);
     item->setToolTip(
         QObject::tr("measured %1 / model %2").arg(durationLabel(measured), durationLabel(model)));
     return item;
@@ -107,11 +109,16 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
 
     m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName(QStringLiteral("mpiRanks"));
-    m_table->setHorizontalHeaderLabels(
-        {tr("Rank"), tr("Device"), tr("Kernel held"), tr("(model)"), tr("Bias · x · output held"),
-         tr("(model)"), tr("Peak RSS"), tr("Compute"), tr("(model)"), tr("measured / model"),
-         tr("Wait"), tr("Communication"), tr("(model)"), tr("measured / model"),
-         tr("Backward compute"), tr("Backward collectives")});
+    const QString model = tr("(model)");
+    const QString ratio = tr("measured / model");
+    // What each rank measured, each time followed by the model's figure and measured / model.
+    QStringList headers = {tr("Rank"), tr("Device")};
+    headers << tr("Kernel held") << model << tr("Bias · x · output held") << model;
+    headers << tr("Peak RSS") << tr("Compute") << model << ratio << tr("Wait");
+    headers << tr("Communication") << model << ratio;
+    headers << tr("Backward compute") << model << ratio;
+    headers << tr("Backward collectives") << model << ratio;
+    m_table->setHorizontalHeaderLabels(headers);
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -175,9 +182,17 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
     // changed since the scene's costs were computed.
     const LayerConfig& config = scene.scene->config;
     m_estimate = layoutEstimate(config, PassPhase::Forward, hardware);
+    m_backwardEstimate.reset();
+    if (scene.scene->backward)  // the ranks run the backward too (MpiLauncher::arguments)
+        m_backwardEstimate = layoutEstimate(config, PassPhase::Backward, hardware);
     const TimeEstimate& estimate = m_estimate;
+    const QString backward = m_backwardEstimate
+                                 ? tr("; backward compute %1, collectives %2")
+                                       .arg(durationLabel(m_backwardEstimate->computeSeconds),
+                                            durationLabel(m_backwardEstimate->communicationSeconds))
+                                 : QString();
     m_model->setText(tr("Cost model, every device: kernel %1, bias · x · output %2; compute %3, "
-                        "communication %4 (%5) on %6, the hardware this run is given.")
+                        "communication %4 (%5)%6 on %7, the hardware this run is given.")
                          .arg(bytesText(held.kernelBytes),
                               threeBytes(held.biasBytes, held.xBytes, held.outputBytes),
                               durationLabel(estimate.computeSeconds),
@@ -186,7 +201,7 @@ void MpiRunPanel::run(const DeviceScene& scene, const HardwarePreset& hardware) 
                                   ? QString::fromUtf8(toString(mesh.collective.kind))
                                   : tr("the %1 layout's collectives")
                                         .arg(QString::fromUtf8(toString(config.layout))),
-                              QString::fromUtf8(estimate.hardware)));
+                              backward, QString::fromUtf8(estimate.hardware)));
     if (scene.scene->mistake != Mistake::None)
         m_model->setText(tr("tpviz-mpi runs the correct split: the scene's mistake (%1) is left "
                             "out. ")
@@ -258,16 +273,25 @@ void MpiRunPanel::showResult() {
         m_table->setItem(row, WaitColumn, cell(durationLabel(r.waitSeconds)));
         m_table->setItem(row, CommunicationRatioColumn,
                          ratioCell(r.communicationSeconds, estimate.communicationSeconds));
-        if (r.backward) {
-            m_table->setItem(row, BackwardComputeColumn,
-                             cell(durationLabel(r.backward->computeSeconds)));
+        if (r.backward && m_backwardEstimate) {
+            const MpiRankFigures::Backward& b = *r.backward;
+            const TimeEstimate& model = *m_backwardEstimate;
+            m_table->setItem(row, BackwardComputeColumn, cell(durationLabel(b.computeSeconds)));
+            m_table->setItem(row, BackwardComputeModelColumn,
+                             cell(durationLabel(model.computeSeconds)));
+            m_table->setItem(row, BackwardComputeRatioColumn,
+                             ratioCell(b.computeSeconds, model.computeSeconds));
             m_table->setItem(row, BackwardCommunicationColumn,
-                             cell(durationLabel(r.backward->communicationSeconds)));
+                             cell(durationLabel(b.communicationSeconds)));
+            m_table->setItem(row, BackwardCommunicationModelColumn,
+                             cell(durationLabel(model.communicationSeconds)));
+            m_table->setItem(row, BackwardCommunicationRatioColumn,
+                             ratioCell(b.communicationSeconds, model.communicationSeconds));
         }
     }
     const bool backward = result.backwardPassed.has_value();
-    m_table->setColumnHidden(BackwardComputeColumn, !backward);
-    m_table->setColumnHidden(BackwardCommunicationColumn, !backward);
+    for (int column = BackwardComputeColumn; column <= BackwardCommunicationRatioColumn; ++column)
+        m_table->setColumnHidden(column, !backward);
     m_verdict->setText(QStringLiteral("<b>%1</b> %2")
                            .arg(result.passed() ? tr("Check:")
                                 : result.verdictWord == QLatin1String("inconclusive")

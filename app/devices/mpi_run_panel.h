@@ -8,6 +8,8 @@
 
 #include <QDialog>
 
+#include <optional>
+
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -22,7 +24,8 @@ class MpiRunPanel : public QDialog {
     Q_OBJECT
 
 public:
-    /// The table's columns. Byte cells hold the exact count as Qt::UserRole.
+    /// The table's columns. Byte cells hold the exact count as Qt::UserRole, ratio cells the
+    /// ratio measured / model (none when the model says 0).
     enum Column {
         RankColumn,
         DeviceColumn,
@@ -37,17 +40,22 @@ public:
         WaitColumn,          ///< the barrier before the collective: waiting for the slowest rank
         CommunicationColumn,
         CommunicationModelColumn,
-        CommunicationRatioColumn,     ///< measured / model
-        BackwardComputeColumn,        ///< with the backward pass only: its products
+        CommunicationRatioColumn,  ///< measured / model
+        BackwardComputeColumn,     ///< with the backward pass only: its products
+        BackwardComputeModelColumn,
+        BackwardComputeRatioColumn,
         BackwardCommunicationColumn,  ///< and its collectives, summed
+        BackwardCommunicationModelColumn,
+        BackwardCommunicationRatioColumn,
         ColumnCount
     };
 
     explicit MpiRunPanel(QWidget* parent = nullptr);
 
     /// Runs `scene` (its costs as the Devices tab computed them) with `hardware` as the ranks'
-    /// --hardware, beside the cost model's estimate on that hardware, or says why it cannot. Does
-    /// nothing while a run is under way.
+    /// --hardware, beside the cost model's estimate on that hardware (layoutEstimate of the
+    /// forward, and of the backward when the scene has it), or says why it cannot. Does nothing
+    /// while a run is under way.
     void run(const DeviceScene& scene, const HardwarePreset& hardware);
 
     MpiLauncher* launcher() const { return m_launcher; }
@@ -67,7 +75,8 @@ private:
     MpiLauncher* m_launcher;
     DeviceScene m_scene;
     const HardwarePreset* m_hardware = nullptr;
-    TimeEstimate m_estimate;  ///< the cost model's estimate on m_hardware
+    TimeEstimate m_estimate;                         ///< the cost model's estimate on m_hardware
+    std::optional<TimeEstimate> m_backwardEstimate;  ///< and its backward's, with the backward
     QLabel* m_command;
     QLabel* m_status;
     QLabel* m_model;

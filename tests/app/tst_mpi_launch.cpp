@@ -93,7 +93,11 @@ private slots:
         QVERIFY(!panel.cancelButton()->isEnabled());
         QCOMPARE(result.ranks.size(), std::size_t(2));
         QCOMPARE(panel.table()->rowCount(), 2);
-        QVERIFY(panel.table()->isColumnHidden(MpiRunPanel::BackwardComputeColumn));  // no backward
+        for (int column = MpiRunPanel::BackwardComputeColumn;  // no backward
+             column <= MpiRunPanel::BackwardCommunicationRatioColumn; ++column)
+            QVERIFY(panel.table()->isColumnHidden(column));
+        QVERIFY2(!panel.modelLabel()->text().contains("backward"),
+                 qPrintable(panel.modelLabel()->text()));
         const DeviceHoldings& model = scene.costs->mesh.perDevice;
         for (int row = 0; row < 2; ++row) {
             const MpiRankFigures& r = result.ranks[std::size_t(row)];
@@ -368,6 +372,74 @@ private slots:
         }
         QVERIFY2(panel.verdictLabel()->text().contains("the gradients gathered from the ranks"),
                  qPrintable(panel.verdictLabel()->text()));
+    }
+
+    // Beside each rank's backward times, the model's: the backward estimate of the scene's layout
+    // on the hardware the run is given (tpu-v5e, not the h100-nvlink its costs were computed on),
+    // and measured / model.
+    void backwardModelIsTheLayoutsOnTheRunsHardware_data() {
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<qint64>("dataSize");
+        QTest::newRow("tensor tp2") << QString("tensor") << qint64(1);
+        QTest::newRow("fsdp data2 tp2") << QString("fsdp") << qint64(2);
+    }
+    void backwardModelIsTheLayoutsOnTheRunsHardware() {
+        QFETCH(QString, layout);
+        QFETCH(qint64, dataSize);
+        // 64 x 64 x 64: smaller products take the model's launch time alone, forward and backward.
+        LayerConfig c = smallConfig();
+        c.batch = c.inDim = c.features = 64;
+        c.dataSize = dataSize;
+        c.layout = *parseShardingLayout(layout.toStdString());
+        SceneRun run;
+        run.backward = true;
+        const DeviceScene scene = makeDeviceScene(
+            std::make_shared<const Scene>(*computeScene({c, SceneSource::Nnx, run})),
+            defaultHardware());
+        MpiRunPanel panel;
+        if (const QString refusal = panel.launcher()->refusal(*scene.scene); !refusal.isEmpty())
+            QSKIP(qPrintable(refusal));
+        const HardwarePreset& tpu = *findHardware("tpu-v5e");
+        const TimeEstimate model = layoutEstimate(c, PassPhase::Backward, tpu);
+        // Figures another estimate would not give: the forward's, or the backward's elsewhere.
+        const TimeEstimate forward = layoutEstimate(c, PassPhase::Forward, tpu);
+        const TimeEstimate elsewhere = layoutEstimate(c, PassPhase::Backward, defaultHardware());
+        for (const TimeEstimate* other : {&forward, &elsewhere}) {
+            QVERIFY(durationLabel(model.computeSeconds) != durationLabel(other->computeSeconds));
+            QVERIFY(durationLabel(model.communicationSeconds) !=
+                    durationLabel(other->communicationSeconds));
+        }
+        panel.show();
+        panel.run(scene, tpu);
+        const QString sentence = panel.modelLabel()->text();
+        QVERIFY2(sentence.contains("; backward compute " + durationLabel(model.computeSeconds) +
+                                   ", collectives " + durationLabel(model.communicationSeconds) +
+                                   " on tpu-v5e"),
+                 qPrintable(sentence));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.launcher()->isRunning(), 120000);
+        const MpiRunResult& result = panel.launcher()->result();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.ranks.size(), std::size_t(2 * dataSize));
+        for (int column = MpiRunPanel::BackwardComputeColumn;
+             column <= MpiRunPanel::BackwardCommunicationRatioColumn; ++column)
+            QVERIFY(!panel.table()->isColumnHidden(column));
+        const QTableWidget& table = *panel.table();
+        for (int row = 0; row < table.rowCount(); ++row) {
+            const std::optional<MpiRankFigures::Backward>& measured =
+                result.ranks[std::size_t(row)].backward;
+            QVERIFY(measured);
+            QCOMPARE(table.item(row, MpiRunPanel::BackwardComputeModelColumn)->text(),
+                     durationLabel(model.computeSeconds));
+            QCOMPARE(table.item(row, MpiRunPanel::BackwardCommunicationModelColumn)->text(),
+                     durationLabel(model.communicationSeconds));
+            const auto ratioAt = [&](int column) {
+                return table.item(row, column)->data(Qt::UserRole).toDouble();
+            };
+            QCOMPARE(ratioAt(MpiRunPanel::BackwardComputeRatioColumn),
+                     measured->computeSeconds / model.computeSeconds);
+            QCOMPARE(ratioAt(MpiRunPanel::BackwardCommunicationRatioColumn),
+                     measured->communicationSeconds / model.communicationSeconds);
+        }
     }
 
     void failedRunShowsRankZerosMessage() {

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -110,14 +112,16 @@ MpiRunPanel::MpiRunPanel(QWidget* parent) : QDialog(parent) {
     m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName(QStringLiteral("mpiRanks"));
     const QString model = tr("(model)");
-    const QString ratio = tr("measured / model");
+    // Headers of two lines where a word is wider than the column's figures: with the backward's
+    // columns the table fits a screen 1600 pixels wide.
+    const QString ratio = tr("measured\n/ model");
     // What each rank measured, each time followed by the model's figure and measured / model.
     QStringList headers = {tr("Rank"), tr("Device")};
     headers << tr("Kernel held") << model << tr("Bias · x · output held") << model;
     headers << tr("Peak RSS") << tr("Compute") << model << ratio << tr("Wait");
-    headers << tr("Communication") << model << ratio;
-    headers << tr("Backward compute") << model << ratio;
-    headers << tr("Backward collectives") << model << ratio;
+    headers << tr("Communi-\ncation") << model << ratio;
+    headers << tr("Backward\ncompute") << model << ratio;
+    headers << tr("Backward\ncollectives") << model << ratio;
     m_table->setHorizontalHeaderLabels(headers);
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -298,15 +302,24 @@ void MpiRunPanel::showResult() {
                                     ? tr("Check inconclusive:")
                                     : tr("Check FAILED:"),
                                 result.verdict.toHtmlEscaped()));
-    // The table as tall and wide as its rows and columns (up to 12 rows; more scroll).
+    // The table as tall and wide as its rows and columns (up to 12 rows; more scroll), as wide as
+    // the screen allows (the rest scrolls, its bar below the rows), the window moved left to stay
+    // on the screen.
     m_table->resizeColumnsToContents();
+    const QRect screenRect = screen()->availableGeometry();
+    const QMargins margins = layout()->contentsMargins();
+    const int room =
+        screenRect.width() - (frameGeometry().width() - width()) - margins.left() - margins.right();
+    const int wide = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 24;
+    m_table->setMinimumWidth(std::min(wide, room));
     const int rows = std::min(m_table->rowCount(), 12);
-    m_table->setMinimumHeight(m_table->horizontalHeader()->height() +
-                              rows * m_table->verticalHeader()->defaultSectionSize() +
-                              2 * m_table->frameWidth() + 2);
-    m_table->setMinimumWidth(
-        std::min(m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 24, 1500));
+    m_table->setMinimumHeight(
+        m_table->horizontalHeader()->height() +
+        rows * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth() + 2 +
+        (wide > room ? m_table->horizontalScrollBar()->sizeHint().height() : 0));
     adjustSize();
+    if (const int over = frameGeometry().right() - screenRect.right(); over > 0)
+        move(std::max(x() - over, screenRect.left()), y());
 }
 
 }  // namespace tp

@@ -14,9 +14,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
@@ -410,6 +412,8 @@ private slots:
                     durationLabel(other->communicationSeconds));
         }
         panel.show();
+        const QRect screen = panel.screen()->availableGeometry();
+        panel.move(screen.right() - panel.width() / 2, screen.top());  // half off the screen
         panel.run(scene, tpu);
         const QString sentence = panel.modelLabel()->text();
         QVERIFY2(sentence.contains("; backward compute " + durationLabel(model.computeSeconds) +
@@ -424,6 +428,19 @@ private slots:
              column <= MpiRunPanel::BackwardCommunicationRatioColumn; ++column)
             QVERIFY(!panel.table()->isColumnHidden(column));
         const QTableWidget& table = *panel.table();
+        // Twenty columns: the window moves onto the screen, the rest of the table scrolls, and
+        // every row shows above the scroll bar in the window at its smallest.
+        QVERIFY2(panel.frameGeometry().left() >= screen.left() &&
+                     panel.frameGeometry().right() <= screen.right(),
+                 qPrintable(QString("window x %1 to %2 on a screen %3 to %4")
+                                .arg(panel.frameGeometry().left())
+                                .arg(panel.frameGeometry().right())
+                                .arg(screen.left())
+                                .arg(screen.right())));
+        panel.resize(panel.width(), 0);
+        QTRY_COMPARE(panel.height(), panel.minimumHeight());
+        QVERIFY(table.viewport()->height() >=
+                table.rowCount() * table.verticalHeader()->defaultSectionSize());
         for (int row = 0; row < table.rowCount(); ++row) {
             const std::optional<MpiRankFigures::Backward>& measured =
                 result.ranks[std::size_t(row)].backward;

@@ -57,6 +57,7 @@ std::vector<EstimateTerm> estimateTerms(const TimeEstimate& e) {
         {EstimateBars::tr("launch"), p.launchSeconds, QColor(0xba, 0xb0, 0xac)},
         {EstimateBars::tr("latency"), e.collective.latencySeconds, QColor(0xe1, 0x57, 0x59)},
         {EstimateBars::tr("bandwidth"), e.collective.bandwidthSeconds, QColor(0xf2, 0x8e, 0x2b)},
+        {EstimateBars::tr("sums"), e.collective.sumSeconds, QColor(0xed, 0xc9, 0x48)},
     };
 }
 

@@ -3,6 +3,7 @@
 #include "devices/calibration.h"
 #include "devices/duration_text.h"
 #include "io/hardware_file.h"
+#include "io/staged_file.h"
 #include "io/standard_output.h"
 #include "layer/eigen_types.h"
 #include "layer/layer_config.h"
@@ -81,9 +82,14 @@ std::string fitLine(const std::string& what, const CollectiveFit& fit) {
         return what + ": no fit with a positive bandwidth\n";
     char residual[32];
     std::snprintf(residual, sizeof residual, "%.0f%%", 100 * fit.worstResidual);
-    return what + ": alpha " + durationText(fit.alphaSeconds) + " per step, beta " +
-           rateText(fit.busBytesPerSecond, "bytes/s") + ", worst residual " + residual + " (at " +
-           formatBytes(fit.worstBytes) + ")\n";
+    std::string line = what + ": alpha " + durationText(fit.alphaSeconds) + " per step, beta " +
+                       rateText(fit.busBytesPerSecond, "bytes/s");
+    if (fit.kneeBytes > 0)
+        line += ", past a knee of " + formatBytes(std::int64_t(fit.kneeBytes)) + " a step " +
+                rateText(fit.largeBusBytesPerSecond, "bytes/s");
+    if (fit.reduceBytesPerSecond > 0)
+        line += ", sums " + rateText(fit.reduceBytesPerSecond, "bytes/s");
+    return line + ", worst residual " + residual + " (at " + formatBytes(fit.worstBytes) + ")\n";
 }
 
 }  // namespace
@@ -156,22 +162,21 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
             std::cerr << "tpviz-mpi: --calibrate: " << fitLine("the fit", joint);
             status = 2;
         } else {
-            const HardwarePreset preset{"this-machine",
-                                        "this machine, calibrated: " + std::to_string(ranks) +
-                                            " Open MPI ranks on " + cpuName(),
-                                        joint.alphaSeconds,
-                                        joint.busBytesPerSecond,
-                                        flops,
-                                        memory,
-                                        launch};
-            const std::string json = hardwareJson(preset);
+            HardwarePreset measured;
+            measured.name = "this-machine";
+            measured.description = "this machine, calibrated: " + std::to_string(ranks) +
+                                   " Open MPI ranks on " + cpuName();
+            measured.achievableFlops = flops;
+            measured.memoryBytesPerSecond = memory;
+            measured.launchSeconds = launch;
+            const std::string json = hardwareJson(withLink(measured, joint));
             if (!options.output.empty()) {
-                std::ofstream file(options.output);
-                file << json;
-                file.close();
-                if (!file) {
-                    std::cerr << "tpviz-mpi: --output " << options.output
-                              << ": could not be written\n";
+                StagedFile file(options.output);
+                std::string error = file.write({json});
+                if (error.empty())
+                    error = file.commit();
+                if (!error.empty()) {
+                    std::cerr << "tpviz-mpi: --output: " << error << '\n';
                     status = 2;
                 }
             }

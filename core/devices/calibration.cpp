@@ -1,67 +1,147 @@
 #include "devices/calibration.h"
 
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <limits>
+#include <vector>
 
 namespace tp {
 namespace {
 
-struct Regressors {
-    double steps = 0;
-    double sent = 0;
-};
+// The model's four terms, each a coefficient times a regressor: alpha * steps,
+// (1/beta) * bytes before the knee, (1/beta_large) * bytes past it, (1/gamma) * bytes summed.
+constexpr int kTerms = 4;
+enum Term { Steps, Before, Past, Summed };
+using Regressors = std::array<double, kTerms>;
 
-Regressors regressors(const CollectiveTiming& t) {
+Regressors regressors(const CollectiveTiming& t, double knee) {
     const CollectiveCost cost = ringCost(t.kind, t.devices, t.bytes);
-    return {double(cost.ringSteps), double(cost.bytesSentPerDevice)};
+    const double steps = double(cost.ringSteps);
+    const double chunk = steps > 0 ? double(cost.bytesSentPerDevice) / steps : 0;
+    const double before = knee > 0 ? std::min(chunk, knee) : chunk;
+    return {steps, steps * before, steps * (chunk - before),
+            double(reducingSteps(t.kind, cost.ringSteps)) * chunk};
 }
 
-// Weighted least squares of t = a * steps + b * sent with weights 1/t^2; `useA`, `useB` leave a
-// term out. Returns {a, b}.
-std::pair<double, double> solve(std::span<const CollectiveTiming> timings, bool useA, bool useB) {
-    double saa = 0, sab = 0, sbb = 0, sat = 0, sbt = 0;
-    for (const CollectiveTiming& t : timings) {
-        if (!(t.seconds > 0))
+struct Candidate {
+    std::array<double, kTerms> coefficients{};
+    double squares = 0;  // sum of squared relative errors
+    bool valid = false;
+};
+
+// Weighted least squares over the terms in `use`; a term fitted negative is dropped and the rest
+// fitted again.
+Candidate solve(std::span<const CollectiveTiming> timings, double knee,
+                std::array<bool, kTerms> use) {
+    std::vector<const CollectiveTiming*> measured;
+    for (const CollectiveTiming& t : timings)
+        if (t.seconds > 0)
+            measured.push_back(&t);
+    for (;;) {
+        std::vector<int> columns;
+        for (int term = 0; term < kTerms; ++term)
+            if (use[std::size_t(term)])
+                columns.push_back(term);
+        Candidate c;
+        if (columns.empty() || measured.size() < columns.size())
+            return c;
+        // Each row divided by its time: the fit of the relative errors.
+        Eigen::MatrixXd a(Eigen::Index(measured.size()), Eigen::Index(columns.size()));
+        for (std::size_t row = 0; row < measured.size(); ++row) {
+            const Regressors r = regressors(*measured[row], knee);
+            for (std::size_t col = 0; col < columns.size(); ++col)
+                a(Eigen::Index(row), Eigen::Index(col)) =
+                    r[std::size_t(columns[col])] / measured[row]->seconds;
+        }
+        const Eigen::VectorXd ones = Eigen::VectorXd::Ones(a.rows());
+        const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+        if (qr.rank() < a.cols())
+            return c;
+        const Eigen::VectorXd x = qr.solve(ones);
+        Eigen::Index worst = 0;
+        if (x.minCoeff(&worst) < 0) {
+            use[std::size_t(columns[std::size_t(worst)])] = false;
             continue;
-        const Regressors r = regressors(t);
-        const double w = 1 / (t.seconds * t.seconds);
-        saa += w * r.steps * r.steps;
-        sab += w * r.steps * r.sent;
-        sbb += w * r.sent * r.sent;
-        sat += w * r.steps * t.seconds;
-        sbt += w * r.sent * t.seconds;
+        }
+        for (std::size_t col = 0; col < columns.size(); ++col)
+            c.coefficients[std::size_t(columns[col])] = x(Eigen::Index(col));
+        c.squares = (a * x - ones).squaredNorm();
+        c.valid = c.coefficients[Before] > 0 && (knee == 0 || c.coefficients[Past] > 0);
+        return c;
     }
-    if (useA && useB) {
-        const double det = saa * sbb - sab * sab;
-        if (std::abs(det) <= std::numeric_limits<double>::min())
-            return {std::nan(""), std::nan("")};
-        return {(sat * sbb - sbt * sab) / det, (saa * sbt - sab * sat) / det};
-    }
-    if (useA)
-        return {saa > 0 ? sat / saa : std::nan(""), 0};
-    return {0, sbb > 0 ? sbt / sbb : std::nan("")};
 }
 
 }  // namespace
 
+HardwarePreset withLink(HardwarePreset hardware, const CollectiveFit& fit) {
+    hardware.alphaSeconds = fit.alphaSeconds;
+    hardware.busBytesPerSecond = fit.busBytesPerSecond;
+    hardware.kneeBytes = fit.kneeBytes;
+    hardware.largeBusBytesPerSecond = fit.largeBusBytesPerSecond;
+    hardware.reduceBytesPerSecond = fit.reduceBytesPerSecond;
+    return hardware;
+}
+
 double fittedSeconds(const CollectiveFit& fit, const CollectiveTiming& timing) {
-    const Regressors r = regressors(timing);
-    return r.steps * fit.alphaSeconds + r.sent / fit.busBytesPerSecond;
+    return collectiveTime(ringCost(timing.kind, timing.devices, timing.bytes),
+                          withLink(HardwarePreset{}, fit))
+        .seconds();
 }
 
 CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
     CollectiveFit fit;
     if (timings.size() < 2)
         return fit;
-    auto [a, b] = solve(timings, true, true);
-    if (!(a >= 0)) {  // noise made the latency negative: the bandwidth alone explains the timings
-        a = 0;
-        b = solve(timings, false, true).second;
+    const bool gathers = std::any_of(timings.begin(), timings.end(), [](const auto& t) {
+        return t.kind == CollectiveKind::AllGather;
+    });
+    const bool sums = std::any_of(timings.begin(), timings.end(), [](const auto& t) {
+        return t.kind != CollectiveKind::AllGather;
+    });
+    const bool useGamma = gathers && sums;
+    const Candidate straight = solve(timings, 0, {true, true, false, useGamma});
+    // Knees at the chunks the timings have, each with enough timings past it.
+    std::vector<double> chunks;
+    for (const CollectiveTiming& t : timings) {
+        const CollectiveCost cost = ringCost(t.kind, t.devices, t.bytes);
+        if (cost.ringSteps > 0 && t.seconds > 0)
+            chunks.push_back(double(cost.bytesSentPerDevice) / double(cost.ringSteps));
     }
-    if (!(b > 0))
+    std::sort(chunks.begin(), chunks.end());
+    chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+    Candidate kneed;
+    double bestKnee = 0;
+    for (const double knee : chunks) {
+        const auto past = std::count_if(timings.begin(), timings.end(), [&](const auto& t) {
+            return t.seconds > 0 && regressors(t, knee)[Past] > 0;
+        });
+        if (past < kMinPastKnee)
+            continue;
+        const Candidate c = solve(timings, knee, {true, true, true, useGamma});
+        if (c.valid && (!kneed.valid || c.squares < kneed.squares)) {
+            kneed = c;
+            bestKnee = knee;
+        }
+    }
+    // Relative errors below 1e-6 each are rounding: no knee is needed to explain them.
+    const double negligible = 1e-12 * double(timings.size());
+    const bool useKnee =
+        kneed.valid && (!straight.valid ||
+                        (kneed.squares < 0.9 * straight.squares && straight.squares > negligible));
+    const Candidate& best = useKnee ? kneed : straight;
+    if (!best.valid)
         return fit;
-    fit.alphaSeconds = a;
-    fit.busBytesPerSecond = 1 / b;
+    fit.alphaSeconds = best.coefficients[Steps];
+    fit.busBytesPerSecond = 1 / best.coefficients[Before];
+    if (useKnee) {
+        fit.kneeBytes = bestKnee;
+        fit.largeBusBytesPerSecond = 1 / best.coefficients[Past];
+    }
+    // Sums a million times faster than the sending are rounding, not a term.
+    if (best.coefficients[Summed] > 1e-6 * best.coefficients[Before])
+        fit.reduceBytesPerSecond = 1 / best.coefficients[Summed];
     fit.valid = true;
     for (const CollectiveTiming& t : timings) {
         if (!(t.seconds > 0))

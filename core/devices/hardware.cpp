@@ -47,7 +47,9 @@ const std::vector<HardwarePreset>& presets() {
          0.9 * 819e9, 2e-6},
         {"this-machine", this_machine::kDescription, this_machine::kAlphaSeconds,
          this_machine::kBusBytesPerSecond, this_machine::kAchievableFlops,
-         this_machine::kMemoryBytesPerSecond, this_machine::kLaunchSeconds},
+         this_machine::kMemoryBytesPerSecond, this_machine::kLaunchSeconds,
+         this_machine::kKneeBytes, this_machine::kLargeBusBytesPerSecond,
+         this_machine::kReduceBytesPerSecond},
     };
     return all;
 }
@@ -94,6 +96,17 @@ std::string_view toString(Bound bound) {
     return bound == Bound::Compute ? "compute" : "communication";
 }
 
+std::int64_t reducingSteps(CollectiveKind kind, std::int64_t steps) {
+    switch (kind) {
+        case CollectiveKind::AllReduce:
+            return steps / 2;
+        case CollectiveKind::ReduceScatter:
+            return steps;
+        default:
+            return 0;
+    }
+}
+
 CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& hardware) {
     CollectiveTime t;
     t.kind = cost.kind;
@@ -101,8 +114,15 @@ CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& 
         return t;
     t.steps = cost.ringSteps;
     t.chunkBytes = cost.bytesSentPerDevice / cost.ringSteps;
-    t.latencySeconds = double(t.steps) * hardware.alphaSeconds;
-    t.bandwidthSeconds = double(cost.bytesSentPerDevice) / hardware.busBytesPerSecond;
+    const double steps = double(t.steps), chunk = double(cost.bytesSentPerDevice) / steps;
+    t.latencySeconds = steps * hardware.alphaSeconds;
+    const double knee = hardware.kneeBytes > 0 ? hardware.kneeBytes : chunk;
+    t.bandwidthSeconds = steps * std::min(chunk, knee) / hardware.busBytesPerSecond;
+    if (chunk > knee)
+        t.bandwidthSeconds += steps * (chunk - knee) / hardware.largeBusBytesPerSecond;
+    if (hardware.reduceBytesPerSecond > 0)
+        t.sumSeconds =
+            double(reducingSteps(t.kind, t.steps)) * chunk / hardware.reduceBytesPerSecond;
     return t;
 }
 
@@ -138,7 +158,8 @@ std::string collectiveWords(const CollectiveTime& c) {
         return "nothing sent";
     return std::to_string(c.steps) + (c.steps == 1 ? " step of " : " steps of ") +
            formatBytes(c.chunkBytes) + ": latency " + durationText(c.latencySeconds) +
-           " + bandwidth " + durationText(c.bandwidthSeconds) + ", " +
+           " + bandwidth " + durationText(c.bandwidthSeconds) +
+           (c.sumSeconds > 0 ? " + sums " + durationText(c.sumSeconds) : std::string()) + ", " +
            (c.latencyBound() ? "latency-bound" : "bandwidth-bound");
 }
 
@@ -175,6 +196,7 @@ TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t bytesMoved,
         e.collective.chunkBytes = std::max(e.collective.chunkBytes, t.chunkBytes);
         e.collective.latencySeconds += t.latencySeconds;
         e.collective.bandwidthSeconds += t.bandwidthSeconds;
+        e.collective.sumSeconds += t.sumSeconds;
     }
     return finish(std::move(e));
 }

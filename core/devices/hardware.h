@@ -4,12 +4,17 @@
 // roofline models that NCCL's tuner and "How to Scale Your Model" use.
 //
 // A ring collective of `steps` steps, each sending one chunk of `chunk_bytes` to the neighbour:
-//   collective_s = steps * (alpha + chunk_bytes / beta)
+//   collective_s = steps * (alpha + chunk_bytes / beta) + reducing_steps * chunk_bytes / gamma
 // alpha is the latency of one ring step (the message's start-up), beta the bus bandwidth a ring
 // reaches (nccl-tests' busbw, below the link's line rate). For a ring of P devices on V bytes,
 // chunk_bytes = V / P and steps = P-1 (all-gather, reduce-scatter) or 2(P-1) (all-reduce), so the
 // bandwidth term is nccl-tests' busbw formula turned round: V * 2(P-1)/P / beta for an all-reduce.
-// One product on one device:
+// A preset may give a knee: a step's bytes past knee_bytes go at a second bus bandwidth
+// beta_large, as when a message outgrows the caches or the library changes its protocol (the
+// calibration finds the knee; the GPU and TPU presets have none). gamma is the rate a device sums
+// a received chunk into its own (a reduction's steps: half of an all-reduce's, all of a
+// reduce-scatter's); presets whose beta is nccl-tests' busbw leave it out, as busbw has the sums
+// in. One product on one device:
 //   product_s = max(flops / achievable_flops, bytes_moved / memory_bandwidth) + launch_overhead
 // bytes_moved counts what the product must read and write once (its x, its kernel block, its bias,
 // its output). It is memory-bound when flops / bytes_moved, the arithmetic intensity, is below the
@@ -33,6 +38,9 @@ struct HardwarePreset {
     double achievableFlops = 0;       ///< float32 matmul FLOP/s one device reaches
     double memoryBytesPerSecond = 0;  ///< bytes/s one device reads and writes its memory
     double launchSeconds = 0;         ///< fixed cost of starting one product, seconds
+    double kneeBytes = 0;  ///< a step's bytes past this go at largeBusBytesPerSecond; 0: no knee
+    double largeBusBytesPerSecond = 0;  ///< beta_large: the bus bandwidth past the knee, bytes/s
+    double reduceBytesPerSecond = 0;    ///< gamma: bytes a device sums per second; 0: in beta
 };
 
 /// Every preset, in the order --hardware list prints them.
@@ -50,17 +58,22 @@ enum class Bound { Compute, Communication };
 /// "compute" / "communication".
 std::string_view toString(Bound bound);
 
-/// One ring collective's time: steps * (alpha + chunkBytes / beta).
+/// One ring collective's time: steps * (alpha + chunkBytes / beta) + the sums.
 struct CollectiveTime {
     CollectiveKind kind = CollectiveKind::None;
     std::int64_t steps = 0;
     std::int64_t chunkBytes = 0;  ///< bytes each step sends: bytes sent per device / steps
     double latencySeconds = 0;    ///< steps * alpha
-    double bandwidthSeconds = 0;  ///< steps * chunkBytes / beta
+    double bandwidthSeconds = 0;  ///< steps * chunkBytes / beta (beta_large past the knee)
+    double sumSeconds = 0;        ///< reducing steps * chunkBytes / gamma; 0 without gamma
 
-    double seconds() const { return latencySeconds + bandwidthSeconds; }
-    bool latencyBound() const { return latencySeconds > bandwidthSeconds; }
+    double seconds() const { return latencySeconds + bandwidthSeconds + sumSeconds; }
+    bool latencyBound() const { return latencySeconds > bandwidthSeconds + sumSeconds; }
 };
+
+/// The steps of a ring collective of `steps` steps that sum a received chunk into their own: half
+/// of an all-reduce's (its reduce-scatter), all of a reduce-scatter's, none of an all-gather's.
+std::int64_t reducingSteps(CollectiveKind kind, std::int64_t steps);
 
 /// The time of `cost` on `hardware`; zero when nothing is sent.
 CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& hardware);
@@ -89,7 +102,8 @@ ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
 std::string productWords(const ProductTime& product);
 
 /// The collective in words: "2 steps of 2.00 MiB: latency 72.0 µs + bandwidth 8.00 ms,
-/// bandwidth-bound"; "nothing sent" when there are no steps.
+/// bandwidth-bound" (with "+ sums 1.20 ms" when the preset has gamma); "nothing sent" when there
+/// are no steps.
 std::string collectiveWords(const CollectiveTime& collective);
 
 struct TimeEstimate {

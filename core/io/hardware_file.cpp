@@ -13,11 +13,13 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// One row per number of the file: its key, its field and whether 0 is allowed.
+// One row per number of the file: its key, its field, whether 0 is allowed and whether the key
+// may be left out (then the field is 0, and hardwareJson leaves a 0 out).
 struct NumberKey {
     const char* key;
     double HardwarePreset::*field;
     bool zeroAllowed;
+    bool optional = false;
 };
 
 constexpr NumberKey kNumbers[] = {
@@ -26,6 +28,9 @@ constexpr NumberKey kNumbers[] = {
     {"achievable_flops_per_s", &HardwarePreset::achievableFlops, false},
     {"memory_bytes_per_s", &HardwarePreset::memoryBytesPerSecond, false},
     {"launch_s", &HardwarePreset::launchSeconds, true},
+    {"knee_bytes", &HardwarePreset::kneeBytes, true, true},
+    {"beta_large_bytes_per_s", &HardwarePreset::largeBusBytesPerSecond, true, true},
+    {"reduce_bytes_per_s", &HardwarePreset::reduceBytesPerSecond, true, true},
 };
 
 }  // namespace
@@ -57,7 +62,8 @@ HardwareFileRead parseHardwareJson(std::string_view text, std::string_view sourc
     for (const NumberKey& n : kNumbers) {
         const std::string key = n.key;
         if (!document.contains(key)) {
-            read.problems.push_back(where + "'" + key + "' is missing");
+            if (!n.optional)
+                read.problems.push_back(where + "'" + key + "' is missing");
             continue;
         }
         const json& value = document[key];
@@ -74,6 +80,10 @@ HardwareFileRead parseHardwareJson(std::string_view text, std::string_view sourc
         else
             preset.*n.field = number;
     }
+    if (read.problems.empty() && (preset.kneeBytes > 0) != (preset.largeBusBytesPerSecond > 0))
+        read.problems.push_back(where +
+                                "'knee_bytes' and 'beta_large_bytes_per_s' go together: give both "
+                                "(more than 0) or neither");
     if (read.problems.empty())
         read.preset = preset;
     return read;
@@ -97,7 +107,8 @@ HardwareFileRead readHardwareFile(const std::string& path) {
 std::string hardwareJson(const HardwarePreset& preset) {
     json document = {{"name", preset.name}, {"description", preset.description}};
     for (const NumberKey& n : kNumbers)
-        document[n.key] = preset.*n.field;
+        if (!n.optional || preset.*n.field != 0)
+            document[n.key] = preset.*n.field;
     return document.dump(2) + "\n";
 }
 

@@ -5,7 +5,10 @@
 //   {"name": "this-machine", "description": "...", "alpha_s": 3.6e-05,
 //    "beta_bytes_per_s": 1.07e10, "achievable_flops_per_s": 1.84e10,
 //    "memory_bytes_per_s": 1.07e10, "launch_s": 1e-06}
-// Every field is required; the times and rates are positive numbers (launch_s may be 0).
+// Those fields are required; the times and rates are positive numbers (launch_s may be 0).
+// Optional, 0 or absent when the preset has none: "knee_bytes" with "beta_large_bytes_per_s" (the
+// bus bandwidth of a ring step's bytes past the knee; both or neither) and "reduce_bytes_per_s"
+// (the rate a device sums a reduction's chunks), as calibration writes them.
 
 #include "devices/hardware.h"
 

@@ -52,6 +52,7 @@ Json estimateJson(const TimeEstimate& e) {
               {"chunk_bytes", c.chunkBytes},
               {"latency_s", jsonNumber(c.latencySeconds)},
               {"bandwidth_s", jsonNumber(c.bandwidthSeconds)},
+              {"sums_s", jsonNumber(c.sumSeconds)},
               {"bound", c.steps == 0       ? "none"
                         : c.latencyBound() ? "latency"
                                            : "bandwidth"}}}};

@@ -204,6 +204,11 @@ const ExtraOption& versionOption() {
 }
 
 std::string hardwareListText() {
+    const auto gbPerSecond = [](double rate) {
+        char figure[32];
+        std::snprintf(figure, sizeof figure, "%.4g GB/s", rate / 1e9);
+        return std::string(figure);
+    };
     std::string text;
     for (const HardwarePreset& p : hardwarePresets()) {
         char figures[160];
@@ -213,8 +218,14 @@ std::string hardwareListText() {
                       durationText(p.alphaSeconds).c_str(), p.busBytesPerSecond / 1e9,
                       p.achievableFlops / 1e12, p.memoryBytesPerSecond / 1e9,
                       durationText(p.launchSeconds).c_str());
+        std::string link;
+        if (p.kneeBytes > 0)
+            link += ", past a knee of " + formatBytes(std::int64_t(p.kneeBytes)) + " a step " +
+                    gbPerSecond(p.largeBusBytesPerSecond);
+        if (p.reduceBytesPerSecond > 0)
+            link += ", sums " + gbPerSecond(p.reduceBytesPerSecond);
         text += std::string(p.name) + (&p == &defaultHardware() ? " (default)" : "") + ": " +
-                figures + ". " + std::string(p.description) + "\n";
+                figures + link + ". " + std::string(p.description) + "\n";
     }
     return text;
 }

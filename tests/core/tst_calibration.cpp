@@ -1,5 +1,6 @@
-// The calibration's fit of alpha and beta: exact on timings the model made, close on noisy ones,
-// and refusing what no positive bandwidth explains.
+// The calibration's fit of the link: alpha and beta, a knee with the bandwidth past it, and the
+// rate of the sums; exact on timings the model made, close on noisy ones, and refusing what no
+// positive bandwidth explains.
 
 #include "devices/calibration.h"
 
@@ -29,6 +30,30 @@ std::vector<CollectiveTiming> synthetic(std::int64_t devices, double alpha, doub
     return timings;
 }
 
+// A link with a knee and sums, written out here apart from the model's own code: each ring step
+// sends its chunk up to `knee` at `beta` and the rest at `large`; the reducing steps sum the chunk
+// at `gamma`.
+struct Link {
+    double alpha, beta, knee, large, gamma;
+};
+
+std::vector<CollectiveTiming> kneed(std::int64_t devices, const Link& link, double noise) {
+    std::vector<CollectiveTiming> timings;
+    int i = 0;
+    for (const CollectiveKind kind :
+         {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter})
+        for (std::int64_t bytes = 8; bytes <= (std::int64_t(64) << 20); bytes *= 4, ++i) {
+            const double p = double(devices), chunk = double(bytes) / p;
+            const double steps = kind == CollectiveKind::AllReduce ? 2 * (p - 1) : p - 1;
+            const double summing = kind == CollectiveKind::AllGather ? 0 : p - 1;
+            const double t = steps * (link.alpha + std::min(chunk, link.knee) / link.beta +
+                                      std::max(chunk - link.knee, 0.0) / link.large) +
+                             summing * chunk / link.gamma;
+            timings.push_back({kind, devices, bytes, t * (1 + (i % 2 ? noise : -noise))});
+        }
+    return timings;
+}
+
 }  // namespace
 
 class TestCalibration : public QObject {
@@ -53,6 +78,60 @@ private slots:
         QVERIFY(std::abs(fit.alphaSeconds / alpha - 1) < 1e-9);
         QVERIFY(std::abs(fit.busBytesPerSecond / beta - 1) < 1e-9);
         QVERIFY(fit.worstResidual < 1e-9);
+        QCOMPARE(fit.kneeBytes, 0.0);  // one bandwidth explains them: no knee, no sums
+        QCOMPARE(fit.reduceBytesPerSecond, 0.0);
+    }
+
+    // Shared memory as measured here: 12 GB/s in the caches, 0.4 GB/s past 1 MiB a step, sums at
+    // 4 GB/s. The fit finds the knee among the chunks and every figure.
+    void knee_data() {
+        QTest::addColumn<qint64>("devices");
+        QTest::addColumn<double>("knee");
+        QTest::newRow("2 ranks, knee at 1 MiB") << qint64(2) << double(1 << 20);
+        QTest::newRow("4 ranks, knee at 128 KiB") << qint64(4) << double(1 << 17);
+    }
+
+    void knee() {
+        QFETCH(qint64, devices);
+        QFETCH(double, knee);
+        const Link link{0.4e-6, 12e9, knee, 0.4e9, 4e9};
+        const CollectiveFit fit = fitCollectives(kneed(devices, link, 0));
+        QVERIFY(fit.valid);
+        QCOMPARE(fit.kneeBytes, knee);
+        QVERIFY(std::abs(fit.alphaSeconds / link.alpha - 1) < 1e-6);
+        QVERIFY(std::abs(fit.busBytesPerSecond / link.beta - 1) < 1e-6);
+        QVERIFY(std::abs(fit.largeBusBytesPerSecond / link.large - 1) < 1e-6);
+        QVERIFY(std::abs(fit.reduceBytesPerSecond / link.gamma - 1) < 1e-6);
+        QVERIFY(fit.worstResidual < 1e-6);
+        // The fit's model is the preset's: a preset with the fit's link gives the same times.
+        for (const CollectiveTiming& t : kneed(devices, link, 0)) {
+            const double model =
+                collectiveTime(ringCost(t.kind, t.devices, t.bytes), withLink({}, fit)).seconds();
+            QVERIFY(std::abs(model / t.seconds - 1) < 1e-6);
+        }
+    }
+
+    // 10% noise on a kneed link: the knee is still found and the figures stay near.
+    void noisyKnee() {
+        const Link link{0.4e-6, 12e9, 1 << 20, 0.4e9, 4e9};
+        const CollectiveFit fit = fitCollectives(kneed(2, link, 0.1));
+        QVERIFY(fit.valid);
+        QCOMPARE(fit.kneeBytes, link.knee);
+        QVERIFY2(std::abs(fit.largeBusBytesPerSecond / link.large - 1) < 0.15,
+                 qPrintable(QString::number(fit.largeBusBytesPerSecond)));
+        QVERIFY(fit.worstResidual < 0.3);
+    }
+
+    // Gathers alone cannot tell sums from sending: no gamma is fitted from them.
+    void gathersAloneFitNoSums() {
+        std::vector<CollectiveTiming> gathers;
+        for (const CollectiveTiming& t : kneed(2, {1e-6, 5e9, 1e30, 5e9, 1e9}, 0))
+            if (t.kind == CollectiveKind::AllGather)
+                gathers.push_back(t);
+        const CollectiveFit fit = fitCollectives(gathers);
+        QVERIFY(fit.valid);
+        QCOMPARE(fit.reduceBytesPerSecond, 0.0);
+        QVERIFY(std::abs(fit.busBytesPerSecond / 5e9 - 1) < 1e-9);
     }
 
     // 10% noise either way: the fit stays within it, and says its worst residual.

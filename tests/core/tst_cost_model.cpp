@@ -132,6 +132,46 @@ private slots:
         QCOMPARE(boundWord(estimateTime(meshCosts(column), *h100)), std::string_view("memory"));
     }
 
+    // A preset with a knee and sums: an all-reduce of 64 MiB on 2 devices sends 2 chunks of 32 MiB,
+    // each 1 MiB at beta and 31 MiB at beta_large, and sums one chunk at gamma; a reduce-scatter of
+    // the same sums its one chunk; a gather sums nothing; below the knee beta alone.
+    void kneeAndSums() {
+        HardwarePreset link;
+        link.alphaSeconds = 1e-6;
+        link.busBytesPerSecond = 1e10;
+        link.kneeBytes = double(1 << 20);
+        link.largeBusBytesPerSecond = 1e9;
+        link.reduceBytesPerSecond = 4e9;
+        const double mib = 1 << 20;
+        const CollectiveTime reduce =
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 64 << 20), link);
+        QCOMPARE(reduce.steps, qint64(2));
+        QCOMPARE(reduce.latencySeconds, 2e-6);
+        QCOMPARE(reduce.bandwidthSeconds, 2 * (mib / 1e10 + 31 * mib / 1e9));
+        QCOMPARE(reduce.sumSeconds, 32 * mib / 4e9);
+        QCOMPARE(reduce.seconds(), 2e-6 + 2 * (mib / 1e10 + 31 * mib / 1e9) + 32 * mib / 4e9);
+        QVERIFY(collectiveWords(reduce).find(" + sums 8.39 ms") != std::string::npos);
+        const CollectiveTime scatter =
+            collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 64 << 20), link);
+        QCOMPARE(scatter.sumSeconds, 32 * mib / 4e9);
+        const CollectiveTime gather =
+            collectiveTime(ringCost(CollectiveKind::AllGather, 4, 64 << 20), link);
+        QCOMPARE(gather.steps, qint64(3));
+        QCOMPARE(gather.sumSeconds, 0.0);
+        QCOMPARE(gather.bandwidthSeconds, 3 * (mib / 1e10 + 15 * mib / 1e9));
+        const CollectiveTime small =
+            collectiveTime(ringCost(CollectiveKind::AllGather, 2, 1 << 20), link);
+        QCOMPARE(small.bandwidthSeconds, 0.5 * mib / 1e10);
+        // Without gamma the sums are in beta; without a knee one bandwidth.
+        link.reduceBytesPerSecond = 0;
+        link.kneeBytes = 0;
+        const CollectiveTime plain =
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 64 << 20), link);
+        QCOMPARE(plain.sumSeconds, 0.0);
+        QCOMPARE(plain.bandwidthSeconds, 64 * mib / 1e10);
+        QVERIFY(collectiveWords(plain).find("sums") == std::string::npos);
+    }
+
     // (1024, 1024, 4096) column tp 4 all-gathered: 170 FLOPs per byte, compute-bound on a GPU.
     void columnAllGather() {
         const LayerConfig config{.batch = 1024,

@@ -35,6 +35,26 @@ private slots:
         QCOMPARE(p.launchSeconds, 0.0);
     }
 
+    // The link's optional figures: absent is 0; given, they are read and written back.
+    void optionalLinkFigures() {
+        QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->kneeBytes, 0.0);
+        QVERIFY(hardwareJson(*parseHardwareJson(kGood, "lab.json").preset).find("knee") ==
+                std::string::npos);
+        QString kneed = kGood;
+        kneed.replace(R"("launch_s": 0})", R"("launch_s": 0, "knee_bytes": 1048576,
+            "beta_large_bytes_per_s": 4e8, "reduce_bytes_per_s": 4e9})");
+        const HardwareFileRead read = parseHardwareJson(kneed.toStdString(), "lab.json");
+        QVERIFY(read.preset);
+        QCOMPARE(read.preset->kneeBytes, 1048576.0);
+        QCOMPARE(read.preset->largeBusBytesPerSecond, 4e8);
+        QCOMPARE(read.preset->reduceBytesPerSecond, 4e9);
+        const HardwareFileRead back = parseHardwareJson(hardwareJson(*read.preset), "back.json");
+        QVERIFY(back.preset);
+        QCOMPARE(back.preset->kneeBytes, 1048576.0);
+        QCOMPARE(back.preset->largeBusBytesPerSecond, 4e8);
+        QCOMPARE(back.preset->reduceBytesPerSecond, 4e9);
+    }
+
     // Every preset written as JSON reads back to the same figures.
     void roundTrip() {
         for (const HardwarePreset& preset : hardwarePresets()) {
@@ -46,6 +66,9 @@ private slots:
             QCOMPARE(read.preset->achievableFlops, preset.achievableFlops);
             QCOMPARE(read.preset->memoryBytesPerSecond, preset.memoryBytesPerSecond);
             QCOMPARE(read.preset->launchSeconds, preset.launchSeconds);
+            QCOMPARE(read.preset->kneeBytes, preset.kneeBytes);
+            QCOMPARE(read.preset->largeBusBytesPerSecond, preset.largeBusBytesPerSecond);
+            QCOMPARE(read.preset->reduceBytesPerSecond, preset.reduceBytesPerSecond);
         }
     }
 
@@ -73,6 +96,13 @@ private slots:
             << R"(lab.json: 'achievable_flops_per_s' is not a number: "fast")";
         QTest::newRow("name a number")
             << QString(good).replace(R"("lab")", "7") << "lab.json: 'name' is not a string";
+        QTest::newRow("a knee without its bandwidth")
+            << QString(good).replace(R"("launch_s": 0})", R"("launch_s": 0, "knee_bytes": 4096})")
+            << "lab.json: 'knee_bytes' and 'beta_large_bytes_per_s' go together";
+        QTest::newRow("negative sums")
+            << QString(good).replace(R"("launch_s": 0})",
+                                     R"("launch_s": 0, "reduce_bytes_per_s": -1})")
+            << "lab.json: 'reduce_bytes_per_s' is -1; it must be 0 or more";
     }
 
     void refusals() {

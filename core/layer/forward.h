@@ -11,7 +11,8 @@
 
 namespace tp {
 
-/// A split forward pass with every intermediate the UI shows, so nothing is recomputed for display.
+/// A split forward pass with the intermediates the UI shows; a row split's running sums, tp arrays
+/// of the whole output, are not kept but made on demand (runningSum).
 struct ForwardResult {
     ShardingPlan plan;
     /// Column mode: partials[i] = x @ kernel[:, cols_i] + bias[cols_i], shape (N, chunk).

@@ -161,8 +161,8 @@ Scene assembleScene(const SceneOptions& options, bool whole, Matrix output,
     scene.result.plan = ShardingPlan::make(scene.config);
     scene.result.output = std::move(output);
     scene.result.partials = std::move(partials);
-    if (scene.config.mode == ParallelMode::Row && !scene.result.partials.empty())
-        sumInGroupOrder(scene.result);
+    scene.result.partialsAdded =
+        scene.config.mode == ParallelMode::Row && !scene.result.partials.empty();
     if (whole) {
         scene.params = initLayer(scene.config);
         const LayerParams& q = scene.params;

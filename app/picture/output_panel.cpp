@@ -161,6 +161,7 @@ void OutputPanel::connectHover(MatrixView* view, const QString& name) {
 
 void OutputPanel::setScene(ScenePtr scene) {
     m_scene = std::move(scene);
+    m_runningSum = nullptr;
     const LayerConfig& c = m_scene->config;
     const ForwardResult& r = m_scene->result;
     // One scale for every output so that their colours compare.
@@ -311,8 +312,7 @@ void OutputPanel::showColumnStep(const TimelineStep& state) {
     if (m_scene->mistake == Mistake::SumGroups) {
         // The wrong pass: the partials added into one (N, chunk) block, group after group.
         const int summed = state.groupsDone;
-        m_result->setMatrix(
-            MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
+        m_result->setMatrix(runningSumAfter(std::max(summed - 1, 0)));
         m_result->setTitle(tr("y = sum of the blocks  %1: %2 of %3 added")
                                .arg(qs(shapeTuple(c.batch, r.plan.chunk)))
                                .arg(summed)
@@ -358,8 +358,7 @@ void OutputPanel::showRowStep(const TimelineStep& state) {
     if (m_scene->mistake == Mistake::ConcatPartials) {
         showConcatenatedPartials(summed);
     } else {
-        m_result->setMatrix(
-            MatrixData::of(m_scene, r.runningSums[std::size_t(std::max(summed - 1, 0))]));
+        m_result->setMatrix(runningSumAfter(std::max(summed - 1, 0)));
         m_result->setGroups({}, Qt::Horizontal);
         m_result->setTitle(
             tr("running sum of %1  %2")
@@ -376,6 +375,20 @@ void OutputPanel::showRowStep(const TimelineStep& state) {
         tr("Check waits for the last step: %1 of %2 added, bias not yet")
             .arg(summed)
             .arg(qs(countText(c.tpSize, "partial sum"))));
+}
+
+// Made when the step changes, never per paint: one addition to the sum shown when stepping on by
+// one group, else summed from the first partial. A new matrix each time, as views and their
+// renders may still hold the one shown before.
+MatrixData OutputPanel::runningSumAfter(Index k) {
+    const ForwardResult& r = m_scene->result;
+    if (!m_runningSum || m_runningSumAfter != k) {
+        m_runningSum = std::make_shared<const Matrix>(m_runningSum && m_runningSumAfter + 1 == k
+                                                          ? nextRunningSum(r, *m_runningSum, k)
+                                                          : runningSum(r, k));
+        m_runningSumAfter = k;
+    }
+    return MatrixData::of(m_runningSum, *m_runningSum);
 }
 
 void OutputPanel::showConcatenatedPartials(int summed) {

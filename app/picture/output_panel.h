@@ -4,6 +4,7 @@
 // reference x @ kernel + bias and the check.
 
 #include "compute/scene_computer.h"
+#include "matrix_data.h"
 #include "scene/timeline.h"
 
 #include <QWidget>
@@ -90,10 +91,14 @@ private:
     /// error map).
     void shareWidth();
     void showConcatenatedPartials(int summed);
+    /// The running sum after groups 0..k (layer/forward.h runningSum) of the scene shown.
+    MatrixData runningSumAfter(Index k);
 
     ScenePtr m_scene;
-    std::shared_ptr<const Matrix> m_errors;  ///< the error map's elements (null: none shown)
-    QString m_errorTitle;                    ///< the error map's title once the output is complete
+    std::shared_ptr<const Matrix> m_errors;      ///< the error map's elements (null: none shown)
+    std::shared_ptr<const Matrix> m_runningSum;  ///< the running sum shown (null: none yet)
+    Index m_runningSumAfter = -1;                ///< its last group
+    QString m_errorTitle;  ///< the error map's title once the output is complete
     QGridLayout* m_grid;
     QWidget* m_middle;           ///< the warning over the check
     QString m_warningHtml;       ///< the warning as written, for a light window

@@ -51,9 +51,11 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
         });
 
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
-    sumInGroupOrder(result);
+    result.partialsAdded = true;
+    if (isCancelled(progress))
+        return result;
+    result.output = sumInGroupOrder(result.partials);
     // The bias belongs to the layer, not to a group: added once, to the combined sum.
-    result.output = result.runningSums.back();
     result.output.rowwise() += bias;
     return result;
 }
@@ -87,22 +89,37 @@ void concatenateInGroupOrder(ForwardResult& result) {
     }
 }
 
-// Memory-bound as well (tp matrices of the whole output, written for the first time): both
-// threads share it by rows, each row summed through the groups while it is in cache.
-void sumInGroupOrder(ForwardResult& result) {
-    const std::vector<Matrix>& partials = result.partials;
+// Memory-bound as well (tp partials read, one output written): both threads share it by rows,
+// each row summed through the groups while it is in cache. Nothing else is kept: storing the tp
+// running sums made the split many times slower than the full product at tp 64, first touching
+// their fresh memory.
+Matrix sumInGroupOrder(const std::vector<Matrix>& partials) {
     const Index batch = partials.front().rows();
     const Index cols = partials.front().cols();
-    result.runningSums.resize(partials.size());
-    for (Matrix& sum : result.runningSums)
-        sum.resize(batch, cols);
+    Matrix sum(batch, cols);
     const Index elements = batch * cols * Index(partials.size());
 #pragma omp parallel for schedule(static) if (elements > (Index(1) << 16))
     for (Index r = 0; r < batch; ++r) {
-        result.runningSums.front().row(r) = partials.front().row(r);
+        sum.row(r) = partials.front().row(r);
         for (std::size_t k = 1; k < partials.size(); ++k)
-            result.runningSums[k].row(r) = result.runningSums[k - 1].row(r) + partials[k].row(r);
+            sum.row(r) += partials[k].row(r);
     }
+    return sum;
+}
+
+Matrix runningSum(const ForwardResult& result, Index k) {
+    assert(k >= 0 && k < Index(result.partials.size()));
+    Matrix sum = result.partials.front();
+    for (Index i = 1; i <= k; ++i)
+        sum += result.partials[std::size_t(i)];
+    return sum;
+}
+
+Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, Index k) {
+    assert(k >= 1 && k < Index(result.partials.size()));
+    const Matrix& partial = result.partials[std::size_t(k)];
+    assert(previous.rows() == partial.rows() && previous.cols() == partial.cols());
+    return previous + partial;
 }
 
 namespace {

@@ -11,17 +11,19 @@
 
 namespace tp {
 
-/// A split forward pass with every intermediate the UI shows, so nothing is recomputed for display.
+/// A split forward pass with the intermediates the UI shows; a row split's running sums, tp arrays
+/// of the whole output, are not kept but made on demand (runningSum).
 struct ForwardResult {
     ShardingPlan plan;
     /// Column mode: partials[i] = x @ kernel[:, cols_i] + bias[cols_i], shape (N, chunk).
     /// Row mode: partials[i] = x[:, rows_i] @ kernel[rows_i, :], shape (N, features), no bias.
     std::vector<Matrix> partials;
-    /// Row mode only: runningSums[k] = partials[0] + ... + partials[k], shape (N, features), no
-    /// bias. Empty in column mode, where the running concatenation is a view of `output`.
-    std::vector<Matrix> runningSums;
-    /// (N, features). Column: the partials concatenated in group order. Row: the last running sum
-    /// plus the bias, added once.
+    /// Whether the partials are combined by addition, so that runningSum(result, k) means
+    /// something: row mode, and the sum-groups mistake. False in column mode, where the running
+    /// concatenation is a view of `output`, and for the concat-partials mistake.
+    bool partialsAdded = false;
+    /// (N, features). Column: the partials concatenated in group order. Row: the partials added in
+    /// group order (the last running sum) plus the bias, added once.
     Matrix output;
 
     /// Column mode: the concatenation after groups 0..k, i.e. output[:, 0:(k+1)*chunk] (a view).
@@ -72,9 +74,20 @@ Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const Row
 /// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)).
 void concatenateInGroupOrder(ForwardResult& result);
 
-/// Row mode: result.runningSums from result.partials, runningSums[k] = partials[0] + ... +
-/// partials[k], each added element by element in group order (the same bits however the work is
-/// shared); result.output is left alone.
-void sumInGroupOrder(ForwardResult& result);
+/// partials[0] + ... + partials[last], each element added in group order (the same bits however
+/// the work is shared), in one pass over the rows that keeps no running sum: shape of a partial.
+/// The row split's output before its bias.
+Matrix sumInGroupOrder(const std::vector<Matrix>& partials);
+
+/// The running sum after group k (0 <= k < tp), partials[0] + ... + partials[k], added element by
+/// element in group order: the shape of a partial, no bias. Computed on demand (nothing of it is
+/// kept in the result), the same bits as sumInGroupOrder over those partials; for k = tp - 1 it is
+/// the row output before its bias. Meaningful where result.partialsAdded.
+Matrix runningSum(const ForwardResult& result, Index k);
+
+/// The running sum after group k (1 <= k < tp) from `previous`, the one after group k - 1:
+/// previous + partials[k], one addition, the same bits as runningSum(result, k). For stepping
+/// through the groups in order (a report, the picture's Next).
+Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, Index k);
 
 }  // namespace tp

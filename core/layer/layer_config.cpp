@@ -187,9 +187,10 @@ std::int64_t bytesNeeded(const LayerConfig& c) {
     floats = addSat(floats, mulSat(c.batch, c.inDim));        // x
     floats = addSat(floats, c.features);                      // bias
     floats = addSat(floats, mulSat(output, 2));               // reference and output
-    // column: the partials tile one output; row: tpSize partial sums and tpSize running sums.
+    // column: the partials tile one output; row: tpSize partial sums and the one running sum
+    // made on demand (the step shown, the group a report writes).
     const std::int64_t intermediates =
-        c.mode == ParallelMode::Column ? output : mulSat(mulSat(output, c.tpSize), 2);
+        c.mode == ParallelMode::Column ? output : mulSat(output, addSat(c.tpSize, 1));
     floats = addSat(floats, intermediates);
     return mulSat(floats, std::int64_t(sizeof(float)));
 }

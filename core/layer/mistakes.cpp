@@ -65,10 +65,10 @@ ForwardResult eachGroup(const ShardingPlan& plan, Index rows, Index cols, Progre
     return result;
 }
 
-// runningSums[k] = partials[0] + ... + partials[k]; output = the last of them.
+// output = partials[0] + ... + partials[last], the last running sum.
 void addPartials(ForwardResult& result) {
-    sumInGroupOrder(result);
-    result.output = result.runningSums.back();
+    result.partialsAdded = true;
+    result.output = sumInGroupOrder(result.partials);
 }
 
 // output = the partials side by side in group order.
@@ -201,7 +201,7 @@ std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mi
 std::int64_t mistakeExtraBytes(const LayerConfig& c, Mistake mistake) {
     switch (mistake) {
         case Mistake::SumGroups:
-            return floats(c.batch * c.features);
+            return floats(2 * c.batch * (c.features / c.tpSize));
         case Mistake::ConcatPartials:
             return floats(c.batch * c.features * c.tpSize);
         case Mistake::InitPerGroup:
@@ -309,7 +309,7 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             result = forwardRowParallel(x, kernel, bias, plan, progress);
             if (isCancelled(progress))
                 return result;
-            result.runningSums.clear();
+            result.partialsAdded = false;
             concatenatePartials(result);
             // The bias, (features,), fits the result only when there is one partial.
             if (plan.tpSize == 1)

@@ -54,8 +54,9 @@ std::string mistakeDescription(Mistake mistake);
 std::vector<ConfigProblem> mistakeProblems(const LayerConfig& config, Mistake mistake,
                                            bool nnxLayer = true);
 
-/// Bytes the mistake needs beyond bytesNeeded(config): sum-groups its running sums, (N, features)
-/// in all; concat-partials its (N, tp*features) output; init-per-group the groups' own layer.
+/// Bytes the mistake needs beyond bytesNeeded(config): sum-groups two (N, chunk) arrays, its sum
+/// made beside the concatenation and the one running sum shown; concat-partials its
+/// (N, tp*features) output; init-per-group the groups' own layer.
 std::int64_t mistakeExtraBytes(const LayerConfig& config, Mistake mistake);
 
 /// The block of x's columns (and kernel rows) group `group` takes in slice-x: [i*r, (i+1)*r),
@@ -91,9 +92,10 @@ struct GroupLayer {
 /// own is groupLayer(config) for init-per-group (else unused). The result's fields keep their
 /// meaning: partials as each group computes them (bias-per-partial: with the bias; init-per-group:
 /// with the group's own layer; slice-x: x[:, block_i] @ kernel[block_i, cols_i] + bias[cols_i]);
-/// runningSums the running sums where the wrong pass adds (sum-groups, row mistakes other than
-/// concat-partials); output the wrong result, (N, chunk) for sum-groups and (N, tp*features) for
-/// concat-partials at tp > 1 (where the bias, (features,), no longer fits and is left out).
+/// partialsAdded where the wrong pass adds (sum-groups, row mistakes other than concat-partials),
+/// so that runningSum (layer/forward.h) gives its running sums; output the wrong result, (N, chunk)
+/// for sum-groups and (N, tp*features) for concat-partials at tp > 1 (where the bias, (features,),
+/// no longer fits and is left out).
 ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const MatrixCRef& kernel,
                                  const RowVectorCRef& bias, const ShardingPlan& plan,
                                  const GroupLayer& own, Progress* progress = nullptr);

@@ -207,6 +207,7 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
     }
     std::ostream& groups = doc.open("groups");
     groups << '[';
+    Matrix sum;  // the running sum after the group written, one addition per group
     for (const ShardGroup& g : scene.result.plan.groups) {
         const IndexRange r = column ? g.kernelCols : g.kernelRows;
         groups << (g.index ? ",\n    " : "\n    ") << "{\"index\": " << g.index << ", \""
@@ -214,9 +215,11 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
         if (!summary) {
             groups << ", \"partial\": ";
             writeJsonMatrix(groups, scene.result.partials[std::size_t(g.index)]);
-            if (!scene.result.runningSums.empty()) {
+            if (scene.result.partialsAdded) {
+                sum = g.index == 0 ? runningSum(scene.result, 0)
+                                   : nextRunningSum(scene.result, sum, g.index);
                 groups << ", \"running_sum\": ";
-                writeJsonMatrix(groups, scene.result.runningSums[std::size_t(g.index)]);
+                writeJsonMatrix(groups, sum);
             }
         }
         groups << '}';

@@ -12,11 +12,13 @@
 namespace tp {
 namespace {
 
-// Each array with its file name; `vector` marks the 1-D bias.
+// Each array with its file name; `vector` marks the 1-D bias. A running sum is kept nowhere: it
+// is named by the group it ends at and made when written.
 struct NamedView {
     std::string name;
     const Matrix* matrix = nullptr;
     const RowVector* vector = nullptr;
+    Index runningSumAfter = -1;
 };
 
 // The MLP block's arrays: both layers' parameters, x, h, a, linear2's partial sums, the output
@@ -54,9 +56,10 @@ std::vector<NamedView> arraysOf(const Scene& scene, const SceneBackward* backwar
     const auto& partials = scene.result.partials;
     for (std::size_t k = 0; k < partials.size(); ++k)
         arrays.push_back({"partial_" + std::to_string(k) + ".npy", &partials[k], nullptr});
-    const auto& sums = scene.result.runningSums;
-    for (std::size_t k = 0; k < sums.size(); ++k)
-        arrays.push_back({"running_sum_" + std::to_string(k) + ".npy", &sums[k], nullptr});
+    if (scene.result.partialsAdded)
+        for (std::size_t k = 0; k < partials.size(); ++k)
+            arrays.push_back(
+                {"running_sum_" + std::to_string(k) + ".npy", nullptr, nullptr, Index(k)});
     arrays.push_back({"output.npy", &scene.result.output, nullptr});
     arrays.push_back({"reference.npy", &scene.reference, nullptr});
     if (backward) {
@@ -150,9 +153,14 @@ std::string saveSceneArrays(const Scene& scene, const std::string& dir,
     };
 
     std::vector<StagedFile> files;
+    Matrix sum;  // the running sum after the group last written, one addition per group
     for (const NamedView& array : arraysOf(scene, backward)) {
         files.emplace_back((fs::path(dir) / array.name).string());
+        const Index k = array.runningSumAfter;
+        if (k >= 0)
+            sum = k == 0 ? runningSum(scene.result, 0) : nextRunningSum(scene.result, sum, k);
         const std::string error = array.vector ? writeNpy(files.back(), *array.vector, true)
+                                  : k >= 0     ? writeNpy(files.back(), sum)
                                                : writeNpy(files.back(), *array.matrix);
         if (!error.empty()) {
             files.clear();

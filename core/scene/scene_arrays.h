@@ -12,10 +12,10 @@ namespace tp {
 
 /// The file names saveSceneArrays writes for a scene, in order: kernel.npy (inDim, features),
 /// bias.npy (features,), x.npy (batch, inDim), partial_K.npy for each group K (column:
-/// (batch, chunk); row: (batch, features), no bias), running_sum_K.npy in row mode (batch,
-/// features), output.npy and reference.npy (batch, features); with its backward pass, dy.npy
-/// (batch, features), dx.npy (batch, inDim), dkernel.npy (inDim, features) and dbias.npy
-/// (features,), the split pass's gradients. All float32, C order.
+/// (batch, chunk); row: (batch, features), no bias), running_sum_K.npy where the partials are added
+/// (row mode: (batch, features); sum-groups: (batch, chunk)), output.npy and reference.npy (batch,
+/// features); with its backward pass, dy.npy (batch, features), dx.npy (batch, inDim), dkernel.npy
+/// (inDim, features) and dbias.npy (features,), the split pass's gradients. All float32, C order.
 std::vector<std::string> sceneArrayFileNames(const Scene& scene,
                                              const SceneBackward* backward = nullptr);
 

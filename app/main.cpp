@@ -2,14 +2,10 @@
 // a screenshot of it.
 
 #include "command_line.h"
-#include "devices/devices_view.h"
-#include "files/scene_file_actions.h"
 #include "main_window.h"
-#include "panels/parameter_panel.h"
 #include "screenshot.h"
 
 #include <QApplication>
-#include <QTabWidget>
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,19 +37,7 @@ int main(int argc, char* argv[]) {
         return tp::runScreenshot(line);
 
     tp::MainWindow window;
-    if (line.sceneFile)
-        window.findChild<tp::SceneFileActions*>()->showScene(
-            {.config = line.config,
-             .source = line.source,
-             .step = line.step.value_or(0),
-             .mistake = line.run.mistake,
-             .arrays = line.arrays},
-            QString::fromStdString(*line.sceneFile), line.loaded);
-    else if (line.sceneGiven)
-        window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
-    if (line.view == tp::CentreView::Devices)
-        window.viewTabs()->setCurrentWidget(window.devicesView());
-    window.parameterPanel()->showTpNote(QString::fromStdString(line.tpNote));
+    tp::showCommandLine(window, line);
     window.show();
     return app.exec();
 }

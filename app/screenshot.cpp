@@ -2,6 +2,7 @@
 
 #include "devices/devices_view.h"
 #include "files/picture_export.h"
+#include "files/scene_file_actions.h"
 #include "main_window.h"
 #include "panels/parameter_panel.h"
 #include "picture/layer_panel.h"
@@ -26,6 +27,23 @@ void initApplication() {
     for (const char* size : {"-16", "-32", "-64", ""})
         icon.addFile(QStringLiteral(":/tpviz/icons/tpviz%1.png").arg(QLatin1String(size)));
     QApplication::setWindowIcon(icon);
+}
+
+void showCommandLine(MainWindow& window, const AppCommandLine& line) {
+    if (line.sceneFile)
+        window.findChild<SceneFileActions*>()->showScene({.config = line.config,
+                                                          .source = line.source,
+                                                          .step = line.step.value_or(0),
+                                                          .mistake = line.run.mistake,
+                                                          .backward = line.run.backward,
+                                                          .arrays = line.arrays},
+                                                         QString::fromStdString(*line.sceneFile),
+                                                         line.loaded);
+    else if (line.sceneGiven)
+        window.showConfig(line.config, line.source, line.run, line.arrays, line.loaded);
+    if (line.view == CentreView::Devices)
+        window.viewTabs()->setCurrentWidget(window.devicesView());
+    window.parameterPanel()->showTpNote(QString::fromStdString(line.tpNote));
 }
 
 int runScreenshot(const AppCommandLine& line) {

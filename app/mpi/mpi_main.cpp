@@ -4,6 +4,7 @@
 
 #include "calibrate.h"
 #include "io/standard_output.h"
+#include "layer/products.h"
 #include "mpi_run.h"
 #include "nnx/jax_random.h"
 #include "rank_agreement.h"
@@ -182,6 +183,9 @@ int main(int argc, char** argv) {
     try {
         if (hidden.memoryBudget)
             parse.options.config.memoryBudgetBytes = *hidden.memoryBudget;
+        // The ranks time their products (compute_s): the product routes' one-time start-up,
+        // OpenBLAS's load on the first product that takes it, is paid here instead.
+        tp::warmProducts();
         status = tp::mpi::runRanks(parse.options, hidden, MPI_COMM_WORLD);
     } catch (const std::bad_alloc&) {
         tp::mpi::abortJob(rank, "out of memory (std::bad_alloc)");

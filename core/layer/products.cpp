@@ -169,6 +169,13 @@ std::string productsLine() {
 #endif
 }
 
+void warmProducts() {
+    const Matrix a = Matrix::Zero(kFewRows + 1, 2);
+    const Matrix b = Matrix::Zero(2, 2);
+    (void)product(a.topRows(1), b);  // in order
+    (void)product(a, b);             // blocked: OpenBLAS or Eigen
+}
+
 void multiply(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
               SimdPath path) {
     run(out, a, b, path, false);

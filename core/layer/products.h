@@ -72,6 +72,13 @@ ProductRoute productRoute(const ProductFactor& a, const ProductFactor& b,
 /// for more than 4 rows; ...", or Eigen's kernels of the path in use.
 std::string productsLine();
 
+/// Runs one small product on each route this process takes (in order, and OpenBLAS or Eigen's
+/// blocked kernels): the first product on OpenBLAS's route loads the library (dlopen and its
+/// start-up, some milliseconds) and sets up its buffers, costs a process pays once and a training
+/// step does not. A caller that times products calls it first, so that they time the products
+/// alone.
+void warmProducts();
+
 /// out = a @ b; a (N, K), b (K, M), out (N, M), already of that shape. With `path`, that path or
 /// the fastest below it this process runs (for tests); by default the path in use. The route is
 /// productRoute(a, b, path).

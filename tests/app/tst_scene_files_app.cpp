@@ -8,6 +8,7 @@
 #include "files/export_actions.h"
 #include "files/scene_file_actions.h"
 #include "io/npy.h"
+#include "io/scene_file.h"
 #include "layer_panel.h"
 #include "main_window.h"
 #include "matrix_bits.h"
@@ -17,6 +18,7 @@
 #include "scene/scene_backward.h"
 #include "scene/scene_options.h"
 #include "scene_session.h"
+#include "screenshot.h"
 #include "step_controller.h"
 
 #include <QAction>
@@ -456,6 +458,42 @@ private slots:
         line = parseAppCommandLine({dir.filePath("missing.tpviz").toStdString()});
         QCOMPARE(line.errors.size(), std::size_t(1));
         QVERIFY(line.errors.front().find("missing.tpviz") != std::string::npos);
+    }
+
+    void commandLineShowsTheFileAsSaved_data() {
+        QTest::addColumn<bool>("saved");     // the file's "backward"
+        QTest::addColumn<bool>("asked");     // --backward beside the file
+        QTest::addColumn<bool>("expected");  // the window's backward pass
+        QTest::newRow("saved with the backward") << true << false << true;
+        QTest::newRow("saved forward only") << false << false << false;
+        QTest::newRow("saved forward only, --backward") << false << true << true;
+    }
+
+    // `tpviz FILE.tpviz` opens the scene as the file saved it, as File > Open scene does, with the
+    // options beside it over it: the backward pass too.
+    void commandLineShowsTheFileAsSaved() {
+        QFETCH(bool, saved);
+        QFETCH(bool, asked);
+        QFETCH(bool, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("scene.tpviz");
+        SceneFile file;
+        file.config = rowScene();
+        file.backward = saved;
+        QCOMPARE(writeSceneFile(path.toStdString(), file), std::string());
+        std::vector<std::string> args{path.toStdString()};
+        if (asked)
+            args.push_back("--backward");
+        const AppCommandLine line = parseAppCommandLine(args);
+        QVERIFY(line.errors.empty());
+        MainWindow window{MainWindow::Options{.useSettings = false}};
+        showCommandLine(window, line);
+        window.show();
+        QTRY_VERIFY(window.scene() && window.scene()->config == rowScene() &&
+                    !window.computer()->isBusy());
+        QCOMPARE(window.parameterPanel()->run().backward, expected);
+        QCOMPARE(bool(window.scene()->backward), expected);
+        QCOMPARE(window.findChild<SceneFileActions*>()->currentFile(), path);
     }
 };
 

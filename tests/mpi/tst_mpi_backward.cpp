@@ -201,6 +201,38 @@ private slots:
             QVERIFY2(v[array]["passed"] == QJsonValue(!failed.contains(array)), array);
     }
 
+    // Each rank's backward compute_s times its gradients' products as its forward compute_s times
+    // the forward's: the backward's three products of this small layer take about as long as the
+    // forward's one (microseconds each). A one-time cost timed in either (OpenBLAS loaded on the
+    // first product that takes its route, some milliseconds, 1000 times the products) shows. The
+    // bound is generous, so that a busy machine cannot fail it: 50 times the forward, plus 1 ms.
+    void backwardTimedAsForward_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("column tp2") << QStringList{"--tp", "2"};
+        QTest::newRow("row tp2") << QStringList{"--mode", "row", "--tp", "2"};
+        QTest::newRow("fsdp data2 tp1")
+            << QStringList{"--layout", "fsdp", "--costs", "--data", "2", "--tp", "1"};
+    }
+
+    void backwardTimedAsForward() {
+        QFETCH(QStringList, args);
+        const ProcessRun run = runMpi(2, kScene + args + QStringList{"--json", "--summary"});
+        QVERIFY2(run.finished, qPrintable(run.errText()));
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray ranks = jsonOf(run)["ranks"].toArray();
+        QCOMPARE(ranks.size(), 2);
+        for (const QJsonValue& rank : ranks) {
+            const double forward = rank["compute_s"].toDouble();
+            const double backward = rank["backward"]["compute_s"].toDouble();
+            QVERIFY2(forward > 0 && backward > 0, qPrintable(QString::number(backward)));
+            QVERIFY2(backward < 50 * forward + 1e-3,
+                     qPrintable(QString("rank %1: backward %2 s, forward %3 s")
+                                    .arg(rank["rank"].toInt())
+                                    .arg(backward)
+                                    .arg(forward)));
+        }
+    }
+
     // The gradients are checked on rank 0 against the whole layer's: a layer whose backward pass
     // does not fit there beside rank 0's share is refused in words, as is an unknown collective.
     void refusals() {

@@ -9,6 +9,7 @@
 #include "nnx/jax_random.h"
 #include "rank_agreement.h"
 #include "rank_faults.h"
+#include "ring_algorithms.h"
 #include "scene/option_rows.h"
 #include "scene/python_snippet.h"
 #include "scene/scene_arguments.h"
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
     if (parse.options.listHardware)
         return print(tp::hardwareListText(), 0);
 
+    tp::mpi::preferRingBytes();
     MPI_Init(&argc, &argv);
     int rank = 0;
     int worldSize = 1;

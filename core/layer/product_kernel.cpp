@@ -61,7 +61,29 @@ void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool a
         for (Index r = 0; r < rows; ++r)
             for (Index c = 0; c < width; ++c)
                 sums[r][c] = 0.0f;
-        for (Index k = 0; k < depth; ++k) {
+        // Four rows of b at a time: each sum is loaded and stored once per four terms, which
+        // are still added one after another in the order of k.
+        Index k = 0;
+        for (; k + 4 <= depth; k += 4) {
+            const float* __restrict b0 = b.data + k * b.stride + c0;
+            const float* __restrict b1 = b0 + b.stride;
+            const float* __restrict b2 = b1 + b.stride;
+            const float* __restrict b3 = b2 + b.stride;
+            for (Index r = 0; r < rows; ++r) {
+                const float* ar = a.data + r * a.stride + k;
+                const float a0 = ar[0], a1 = ar[1], a2 = ar[2], a3 = ar[3];
+                float* __restrict rowSums = sums[r];
+                for (Index c = 0; c < width; ++c) {
+                    float sum = rowSums[c];
+                    sum += a0 * b0[c];
+                    sum += a1 * b1[c];
+                    sum += a2 * b2[c];
+                    sum += a3 * b3[c];
+                    rowSums[c] = sum;
+                }
+            }
+        }
+        for (; k < depth; ++k) {
             const float* __restrict bRow = b.data + k * b.stride + c0;
             for (Index r = 0; r < rows; ++r) {
                 const float ark = a.data[r * a.stride + k];

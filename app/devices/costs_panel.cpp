@@ -14,6 +14,7 @@
 
 #include <QFormLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -22,6 +23,13 @@
 
 namespace tp {
 namespace {
+
+// The plots' least height: their axes, ticks and both curves still read.
+constexpr int kPlotsMinimumHeight = 220;
+// The panel's width: it asks for the widest, beside the cards, and narrows to the least on a
+// small window, where its words wrap onto more lines and the whole panel scrolls.
+constexpr int kWidth = 380;
+constexpr int kMinimumWidth = 300;
 
 QString bytes(std::int64_t b) {
     return QString::fromStdString(formatBytes(b));
@@ -157,11 +165,15 @@ QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePre
     QString rows;
     for (const LayoutSummary& s : compareLayouts(config, backward, hardware)) {
         const bool shown = s.layout == config.layout;
-        const auto cell = [shown](const QString& value) {
-            return QStringLiteral("<td style='padding-right:6px'>%1</td>")
-                .arg(shown ? QStringLiteral("<b>%1</b>").arg(value) : value);
+        // A figure stays on its lines ("4.1 MiB"): the table wraps its refusals to the panel's
+        // width, never a number. The layout as run has its name in bold, its figures not: bold
+        // figures would not fit the narrowest panel.
+        const auto cell = [](const QString& value) {
+            return QStringLiteral("<td style='padding-right:4px; white-space:nowrap'>%1</td>")
+                .arg(value);
         };
-        QString row = cell(text(toString(s.layout)));
+        const QString name = text(toString(s.layout));
+        QString row = cell(shown ? QStringLiteral("<b>%1</b>").arg(name) : name);
         if (!s.refusal.empty()) {
             row += QStringLiteral("<td colspan='4' style='color:#8a5a00'>%1</td>")
                        .arg(text(s.refusal).toHtmlEscaped());
@@ -181,11 +193,11 @@ QString layoutsTable(const LayerConfig& config, bool backward, const HardwarePre
     const QString pass =
         backward ? CostsPanel::tr("; sent and time: forward + backward") : QString();
     return CostsPanel::tr(
-               "<table cellspacing='0'><tr><th align='left' style='padding-right:6px'>layout</th>"
-               "<th align='left' style='padding-right:6px'>at rest</th><th align='left' "
-               "style='padding-right:6px'>peak</th>"
-               "<th align='left' style='padding-right:6px'>sent</th><th align='left' "
-               "style='padding-right:6px'>time</th></tr>%1</table>"
+               "<table cellspacing='0'><tr><th align='left' style='padding-right:4px'>layout</th>"
+               "<th align='left' style='padding-right:4px'>at rest</th><th align='left' "
+               "style='padding-right:4px'>peak</th>"
+               "<th align='left' style='padding-right:4px'>sent</th><th align='left' "
+               "style='padding-right:4px'>time</th></tr>%1</table>"
                "<small>per device, on %2%3</small>")
         .arg(rows, text(hardware.name), pass);
 }
@@ -202,7 +214,21 @@ QString countText(std::int64_t n, const QString& noun) {
 
 CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("costsPanel"));
-    auto* layout = new QVBoxLayout(this);
+    setMinimumWidth(kMinimumWidth);
+    setMaximumWidth(kWidth);
+    // The words and the table take the height their width needs; the plots what is left, down
+    // to a readable height, below which the whole panel scrolls.
+    auto* content = new QWidget;
+    content->setObjectName(QStringLiteral("costsContent"));
+    // Sideways only when the window leaves the panel less than the table's widest row.
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("costsScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
+    auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(4, 4, 4, 4);
     m_memory = wrappingLabel("memoryLabel");
     m_wire = wrappingLabel("wireLabel");
@@ -214,6 +240,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     m_layouts = new QLabel;
     m_layouts->setObjectName(QStringLiteral("layoutsLabel"));
     m_layouts->setTextFormat(Qt::RichText);
+    m_layouts->setWordWrap(true);
     m_layouts->setToolTip(
         tr("The scene's layer in each layout, per device: tensor parallelism alone, FSDP "
            "(parameters split again over 'data') and sequence parallelism (activations split "
@@ -226,6 +253,7 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     m_plots = new QTabWidget;
     m_plots->setObjectName(QStringLiteral("plotTabs"));
     m_plots->setDocumentMode(true);
+    m_plots->setMinimumHeight(kPlotsMinimumHeight);
     m_plots->addTab(m_plot, tr("over tp"));
     m_plots->addTab(m_layoutsOverTp, tr("layouts over tp"));
     m_plots->addTab(m_layoutsOverData, tr("layouts over D"));
@@ -241,10 +269,15 @@ CostsPanel::CostsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_layouts);
     layout->addLayout(form);
     layout->addWidget(m_plots, 1);
+    scroll->setWidget(content);
     connect(m_hardware, &HardwareBox::hardwareChanged, this, [this] {
         showEstimate();
         emit hardwareChanged();
     });
+}
+
+QSize CostsPanel::sizeHint() const {
+    return {kWidth, QWidget::sizeHint().height()};
 }
 
 const HardwarePreset& CostsPanel::hardware() const {

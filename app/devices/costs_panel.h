@@ -27,6 +27,9 @@ class CostsPanel : public QWidget {
 public:
     explicit CostsPanel(QWidget* parent = nullptr);
 
+    /// As wide as the panel may be: the cards take the rest.
+    QSize sizeHint() const override;
+
     /// Shows the costs of `scene` (its mesh costs and the estimate for the selected preset).
     void setDeviceScene(const DeviceScene& scene);
 

@@ -160,8 +160,6 @@ DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
     m_arrows = new RingArrows(m_grid);
     new OverlayFollower(m_grid, m_arrows);
     m_costs = new CostsPanel;
-    m_costs->setMaximumWidth(380);
-    m_costs->setMinimumWidth(300);
 
     m_mpiRun = new QAction(tr("Run on MPI ranks…"), this);
     m_mpiRun->setObjectName(QStringLiteral("mpiRunAction"));

@@ -160,7 +160,8 @@ std::string collectiveWords(const CollectiveTime& c) {
            formatBytes(c.chunkBytes) + ": latency " + durationText(c.latencySeconds) +
            " + bandwidth " + durationText(c.bandwidthSeconds) +
            (c.sumSeconds > 0 ? " + sums " + durationText(c.sumSeconds) : std::string()) + ", " +
-           (c.latencyBound() ? "latency-bound" : "bandwidth-bound");
+           (c.bound() == std::string_view("sums") ? std::string("bound by the sums")
+                                                  : std::string(c.bound()) + "-bound");
 }
 
 namespace {

@@ -68,7 +68,13 @@ struct CollectiveTime {
     double sumSeconds = 0;        ///< reducing steps * chunkBytes / gamma; 0 without gamma
 
     double seconds() const { return latencySeconds + bandwidthSeconds + sumSeconds; }
-    bool latencyBound() const { return latencySeconds > bandwidthSeconds + sumSeconds; }
+    bool latencyBound() const { return bound() == std::string_view("latency"); }
+    /// The largest term: "latency", "bandwidth" or "sums".
+    std::string_view bound() const {
+        if (sumSeconds > bandwidthSeconds && sumSeconds > latencySeconds)
+            return "sums";
+        return latencySeconds > bandwidthSeconds ? "latency" : "bandwidth";
+    }
 };
 
 /// The steps of a ring collective of `steps` steps that sum a received chunk into their own: half
@@ -102,8 +108,8 @@ ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
 std::string productWords(const ProductTime& product);
 
 /// The collective in words: "2 steps of 2.00 MiB: latency 72.0 µs + bandwidth 8.00 ms,
-/// bandwidth-bound" (with "+ sums 1.20 ms" when the preset has gamma); "nothing sent" when there
-/// are no steps.
+/// bandwidth-bound" (with "+ sums 1.20 ms" when the preset has gamma, and "bound by the sums"
+/// when they are the largest term); "nothing sent" when there are no steps.
 std::string collectiveWords(const CollectiveTime& collective);
 
 struct TimeEstimate {

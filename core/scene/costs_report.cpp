@@ -53,9 +53,7 @@ Json estimateJson(const TimeEstimate& e) {
               {"latency_s", jsonNumber(c.latencySeconds)},
               {"bandwidth_s", jsonNumber(c.bandwidthSeconds)},
               {"sums_s", jsonNumber(c.sumSeconds)},
-              {"bound", c.steps == 0       ? "none"
-                        : c.latencyBound() ? "latency"
-                                           : "bandwidth"}}}};
+              {"bound", c.steps == 0 ? "none" : std::string(c.bound())}}}};
 }
 
 std::string ringRunText(const RingRun& ring, std::string_view against, std::string_view indent) {

@@ -150,7 +150,16 @@ private slots:
         QCOMPARE(reduce.bandwidthSeconds, 2 * (mib / 1e10 + 31 * mib / 1e9));
         QCOMPARE(reduce.sumSeconds, 32 * mib / 4e9);
         QCOMPARE(reduce.seconds(), 2e-6 + 2 * (mib / 1e10 + 31 * mib / 1e9) + 32 * mib / 4e9);
-        QVERIFY(collectiveWords(reduce).find(" + sums 8.39 ms") != std::string::npos);
+        QVERIFY(collectiveWords(reduce).find(" + sums 8.39 ms, bandwidth-bound") !=
+                std::string::npos);
+        // Sums slower than the sending bound the collective.
+        HardwarePreset slowSums = link;
+        slowSums.reduceBytesPerSecond = 1e8;
+        const CollectiveTime summing =
+            collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 1 << 20), slowSums);
+        QCOMPARE(summing.bound(), std::string_view("sums"));
+        QVERIFY(!summing.latencyBound());
+        QVERIFY(collectiveWords(summing).find("bound by the sums") != std::string::npos);
         const CollectiveTime scatter =
             collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 64 << 20), link);
         QCOMPARE(scatter.sumSeconds, 32 * mib / 4e9);

@@ -93,7 +93,7 @@ void concatenateInGroupOrder(ForwardResult& result) {
 // each row summed through the groups while it is in cache. Nothing else is kept: storing the tp
 // running sums made the split many times slower than the full product at tp 64, first touching
 // their fresh memory.
-Matrix sumInGroupOrder(const std::vector<Matrix>& partials) {
+Matrix sumInGroupOrder(std::span<const Matrix> partials) {
     const Index batch = partials.front().rows();
     const Index cols = partials.front().cols();
     Matrix sum(batch, cols);
@@ -109,14 +109,13 @@ Matrix sumInGroupOrder(const std::vector<Matrix>& partials) {
 
 Matrix runningSum(const ForwardResult& result, Index k) {
     assert(k >= 0 && k < Index(result.partials.size()));
-    Matrix sum = result.partials.front();
-    for (Index i = 1; i <= k; ++i)
-        sum += result.partials[std::size_t(i)];
-    return sum;
+    return sumInGroupOrder(std::span(result.partials).first(std::size_t(k) + 1));
 }
 
 Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, Index k) {
-    assert(k >= 1 && k < Index(result.partials.size()));
+    assert(k >= 0 && k < Index(result.partials.size()));
+    if (k == 0)
+        return result.partials.front();
     const Matrix& partial = result.partials[std::size_t(k)];
     assert(previous.rows() == partial.rows() && previous.cols() == partial.cols());
     return previous + partial;

@@ -7,6 +7,7 @@
 #include "layer/progress.h"
 #include "layer/sharding_plan.h"
 
+#include <span>
 #include <vector>
 
 namespace tp {
@@ -77,17 +78,18 @@ void concatenateInGroupOrder(ForwardResult& result);
 /// partials[0] + ... + partials[last], each element added in group order (the same bits however
 /// the work is shared), in one pass over the rows that keeps no running sum: shape of a partial.
 /// The row split's output before its bias.
-Matrix sumInGroupOrder(const std::vector<Matrix>& partials);
+Matrix sumInGroupOrder(std::span<const Matrix> partials);
 
 /// The running sum after group k (0 <= k < tp), partials[0] + ... + partials[k], added element by
-/// element in group order: the shape of a partial, no bias. Computed on demand (nothing of it is
-/// kept in the result), the same bits as sumInGroupOrder over those partials; for k = tp - 1 it is
-/// the row output before its bias. Meaningful where result.partialsAdded.
+/// element in group order: sumInGroupOrder over the first k + 1 partials, computed on demand
+/// (nothing of it is kept in the result); for k = tp - 1 it is the row output before its bias.
+/// Meaningful where result.partialsAdded.
 Matrix runningSum(const ForwardResult& result, Index k);
 
-/// The running sum after group k (1 <= k < tp) from `previous`, the one after group k - 1:
-/// previous + partials[k], one addition, the same bits as runningSum(result, k). For stepping
-/// through the groups in order (a report, the picture's Next).
+/// The running sum after group k (0 <= k < tp) from `previous`, the one after group k - 1:
+/// previous + partials[k], one addition, the same bits as runningSum(result, k); for k = 0 the
+/// first partial (`previous` unread). For stepping through the groups in order (a report, the
+/// exported arrays, the picture's Next).
 Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, Index k);
 
 }  // namespace tp

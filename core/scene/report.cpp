@@ -216,8 +216,7 @@ void writeJsonReport(std::ostream& out, const Scene& scene, bool summary, const 
             groups << ", \"partial\": ";
             writeJsonMatrix(groups, scene.result.partials[std::size_t(g.index)]);
             if (scene.result.partialsAdded) {
-                sum = g.index == 0 ? runningSum(scene.result, 0)
-                                   : nextRunningSum(scene.result, sum, g.index);
+                sum = nextRunningSum(scene.result, sum, g.index);
                 groups << ", \"running_sum\": ";
                 writeJsonMatrix(groups, sum);
             }

@@ -158,7 +158,7 @@ std::string saveSceneArrays(const Scene& scene, const std::string& dir,
         files.emplace_back((fs::path(dir) / array.name).string());
         const Index k = array.runningSumAfter;
         if (k >= 0)
-            sum = k == 0 ? runningSum(scene.result, 0) : nextRunningSum(scene.result, sum, k);
+            sum = nextRunningSum(scene.result, sum, k);
         const std::string error = array.vector ? writeNpy(files.back(), *array.vector, true)
                                   : k >= 0     ? writeNpy(files.back(), sum)
                                                : writeNpy(files.back(), *array.matrix);

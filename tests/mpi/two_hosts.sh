@@ -5,10 +5,13 @@
 #
 # What it makes, and removes on exit, also on failure or interruption:
 #   - the network namespaces tpviz-host0 and tpviz-host1, each with its loopback up;
-#   - a veth pair joining them: tpviz-veth0 (10.77.0.1/24) in tpviz-host0, tpviz-veth1
-#     (10.77.0.2/24) in tpviz-host1, each end's egress shaped by `netem rate 1gbit delay 100us`:
-#     1 Gbit/s each way and 100 us from one host to the other. A kernel without netem (no
-#     CONFIG_NET_SCH_NETEM) gets `tbf rate 1gbit` instead: the rate without the delay, said so;
+#   - a link joining them, 10.77.0.1/24 in tpviz-host0 and 10.77.0.2/24 in tpviz-host1, 1 Gbit/s
+#     each way and 100 us from one host to the other. With netem, a veth pair (tpviz-veth0 in
+#     tpviz-host0, tpviz-veth1 in tpviz-host1), each end's egress shaped by
+#     `netem rate 1gbit delay 100us`. A kernel without netem (no CONFIG_NET_SCH_NETEM) gets a TAP
+#     device in each namespace instead (tpviz-tap0, tpviz-tap1, MTU 9000) and the delay line
+#     BUILD_DIR/tests/mpi/tpviz-delay-line between them, which forwards each frame at that rate and
+#     that delay in userspace (built with the tests when MPI is found), said so;
 #   - a temporary directory with the calibrated preset and the ranks' wrapper.
 # It touches no other interface or address, and refuses to start when one of its names exists.
 #
@@ -48,6 +51,7 @@ hosts="tpviz-host0 tpviz-host1"
 subnet=10.77.0.0/24
 rate=1gbit
 delay=100us
+queueLimit=10ms  # the delay line's: a frame that would wait longer behind others is dropped
 
 for host in $hosts; do
     if ip netns list | grep -qw "$host"; then
@@ -58,9 +62,14 @@ done
 
 made=""
 tmp=""
+delayLine=""
 tearDown() {
+    if [ -n "$delayLine" ]; then
+        kill "$delayLine" 2>/dev/null || true
+        wait "$delayLine" || true
+    fi
     for host in $made; do
-        ip netns del "$host"  # and the veth end inside it, with its peer
+        ip netns del "$host"  # and the veth end or the TAP inside it
     done
     [ -z "$tmp" ] || rm -rf "$tmp"
 }
@@ -73,24 +82,55 @@ for host in $hosts; do
     made="$made $host"
     ip -n "$host" link set lo up
 done
+# netem when the kernel has it: a veth pair, each end shaped.
 ip link add tpviz-veth0 netns tpviz-host0 type veth peer name tpviz-veth1 netns tpviz-host1
 shaping="netem rate $rate delay $delay"
+if tc -n tpviz-host0 qdisc add dev tpviz-veth0 root $shaping 2>/dev/null; then
+    tc -n tpviz-host1 qdisc add dev tpviz-veth1 root $shaping
+    device=tpviz-veth
+    echo "link: 10.77.0.1 <-> 10.77.0.2, each way $shaping"
+else
+    # No netem: a TAP in each namespace and the delay line between them. MTU 9000, so that
+    # 1 Gbit/s is some 14k frames a second, which a process forwards without falling behind.
+    ip -n tpviz-host0 link del tpviz-veth0
+    [ -x "$build/tests/mpi/tpviz-delay-line" ] || {
+        echo "two_hosts.sh: this kernel has no netem, and there is no" \
+            "$build/tests/mpi/tpviz-delay-line to delay the link instead: build it first" >&2
+        exit 2
+    }
+    device=tpviz-tap
+    for i in 0 1; do
+        ip -n "tpviz-host$i" tuntap add mode tap name "tpviz-tap$i"
+        ip -n "tpviz-host$i" link set "tpviz-tap$i" mtu 9000
+    done
+    "$build/tests/mpi/tpviz-delay-line" --rate "$rate" --delay "$delay" --limit "$queueLimit" \
+        tpviz-host0/tpviz-tap0 tpviz-host1/tpviz-tap1 &
+    delayLine=$!
+    shaping="tpviz-delay-line --rate $rate --delay $delay --limit $queueLimit"
+    echo "link: 10.77.0.1 <-> 10.77.0.2, each way $shaping (this kernel has no netem: TAP" \
+        "devices with MTU 9000, the rate and the delay made in userspace)"
+fi
 for i in 0 1; do
-    ip -n "tpviz-host$i" address add "10.77.0.$((i + 1))/24" dev "tpviz-veth$i"
-    ip -n "tpviz-host$i" link set "tpviz-veth$i" up
-    if ! tc -n "tpviz-host$i" qdisc add dev "tpviz-veth$i" root $shaping 2>/dev/null; then
-        # A burst of 3 frames, as near netem's frame by frame as tbf goes (a burst of 128 KiB let
-        # the calibration's small sizes through unshaped and fit a beta of 0.68 GB/s); a queue of
-        # up to 10 ms.
-        shaping="tbf rate $rate burst 4542 latency 10ms"
-        tc -n "tpviz-host$i" qdisc add dev "tpviz-veth$i" root $shaping
-    fi
+    ip -n "tpviz-host$i" address add "10.77.0.$((i + 1))/24" dev "$device$i"
+    ip -n "tpviz-host$i" link set "$device$i" up
 done
-case $shaping in
-netem*) echo "link: 10.77.0.1 <-> 10.77.0.2, each way $shaping" ;;
-*) echo "link: 10.77.0.1 <-> 10.77.0.2, each way $shaping (this kernel has no netem:" \
-    "no $delay delay)" ;;
-esac
+if [ -n "$delayLine" ]; then
+    # The TAPs have a carrier once the delay line holds them: wait for it, up to 5 s.
+    tries=0
+    while ip -n tpviz-host0 link show tpviz-tap0 | grep -q NO-CARRIER ||
+        ip -n tpviz-host1 link show tpviz-tap1 | grep -q NO-CARRIER; do
+        kill -0 "$delayLine" 2>/dev/null || {
+            echo "two_hosts.sh: the delay line stopped before it joined the TAP devices" >&2
+            exit 1
+        }
+        tries=$((tries + 1))
+        [ "$tries" -le 50 ] || {
+            echo "two_hosts.sh: the delay line did not join the TAP devices in 5 s" >&2
+            exit 1
+        }
+        sleep 0.1
+    done
+fi
 
 cat >"$tmp/rank" <<'EOF'
 #!/bin/sh

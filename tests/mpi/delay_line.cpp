@@ -152,6 +152,9 @@ void deliverDue(Direction& way, std::int64_t now) {
     }
 }
 
+// Low among real-time priorities: above every normal process, below the kernel's interrupt threads.
+constexpr int kRealTimePriority = 10;
+
 volatile sig_atomic_t stopSignal = 0;
 
 void onStopSignal(int signal) {
@@ -178,6 +181,16 @@ void run(const LinkShape& shape, TapEnd ends[2]) {
     const sigset_t waiting = blockStopSignals();
     // The default timer slack (50 us) would add up to that to each wake, half the delay.
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    // The ranks poll for messages and keep every core busy; at a normal priority the line would
+    // wait for a time slice (milliseconds) before it reads or delivers a frame. A real-time
+    // priority lets it run as soon as a frame or a deadline wakes it; it sleeps between them.
+    sched_param priority{};
+    priority.sched_priority = kRealTimePriority;
+    if (sched_setscheduler(0, SCHED_FIFO, &priority) != 0)
+        std::fprintf(stderr,
+                     "tpviz-delay-line: runs at a normal priority (SCHED_FIFO refused: %s), so "
+                     "frames may wait for a core\n",
+                     std::strerror(errno));
     const int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
     if (home < 0)
         failWithErrno("cannot open /proc/self/ns/net");

@@ -52,18 +52,15 @@ double runCollective(const LayerConfig& config, const BackwardCollective& collec
                      RankGradients& out, MPI_Comm modelComm, MPI_Comm dataComm) {
     const MPI_Comm comm = collective.axis == MeshAxis::Model ? modelComm : dataComm;
     MPI_Barrier(comm);
-    const double start = MPI_Wtime();
     if (collective.cost.kind == CollectiveKind::AllGather) {
         assert(collective.of == "dy");
-        MPI_Datatype block =
-            columnBlockType(out.dy.rows(), config.features / config.tpSize, config.features);
-        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.dy.data(), 1, block, comm);
-        MPI_Type_free(&block);
-    } else {
-        assert(collective.cost.kind == CollectiveKind::AllReduce);
-        const auto [data, count] = reducedBuffer(out.gradients, collective.of);
-        MPI_Allreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT, MPI_SUM, comm);
+        Matrix blocks;
+        return allGatherColumns(out.dy, config.features / config.tpSize, blocks, comm);
     }
+    assert(collective.cost.kind == CollectiveKind::AllReduce);
+    const auto [data, count] = reducedBuffer(out.gradients, collective.of);
+    const double start = MPI_Wtime();
+    MPI_Allreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT, MPI_SUM, comm);
     return MPI_Wtime() - start;
 }
 

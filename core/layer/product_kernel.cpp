@@ -37,61 +37,90 @@ Index larger(Index a, Index b) {
 
 }  // namespace
 
+namespace {
+
+// Columns one row's sums are held in registers for while a run of kDepthRun terms is added.
+constexpr Index kTile = 64;
+// Floats between the rows of a task's sums: not a multiple of 4 KiB, so that the rows' tiles do not
+// all fall in the same sets of the L1 cache (with b's rows, whose stride often is such a multiple;
+// (4, 4096) @ (4096, 8192) took 16.0 ms with rows 16 KiB apart and runs of 16, 11.8 ms now).
+constexpr Index kSumsStride = kColumnBlock + 16;
+
+// sums[0, width) += a[0, terms) . b's rows [0, terms) at columns [0, width), term after term.
+template <Index width>
+void addTerms(float* __restrict sums, const float* a, const float* b, Index bStride, Index terms) {
+    float held[width];
+    for (Index c = 0; c < width; ++c)
+        held[c] = sums[c];
+    for (Index k = 0; k < terms; ++k) {
+        const float ak = a[k];
+        const float* __restrict bk = b + k * bStride;
+        for (Index c = 0; c < width; ++c)
+            held[c] += ak * bk[c];
+    }
+    for (Index c = 0; c < width; ++c)
+        sums[c] = held[c];
+}
+
+// The same for a last tile narrower than kTile.
+void addTermsNarrow(float* __restrict sums, Index width, const float* a, const float* b,
+                    Index bStride, Index terms) {
+    for (Index k = 0; k < terms; ++k) {
+        const float ak = a[k];
+        const float* __restrict bk = b + k * bStride;
+        for (Index c = 0; c < width; ++c)
+            sums[c] += ak * bk[c];
+    }
+}
+
+}  // namespace
+
+// sums += a @ b, a of at most kFewRows rows, in runs of kDepthRun rows of b: each run is read once
+// from memory, in tiles of kTile columns that every row of a then reads from L1.
+void addInOrder(const Output& sums, const Factor& a, const Factor& b) {
+    assert(a.rows <= kFewRows && !a.transposed && !b.transposed);
+    assert(sums.rows == a.rows && sums.cols == b.cols && a.cols == b.rows);
+    const Index width = b.cols;
+    for (Index k = 0; k < a.cols; k += kDepthRun) {
+        const Index terms = smaller(kDepthRun, a.cols - k);
+        const float* run = b.data + k * b.stride;
+        Index c = 0;
+        for (; c + kTile <= width; c += kTile)
+            for (Index r = 0; r < a.rows; ++r)
+                addTerms<kTile>(sums.data + r * sums.stride + c, a.data + r * a.stride + k, run + c,
+                                b.stride, terms);
+        if (c < width)
+            for (Index r = 0; r < a.rows; ++r)
+                addTermsNarrow(sums.data + r * sums.stride + c, width - c,
+                               a.data + r * a.stride + k, run + c, b.stride, terms);
+    }
+}
+
 // out = a @ b for an `a` of at most kFewRows rows, neither factor transposed. Each column block of
-// b is read once, row after row, and every element is summed in the order k = 0, 1, ..., K - 1:
-// a multiply, then an add (this file is compiled without fusing them), each vector lane rounding
-// as a scalar does. An element's sum depends on neither the block, the thread nor the instruction
-// set, so a group's columns computed alone equal the same columns of the full product, bit for
-// bit, on every path. Threads share the column blocks unless the caller already runs in parallel.
+// b is read once, and every element is summed in the order k = 0, 1, ..., K - 1: a multiply, then
+// an add (this file is compiled without fusing them), each vector lane rounding as a scalar does.
+// An element's sum depends on neither the block, the tile, the thread nor the instruction set, so
+// a group's columns computed alone equal the same columns of the full product, bit for bit, on
+// every path. Threads share the column blocks unless the caller already runs in parallel.
 void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate) {
     assert(a.rows <= kFewRows && !a.transposed && !b.transposed);
     const Index rows = a.rows;
-    const Index depth = a.cols;
     const Index cols = b.cols;
     // At least one block per thread, so that both cores read b.
     const Index threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     const Index blocks =
         larger((cols + kColumnBlock - 1) / kColumnBlock, smaller(threads, (cols + 63) / 64));
-    const bool parallel = blocks > 1 && rows * depth * cols > (Index(1) << 20);
+    const bool parallel = blocks > 1 && rows * a.cols * cols > (Index(1) << 20);
 #pragma omp parallel for schedule(static) if (parallel)
     for (Index block = 0; block < blocks; ++block) {
         const Index c0 = cols * block / blocks;
         const Index width = cols * (block + 1) / blocks - c0;
-        float sums[kFewRows][kColumnBlock];
+        float sums[kFewRows][kSumsStride];
         for (Index r = 0; r < rows; ++r)
             for (Index c = 0; c < width; ++c)
                 sums[r][c] = 0.0f;
-        // Four rows of b at a time: each sum is loaded and stored once per four terms, which
-        // are still added one after another in the order of k.
-        Index k = 0;
-        for (; k + 4 <= depth; k += 4) {
-            const float* __restrict b0 = b.data + k * b.stride + c0;
-            const float* __restrict b1 = b0 + b.stride;
-            const float* __restrict b2 = b1 + b.stride;
-            const float* __restrict b3 = b2 + b.stride;
-            for (Index r = 0; r < rows; ++r) {
-                const float* ar = a.data + r * a.stride + k;
-                const float a0 = ar[0], a1 = ar[1], a2 = ar[2], a3 = ar[3];
-                float* __restrict rowSums = sums[r];
-                for (Index c = 0; c < width; ++c) {
-                    float sum = rowSums[c];
-                    sum += a0 * b0[c];
-                    sum += a1 * b1[c];
-                    sum += a2 * b2[c];
-                    sum += a3 * b3[c];
-                    rowSums[c] = sum;
-                }
-            }
-        }
-        for (; k < depth; ++k) {
-            const float* __restrict bRow = b.data + k * b.stride + c0;
-            for (Index r = 0; r < rows; ++r) {
-                const float ark = a.data[r * a.stride + k];
-                float* __restrict rowSums = sums[r];
-                for (Index c = 0; c < width; ++c)
-                    rowSums[c] += ark * bRow[c];
-            }
-        }
+        addInOrder({&sums[0][0], rows, width, kSumsStride}, a,
+                   {b.data + c0, b.rows, width, b.stride, false});
         for (Index r = 0; r < rows; ++r) {
             float* __restrict o = out.data + r * out.stride + c0;
             for (Index c = 0; c < width; ++c)

@@ -186,6 +186,24 @@ void multiplyAdd(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFa
     run(out, a, b, path, true);
 }
 
+void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFactor& b,
+                SimdPath path) {
+    assert(summedInOrder(a, b) && a.cols() == b.rows());
+    assert(sums.rows() == a.rows() && sums.cols() == b.cols());
+    const products::Output s = outputOf(sums);
+    switch (resolveSimdPath(path)) {
+        case SimdPath::Avx512:
+            products::avx512::addInOrder(s, factorOf(a), factorOf(b));
+            return;
+        case SimdPath::Avx2:
+            products::avx2::addInOrder(s, factorOf(a), factorOf(b));
+            return;
+        default:
+            products::baseline::addInOrder(s, factorOf(a), factorOf(b));
+            return;
+    }
+}
+
 Matrix product(const ProductFactor& a, const ProductFactor& b, SimdPath path) {
     Matrix out(a.rows(), b.cols());
     multiply(out, a, b, path);

@@ -46,6 +46,7 @@ ProductFactor transposed(const Eigen::MatrixBase<Derived>& m) {
 }
 
 using products::kColumnBlock;
+using products::kDepthRun;
 using products::kFewRows;
 
 /// Who computes a product.
@@ -69,7 +70,7 @@ ProductRoute productRoute(const ProductFactor& a, const ProductFactor& b,
                           SimdPath path = SimdPath::Best);
 
 /// What runs the products, for --version: "products: OpenBLAS 0.3.21 (SkylakeX kernels, OpenMP)
-/// for more than 4 rows; ...", or Eigen's kernels of the path in use.
+/// for more than 8 rows; ...", or Eigen's kernels of the path in use.
 std::string productsLine();
 
 /// Runs one small product on each route this process takes (in order, and OpenBLAS or Eigen's
@@ -88,6 +89,12 @@ void multiply(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFacto
 /// out += a @ b, the same shapes.
 void multiplyAdd(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
                  SimdPath path = SimdPath::Best);
+
+/// sums += a @ b on the calling thread, each term added to the sum's value one after another in
+/// the order of k, a multiply then an add: a product of few rows (InOrder) summed in parts. a of at
+/// most kFewRows rows, neither factor transposed; sums (N, M). The same bits on every path.
+void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFactor& b,
+                SimdPath path = SimdPath::Best);
 
 /// a @ b as a new (N, M) matrix.
 Matrix product(const ProductFactor& a, const ProductFactor& b, SimdPath path = SimdPath::Best);

@@ -1,6 +1,7 @@
 #include "scene/fused_forward.h"
 
 #include "layer/finite_max_abs.h"
+#include "layer/products.h"
 #include "layer/simd_path.h"
 
 #include <omp.h>
@@ -14,70 +15,16 @@
 namespace tp {
 namespace {
 
-// One column block of the fused pass: for k = 0, 1, ..., depth - 1 in order, kernel row k of the
-// split's block and of the reference's block (the same memory, reached through each one's own
-// view) added into each one's sums, (rows, width) row-major: sums(r, c) += x(r, k) * row[c], a
-// multiply, then an add. Returns maxAbsBits of the reference's block, from largestBits.
-struct BlockOfFewRows {
-    const float* x;  ///< x(r, k) = x[r * xStride + k]
-    Index xStride;
-    Index rows;
-    Index depth;
-    Index width;
-    Index kernelStride;  ///< floats between kernel rows
-    const float* splitBlock;
-    const float* referenceBlock;
-    float* splitSums;
-    float* referenceSums;
-};
-
-// sums(r, c) += x(r, k) * kernelRow[c] for every row r of the block's sums (rows, width).
-[[gnu::always_inline]] inline void addKernelRow(const BlockOfFewRows& b, Index k,
-                                                const float* __restrict kernelRow,
-                                                float* __restrict sums) {
-    for (Index r = 0; r < b.rows; ++r) {
-        const float xk = b.x[r * b.xStride + k];
-        float* __restrict rowSums = sums + r * b.width;
-        for (Index c = 0; c < b.width; ++c)
-            rowSums[c] += xk * kernelRow[c];
-    }
-}
-
-[[gnu::always_inline]] inline std::int32_t sumBlock(const BlockOfFewRows& b,
-                                                    std::int32_t largestBits) {
-    for (Index k = 0; k < b.depth; ++k) {
-        addKernelRow(b, k, b.splitBlock + k * b.kernelStride, b.splitSums);
-        const float* referenceRow = b.referenceBlock + k * b.kernelStride;
-        addKernelRow(b, k, referenceRow, b.referenceSums);
-        largestBits = maxAbsBits(referenceRow, b.width, largestBits);
-    }
-    return largestBits;
-}
-
-// sumBlock for the baseline CPU, for AVX2 (eight lanes) and for AVX-512 (sixteen lanes; each lane
-// rounds as the baseline's do, the multiply and the add never fused), chosen by the SIMD path in
-// use.
-std::int32_t sumBlockBaseline(const BlockOfFewRows& b, std::int32_t largestBits) {
-    return sumBlock(b, largestBits);
-}
-[[gnu::target("avx2,fma")]] std::int32_t sumBlockAvx2(const BlockOfFewRows& b,
-                                                      std::int32_t largestBits) {
-    return sumBlock(b, largestBits);
-}
-[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq")]] std::int32_t sumBlockAvx512(
-    const BlockOfFewRows& b, std::int32_t largestBits) {
-    return sumBlock(b, largestBits);
-}
-
 // The column split and the reference from one read of the kernel, for an x of at most kFewRows
 // rows: forwardColumnParallel's partials, forwardReference's output and finiteMaxAbs(kernel),
 // equal to theirs bit for bit. Task (g, b) takes block b of the g-th chunk of the kernel's columns:
 // the split adds each kernel row of that block through group g's view (kernelSlice) into the
 // partial's sums, and the reference adds the same columns of the full kernel, found from the
-// kernel's width alone (never from the plan's groups), into sums of its own, each as the core's
-// product of few rows (layer/product_kernel.cpp) does: a multiply, then an add, in the order k = 0,
-// 1, ..., K - 1. With the plan's groups in place the two read the same memory while it is in cache;
-// the reference never reads a partial. Progress: one unit per group.
+// kernel's width alone (never from the plan's groups), into sums of its own, each through the
+// core's product of few rows (addInOrder): a multiply, then an add, in the order k = 0, 1, ...,
+// K - 1. They take the block in runs of kDepthRun kernel rows, so with the plan's groups in place
+// the reference reads each run while the split's read left it in cache; the reference never reads
+// a partial. Progress: one unit per group.
 ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const MatrixCRef& kernel,
                                                      const RowVectorCRef& bias,
                                                      const ShardingPlan& plan, Progress* progress) {
@@ -116,24 +63,20 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
         const Index referenceC0 = g * chunk + c0;
         const ShardGroup& group = plan.groups[std::size_t(g)];
         const auto groupView = kernelSlice(kernel, group);
-        Matrix splitSums = Matrix::Zero(rows, width);
-        Matrix referenceSums = Matrix::Zero(rows, width);
-        const BlockOfFewRows sums{x.data(),
-                                  x.outerStride(),
-                                  rows,
-                                  depth,
-                                  width,
-                                  kernel.outerStride(),
-                                  groupView.data() + c0,
-                                  kernel.data() + referenceC0,
-                                  splitSums.data(),
-                                  referenceSums.data()};
-        if (path == SimdPath::Avx512)
-            largestBits = sumBlockAvx512(sums, largestBits);
-        else if (path == SimdPath::Avx2)
-            largestBits = sumBlockAvx2(sums, largestBits);
-        else
-            largestBits = sumBlockBaseline(sums, largestBits);
+        // Rows 16 floats longer than the block, so that a tile's rows in the two sums and in the
+        // kernel do not all fall in the same sets of the L1 cache (see kDepthRun).
+        Matrix sums = Matrix::Zero(2 * rows, width + 16);
+        auto splitSums = sums.topRows(rows).leftCols(width);
+        auto referenceSums = sums.bottomRows(rows).leftCols(width);
+        for (Index k = 0; k < depth; k += kDepthRun) {
+            const Index terms = std::min(kDepthRun, depth - k);
+            const auto xRun = x.middleCols(k, terms);
+            const auto referenceRun = kernel.block(k, referenceC0, terms, width);
+            addInOrder(splitSums, xRun, groupView.block(k, c0, terms, width), path);
+            addInOrder(referenceSums, xRun, referenceRun, path);
+            for (Index row = 0; row < terms; ++row)
+                largestBits = maxAbsBits(referenceRun.row(row).data(), width, largestBits);
+        }
         both.split.partials[std::size_t(g)].middleCols(c0, width) = splitSums;
         both.reference.middleCols(referenceC0, width) = referenceSums;
         if (blocksLeft[std::size_t(g)].fetch_sub(1, std::memory_order_relaxed) == 1)

@@ -125,8 +125,14 @@ void forwardArgs(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
+// The two shapes of the goal, and products of few rows that stream a 256 MiB kernel (the
+// memory-bound products of a small batch).
 void pathArgs(benchmark::internal::Benchmark* b) {
-    for (const auto& shape : {std::vector<std::int64_t>{256, 1024, 4096}, {1024, 4096, 16384}})
+    for (const auto& shape : {std::vector<std::int64_t>{256, 1024, 4096},
+                              {1024, 4096, 16384},
+                              {1, 4096, 16384},
+                              {4, 4096, 16384},
+                              {8, 4096, 16384}})
         for (std::int64_t path = 0; path <= 2; ++path)
             b->Args({shape[0], shape[1], shape[2], path});
 }

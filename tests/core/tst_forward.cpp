@@ -206,8 +206,9 @@ private slots:
         QVERIFY(sameBits(sumInGroupOrder(result.partials), expected));
     }
 
-    // With at most 4 batch rows every element is summed in order over k, wherever its columns lie:
-    // the column split equals the full product bit for bit, at any tp and on any thread count.
+    // With at most kFewRows (8) batch rows every element is summed in order over k, wherever its
+    // columns lie: the column split equals the full product bit for bit, at any tp and on any
+    // thread count.
     void fewRowsColumnSplitIsTheFullProduct_data() {
         QTest::addColumn<int>("batch");
         QTest::addColumn<int>("features");
@@ -215,6 +216,7 @@ private slots:
         QTest::newRow("2x300x5000") << 2 << 5000;
         QTest::newRow("4x300x4096") << 4 << 4096;
         QTest::newRow("3x300x24") << 3 << 24;
+        QTest::newRow("8x300x4160") << 8 << 4160;
     }
     void fewRowsColumnSplitIsTheFullProduct() {
         QFETCH(int, batch);
@@ -251,6 +253,7 @@ private slots:
         QTest::newRow("column 2x300x4096 tp8 nan") << 2 << 4096 << 8 << false << nan;
         QTest::newRow("column 2x300x600 tp3 -inf") << 2 << 600 << 3 << false << -inf;
         QTest::newRow("column 6x300x600 tp3") << 6 << 600 << 3 << false << 0.0f;
+        QTest::newRow("column 8x300x4160 tp2") << 8 << 4160 << 2 << false << 0.0f;
         QTest::newRow("row 2x300x600 tp3") << 2 << 600 << 3 << true << 0.0f;
         QTest::newRow("row 2x300x600 tp3 inf") << 2 << 600 << 3 << true << inf;
     }

@@ -195,7 +195,8 @@ private slots:
     // A product of at most kFewRows rows sums each element in order over k, a multiply then an
     // add: the same bits on every path, and a block of columns alone equals the same columns of
     // the whole product.
-    // A depth of 3003 leaves 3 terms after the groups of four.
+    // A depth of 3003 leaves 11 terms after the last full run of kDepthRun (16), and the columns
+    // checked fall in full tiles and in a block's narrower last tile.
     void productsOfFewRowsHaveTheSameBitsOnEveryPath() {
         const Matrix b = randomMatrix(3003, 9000, 9);
         for (Index rows = 1; rows <= kFewRows; ++rows) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 namespace tp {
@@ -75,19 +76,22 @@ Candidate solve(std::span<const CollectiveTiming> timings, double knee,
 
 }  // namespace
 
-HardwarePreset withLink(HardwarePreset hardware, const CollectiveFit& fit) {
-    hardware.alphaSeconds = fit.alphaSeconds;
-    hardware.busBytesPerSecond = fit.busBytesPerSecond;
-    hardware.kneeBytes = fit.kneeBytes;
-    hardware.largeBusBytesPerSecond = fit.largeBusBytesPerSecond;
-    hardware.reduceBytesPerSecond = fit.reduceBytesPerSecond;
-    return hardware;
+double fittedSeconds(const LinkFigures& link, const CollectiveTiming& timing) {
+    HardwarePreset hardware;
+    hardware.link = link;
+    return collectiveTime(ringCost(timing.kind, timing.devices, timing.bytes), hardware).seconds();
 }
 
-double fittedSeconds(const CollectiveFit& fit, const CollectiveTiming& timing) {
-    return collectiveTime(ringCost(timing.kind, timing.devices, timing.bytes),
-                          withLink(HardwarePreset{}, fit))
-        .seconds();
+Residual worstResidual(const LinkFigures& link, std::span<const CollectiveTiming> timings) {
+    Residual r;
+    for (const CollectiveTiming& t : timings) {
+        if (!(t.seconds > 0))
+            continue;
+        const double residual = std::abs(fittedSeconds(link, t) / t.seconds - 1);
+        if (residual > r.worst)
+            r = {residual, t.bytes};
+    }
+    return r;
 }
 
 CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
@@ -133,26 +137,50 @@ CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
     const Candidate& best = useKnee ? kneed : straight;
     if (!best.valid)
         return fit;
-    fit.alphaSeconds = best.coefficients[Steps];
-    fit.busBytesPerSecond = 1 / best.coefficients[Before];
+    fit.link.alphaSeconds = best.coefficients[Steps];
+    fit.link.busBytesPerSecond = 1 / best.coefficients[Before];
     if (useKnee) {
-        fit.kneeBytes = bestKnee;
-        fit.largeBusBytesPerSecond = 1 / best.coefficients[Past];
+        fit.link.kneeBytes = bestKnee;
+        fit.link.largeBusBytesPerSecond = 1 / best.coefficients[Past];
     }
     // Sums a million times faster than the sending are rounding, not a term.
     if (best.coefficients[Summed] > 1e-6 * best.coefficients[Before])
-        fit.reduceBytesPerSecond = 1 / best.coefficients[Summed];
+        fit.link.reduceBytesPerSecond = 1 / best.coefficients[Summed];
     fit.valid = true;
-    for (const CollectiveTiming& t : timings) {
-        if (!(t.seconds > 0))
-            continue;
-        const double residual = std::abs(fittedSeconds(fit, t) / t.seconds - 1);
-        if (residual > fit.worstResidual) {
-            fit.worstResidual = residual;
-            fit.worstBytes = t.bytes;
-        }
-    }
+    const Residual residual = worstResidual(fit.link, timings);
+    fit.worstResidual = residual.worst;
+    fit.worstBytes = residual.bytes;
     return fit;
+}
+
+LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings) {
+    LinkCalibration calibration;
+    calibration.shared = fitCollectives(timings);
+    for (const CollectiveKind kind : kLinkKinds) {
+        std::vector<CollectiveTiming> own;
+        std::copy_if(timings.begin(), timings.end(), std::back_inserter(own),
+                     [kind](const CollectiveTiming& t) { return t.kind == kind; });
+        if (own.empty())
+            continue;
+        KindFit k;
+        k.kind = kind;
+        k.own = fitCollectives(own);
+        if (calibration.shared.valid)
+            k.shared = worstResidual(calibration.shared.link, own);
+        k.kept = calibration.shared.valid && k.own.valid && k.shared.worst > kOwnLinkResidual &&
+                 k.own.worstResidual < kOwnLinkGain * k.shared.worst;
+        calibration.kinds.push_back(k);
+    }
+    return calibration;
+}
+
+HardwarePreset withLinks(HardwarePreset hardware, const LinkCalibration& calibration) {
+    hardware.link = calibration.shared.link;
+    hardware.ownLinks.clear();
+    for (const KindFit& k : calibration.kinds)
+        if (k.kept)
+            hardware.ownLinks[k.kind] = k.own.link;
+    return hardware;
 }
 
 }  // namespace tp

@@ -15,12 +15,22 @@
 // the rest fitted again. gamma is fitted only when the timings mix reductions with all-gathers
 // (else the sums cannot be told from the sending), and kept when it is below a million times beta.
 // The worst residual is the largest |model / t - 1| over the timings the fit was made from.
+//
+// Per kind (calibrateLinks): the shared figures are fitted to every timing as above, and each kind
+// again on its own timings alone. A kind keeps its own figures in the preset when the shared fit
+// misses it by more than kOwnLinkResidual (its worst residual on that kind's timings) and the
+// kind's own fit has a worst residual below kOwnLinkGain times that: it fits the kind clearly
+// better, not by noise. Open MPI's reduce-scatter on shared memory is such a kind: it takes about
+// twice its all-reduce's time (64 MiB: 61 ms against 31 ms), so figures shared with the ring's
+// all-reduce put it at a quarter to a third of its time. Timings of kinds that agree leave every
+// kind on the shared figures.
 
 #include "devices/hardware.h"
 #include "devices/mesh_costs.h"
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace tp {
 
@@ -34,13 +44,9 @@ struct CollectiveTiming {
 
 /// The link figures fitted to timings, and how well they fit.
 struct CollectiveFit {
-    double alphaSeconds = 0;            ///< per ring step
-    double busBytesPerSecond = 0;       ///< beta
-    double kneeBytes = 0;               ///< 0: no knee
-    double largeBusBytesPerSecond = 0;  ///< beta_large, past the knee; 0 without a knee
-    double reduceBytesPerSecond = 0;    ///< gamma; 0 when not fitted
-    double worstResidual = 0;           ///< max |model / measured - 1|
-    std::int64_t worstBytes = 0;        ///< V of the timing with the worst residual
+    LinkFigures link;  ///< alpha, beta, the knee and beta_large (0 without), gamma (0 unfitted)
+    double worstResidual = 0;     ///< max |model / measured - 1|
+    std::int64_t worstBytes = 0;  ///< V of the timing with the worst residual
     bool valid = false;  ///< false with fewer than 2 timings, or when no positive beta fits
 };
 
@@ -50,11 +56,42 @@ inline constexpr int kMinPastKnee = 3;
 /// The fit of `timings` (any mix of kinds and device counts).
 CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings);
 
-/// `hardware` with the fit's link figures (alpha, beta, knee, beta_large, gamma) in place of its
-/// own.
-HardwarePreset withLink(HardwarePreset hardware, const CollectiveFit& fit);
+/// The model's time of one timing's collective over a link of `link`'s figures.
+double fittedSeconds(const LinkFigures& link, const CollectiveTiming& timing);
 
-/// The model's time of one timing's collective under `fit`.
-double fittedSeconds(const CollectiveFit& fit, const CollectiveTiming& timing);
+/// The largest |fittedSeconds(link, t) / t - 1| over `timings` (those with a time), and its V.
+struct Residual {
+    double worst = 0;
+    std::int64_t bytes = 0;
+};
+Residual worstResidual(const LinkFigures& link, std::span<const CollectiveTiming> timings);
+
+/// The shared fit's worst residual on one kind above which the kind may keep its own figures.
+inline constexpr double kOwnLinkResidual = 0.5;
+/// The share of that residual the kind's own fit must stay below for the kind to keep it.
+inline constexpr double kOwnLinkGain = 0.5;
+
+/// One kind's side of the calibration.
+struct KindFit {
+    CollectiveKind kind = CollectiveKind::None;
+    Residual shared;    ///< the shared figures' worst residual on this kind's timings
+    CollectiveFit own;  ///< fitCollectives of this kind's timings alone
+    bool kept = false;  ///< own.valid, shared.worst > kOwnLinkResidual and own.worstResidual <
+                        ///< kOwnLinkGain * shared.worst: the preset carries `own`
+};
+
+/// The shared fit and each kind's.
+struct LinkCalibration {
+    CollectiveFit shared;        ///< fitCollectives of every timing: the preset's `link`
+    std::vector<KindFit> kinds;  ///< the kinds the timings have, in kLinkKinds' order
+};
+
+/// The calibration of `timings`: the shared figures, and each kind's own fit and whether the
+/// preset keeps it (the rule above).
+LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings);
+
+/// `hardware` with the calibration's figures: the shared fit's as its link, the kept kinds' fits as
+/// their own, and no other kind's own.
+HardwarePreset withLinks(HardwarePreset hardware, const LinkCalibration& calibration);
 
 }  // namespace tp

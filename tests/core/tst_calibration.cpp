@@ -75,11 +75,11 @@ private slots:
         QFETCH(double, beta);
         const CollectiveFit fit = fitCollectives(synthetic(devices, alpha, beta, 0));
         QVERIFY(fit.valid);
-        QVERIFY(std::abs(fit.alphaSeconds / alpha - 1) < 1e-9);
-        QVERIFY(std::abs(fit.busBytesPerSecond / beta - 1) < 1e-9);
+        QVERIFY(std::abs(fit.link.alphaSeconds / alpha - 1) < 1e-9);
+        QVERIFY(std::abs(fit.link.busBytesPerSecond / beta - 1) < 1e-9);
         QVERIFY(fit.worstResidual < 1e-9);
-        QCOMPARE(fit.kneeBytes, 0.0);  // one bandwidth explains them: no knee, no sums
-        QCOMPARE(fit.reduceBytesPerSecond, 0.0);
+        QCOMPARE(fit.link.kneeBytes, 0.0);  // one bandwidth explains them: no knee, no sums
+        QCOMPARE(fit.link.reduceBytesPerSecond, 0.0);
     }
 
     // Shared memory as measured here: 12 GB/s in the caches, 0.4 GB/s past 1 MiB a step, sums at
@@ -97,16 +97,18 @@ private slots:
         const Link link{0.4e-6, 12e9, knee, 0.4e9, 4e9};
         const CollectiveFit fit = fitCollectives(kneed(devices, link, 0));
         QVERIFY(fit.valid);
-        QCOMPARE(fit.kneeBytes, knee);
-        QVERIFY(std::abs(fit.alphaSeconds / link.alpha - 1) < 1e-6);
-        QVERIFY(std::abs(fit.busBytesPerSecond / link.beta - 1) < 1e-6);
-        QVERIFY(std::abs(fit.largeBusBytesPerSecond / link.large - 1) < 1e-6);
-        QVERIFY(std::abs(fit.reduceBytesPerSecond / link.gamma - 1) < 1e-6);
+        QCOMPARE(fit.link.kneeBytes, knee);
+        QVERIFY(std::abs(fit.link.alphaSeconds / link.alpha - 1) < 1e-6);
+        QVERIFY(std::abs(fit.link.busBytesPerSecond / link.beta - 1) < 1e-6);
+        QVERIFY(std::abs(fit.link.largeBusBytesPerSecond / link.large - 1) < 1e-6);
+        QVERIFY(std::abs(fit.link.reduceBytesPerSecond / link.gamma - 1) < 1e-6);
         QVERIFY(fit.worstResidual < 1e-6);
         // The fit's model is the preset's: a preset with the fit's link gives the same times.
+        HardwarePreset fitted;
+        fitted.link = fit.link;
         for (const CollectiveTiming& t : kneed(devices, link, 0)) {
             const double model =
-                collectiveTime(ringCost(t.kind, t.devices, t.bytes), withLink({}, fit)).seconds();
+                collectiveTime(ringCost(t.kind, t.devices, t.bytes), fitted).seconds();
             QVERIFY(std::abs(model / t.seconds - 1) < 1e-6);
         }
     }
@@ -116,9 +118,9 @@ private slots:
         const Link link{0.4e-6, 12e9, 1 << 20, 0.4e9, 4e9};
         const CollectiveFit fit = fitCollectives(kneed(2, link, 0.1));
         QVERIFY(fit.valid);
-        QCOMPARE(fit.kneeBytes, link.knee);
-        QVERIFY2(std::abs(fit.largeBusBytesPerSecond / link.large - 1) < 0.15,
-                 qPrintable(QString::number(fit.largeBusBytesPerSecond)));
+        QCOMPARE(fit.link.kneeBytes, link.knee);
+        QVERIFY2(std::abs(fit.link.largeBusBytesPerSecond / link.large - 1) < 0.15,
+                 qPrintable(QString::number(fit.link.largeBusBytesPerSecond)));
         QVERIFY(fit.worstResidual < 0.3);
     }
 
@@ -130,8 +132,8 @@ private slots:
                 gathers.push_back(t);
         const CollectiveFit fit = fitCollectives(gathers);
         QVERIFY(fit.valid);
-        QCOMPARE(fit.reduceBytesPerSecond, 0.0);
-        QVERIFY(std::abs(fit.busBytesPerSecond / 5e9 - 1) < 1e-9);
+        QCOMPARE(fit.link.reduceBytesPerSecond, 0.0);
+        QVERIFY(std::abs(fit.link.busBytesPerSecond / 5e9 - 1) < 1e-9);
     }
 
     // 10% noise either way: the fit stays within it, and says its worst residual.
@@ -139,13 +141,13 @@ private slots:
         const std::vector<CollectiveTiming> timings = synthetic(2, 30e-6, 4e9, 0.1);
         const CollectiveFit fit = fitCollectives(timings);
         QVERIFY(fit.valid);
-        QVERIFY2(std::abs(fit.alphaSeconds / 30e-6 - 1) < 0.1,
-                 qPrintable(QString::number(fit.alphaSeconds)));
-        QVERIFY(std::abs(fit.busBytesPerSecond / 4e9 - 1) < 0.1);
+        QVERIFY2(std::abs(fit.link.alphaSeconds / 30e-6 - 1) < 0.1,
+                 qPrintable(QString::number(fit.link.alphaSeconds)));
+        QVERIFY(std::abs(fit.link.busBytesPerSecond / 4e9 - 1) < 0.1);
         QVERIFY(fit.worstResidual > 0.05 && fit.worstResidual < 0.25);
         double worst = 0;
         for (const CollectiveTiming& t : timings)
-            worst = std::max(worst, std::abs(fittedSeconds(fit, t) / t.seconds - 1));
+            worst = std::max(worst, std::abs(fittedSeconds(fit.link, t) / t.seconds - 1));
         QCOMPARE(fit.worstResidual, worst);
     }
 
@@ -155,8 +157,8 @@ private slots:
         timings.front().seconds *= 0.5;
         const CollectiveFit fit = fitCollectives(timings);
         QVERIFY(fit.valid);
-        QCOMPARE(fit.alphaSeconds, 0.0);
-        QVERIFY(fit.busBytesPerSecond > 0);
+        QCOMPARE(fit.link.alphaSeconds, 0.0);
+        QVERIFY(fit.link.busBytesPerSecond > 0);
     }
 
     void tooFew() {

@@ -28,8 +28,8 @@ private slots:
         const HardwarePreset& p = *read.preset;
         QCOMPARE(p.name, std::string("lab"));
         QCOMPARE(p.description, std::string("two hosts over 1 Gbit/s"));
-        QCOMPARE(p.alphaSeconds, 5e-5);
-        QCOMPARE(p.busBytesPerSecond, 1.2e8);
+        QCOMPARE(p.link.alphaSeconds, 5e-5);
+        QCOMPARE(p.link.busBytesPerSecond, 1.2e8);
         QCOMPARE(p.achievableFlops, 2e10);
         QCOMPARE(p.memoryBytesPerSecond, 1e10);
         QCOMPARE(p.launchSeconds, 0.0);
@@ -37,7 +37,7 @@ private slots:
 
     // The link's optional figures: absent is 0; given, they are read and written back.
     void optionalLinkFigures() {
-        QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->kneeBytes, 0.0);
+        QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->link.kneeBytes, 0.0);
         QVERIFY(hardwareJson(*parseHardwareJson(kGood, "lab.json").preset).find("knee") ==
                 std::string::npos);
         QString kneed = kGood;
@@ -45,14 +45,14 @@ private slots:
             "beta_large_bytes_per_s": 4e8, "reduce_bytes_per_s": 4e9})");
         const HardwareFileRead read = parseHardwareJson(kneed.toStdString(), "lab.json");
         QVERIFY(read.preset);
-        QCOMPARE(read.preset->kneeBytes, 1048576.0);
-        QCOMPARE(read.preset->largeBusBytesPerSecond, 4e8);
-        QCOMPARE(read.preset->reduceBytesPerSecond, 4e9);
+        QCOMPARE(read.preset->link.kneeBytes, 1048576.0);
+        QCOMPARE(read.preset->link.largeBusBytesPerSecond, 4e8);
+        QCOMPARE(read.preset->link.reduceBytesPerSecond, 4e9);
         const HardwareFileRead back = parseHardwareJson(hardwareJson(*read.preset), "back.json");
         QVERIFY(back.preset);
-        QCOMPARE(back.preset->kneeBytes, 1048576.0);
-        QCOMPARE(back.preset->largeBusBytesPerSecond, 4e8);
-        QCOMPARE(back.preset->reduceBytesPerSecond, 4e9);
+        QCOMPARE(back.preset->link.kneeBytes, 1048576.0);
+        QCOMPARE(back.preset->link.largeBusBytesPerSecond, 4e8);
+        QCOMPARE(back.preset->link.reduceBytesPerSecond, 4e9);
     }
 
     // Every preset written as JSON reads back to the same figures.
@@ -61,14 +61,14 @@ private slots:
             const HardwareFileRead read = parseHardwareJson(hardwareJson(preset), "p.json");
             QVERIFY2(read.preset, preset.name.c_str());
             QCOMPARE(read.preset->name, preset.name);
-            QCOMPARE(read.preset->alphaSeconds, preset.alphaSeconds);
-            QCOMPARE(read.preset->busBytesPerSecond, preset.busBytesPerSecond);
+            QCOMPARE(read.preset->link.alphaSeconds, preset.link.alphaSeconds);
+            QCOMPARE(read.preset->link.busBytesPerSecond, preset.link.busBytesPerSecond);
             QCOMPARE(read.preset->achievableFlops, preset.achievableFlops);
             QCOMPARE(read.preset->memoryBytesPerSecond, preset.memoryBytesPerSecond);
             QCOMPARE(read.preset->launchSeconds, preset.launchSeconds);
-            QCOMPARE(read.preset->kneeBytes, preset.kneeBytes);
-            QCOMPARE(read.preset->largeBusBytesPerSecond, preset.largeBusBytesPerSecond);
-            QCOMPARE(read.preset->reduceBytesPerSecond, preset.reduceBytesPerSecond);
+            QCOMPARE(read.preset->link.kneeBytes, preset.link.kneeBytes);
+            QCOMPARE(read.preset->link.largeBusBytesPerSecond, preset.link.largeBusBytesPerSecond);
+            QCOMPARE(read.preset->link.reduceBytesPerSecond, preset.link.reduceBytesPerSecond);
         }
     }
 

@@ -97,25 +97,27 @@ std::string fitLine(const std::string& what, const CollectiveFit& fit) {
     return line + ", worst residual " + residualText(fit.worstResidual, fit.worstBytes) + "\n";
 }
 
-// Each kind's fit beside the shared one's residual on it, and which kinds keep their own figures.
+// Each kind's fit beside the shared figures' residual on it, which kinds keep their own figures,
+// and the shared figures the preset then has.
 std::string kindLines(const LinkCalibration& calibration) {
-    std::string text, kept;
+    std::string text, kept, left;
     for (const KindFit& k : calibration.kinds) {
         const std::string kind(toString(k.kind));
         text += fitLine("fit of " + kind + " alone", k.own);
         if (calibration.shared.valid)
             text += "  the shared figures' worst residual on " + kind + ": " +
                     residualText(k.shared.worst, k.shared.bytes) + "\n";
-        if (k.kept)
-            kept += (kept.empty() ? "" : ", ") + kind;
+        (k.kept ? kept : left) += ((k.kept ? kept : left).empty() ? "" : ", ") + kind;
     }
     char rule[160];
     std::snprintf(rule, sizeof rule,
                   "(a kind keeps its own when the shared figures miss it by more than %.0f%% and "
                   "its own fit by less than %.0f%% of that)",
                   100 * kOwnLinkResidual, 100 * kOwnLinkGain);
-    return text + "own figures in the preset: " + (kept.empty() ? "none" : kept) + " " + rule +
-           "\n";
+    text += "own figures in the preset: " + (kept.empty() ? "none" : kept) + " " + rule + "\n";
+    if (!kept.empty() && !left.empty())
+        text += fitLine("shared figures, fitted again to " + left, calibration.shared);
+    return text;
 }
 
 }  // namespace
@@ -155,8 +157,7 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
                       model / t.seconds);
         out << line;
     }
-    out << fitLine("fit of all three (the preset's shared figures)", joint)
-        << kindLines(calibration);
+    out << fitLine("fit of all three", calibration.all) << kindLines(calibration);
 
     const Index n = 256, k = 1024, m = 1024;
     const Matrix a = Matrix::Constant(n, k, 0.5f), b = Matrix::Constant(k, m, 0.25f);

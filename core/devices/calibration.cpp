@@ -155,21 +155,44 @@ CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
 
 LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings) {
     LinkCalibration calibration;
-    calibration.shared = fitCollectives(timings);
-    for (const CollectiveKind kind : kLinkKinds) {
+    calibration.all = fitCollectives(timings);
+    calibration.shared = calibration.all;
+    const auto ofKind = [&](CollectiveKind kind) {
         std::vector<CollectiveTiming> own;
         std::copy_if(timings.begin(), timings.end(), std::back_inserter(own),
                      [kind](const CollectiveTiming& t) { return t.kind == kind; });
-        if (own.empty())
-            continue;
-        KindFit k;
-        k.kind = kind;
-        k.own = fitCollectives(own);
-        if (calibration.shared.valid)
-            k.shared = worstResidual(calibration.shared.link, own);
-        k.kept = calibration.shared.valid && k.own.valid && k.shared.worst > kOwnLinkResidual &&
-                 k.own.worstResidual < kOwnLinkGain * k.shared.worst;
-        calibration.kinds.push_back(k);
+        return own;
+    };
+    for (const CollectiveKind kind : kLinkKinds)
+        if (const std::vector<CollectiveTiming> own = ofKind(kind); !own.empty())
+            calibration.kinds.push_back({kind, {}, fitCollectives(own), false});
+    while (calibration.shared.valid) {
+        KindFit* worst = nullptr;
+        for (KindFit& k : calibration.kinds) {
+            if (k.kept)
+                continue;
+            k.shared = worstResidual(calibration.shared.link, ofKind(k.kind));
+            const bool keeps = k.own.valid && k.shared.worst > kOwnLinkResidual &&
+                               k.own.worstResidual < kOwnLinkGain * k.shared.worst;
+            if (keeps && (!worst || k.shared.worst > worst->shared.worst))
+                worst = &k;
+        }
+        if (!worst)
+            break;
+        worst->kept = true;
+        std::vector<CollectiveTiming> rest;
+        for (const KindFit& k : calibration.kinds)
+            if (!k.kept)
+                for (const CollectiveTiming& t : ofKind(k.kind))
+                    rest.push_back(t);
+        calibration.shared = fitCollectives(rest);  // not valid when no kind is left
+    }
+    // Every kind kept, or the kinds left too few timings to fit: the figures of them all.
+    if (!calibration.shared.valid) {
+        calibration.shared = calibration.all;
+        for (KindFit& k : calibration.kinds)
+            if (!k.kept && calibration.shared.valid)
+                k.shared = worstResidual(calibration.shared.link, ofKind(k.kind));
     }
     return calibration;
 }

@@ -181,6 +181,23 @@ private slots:
         QVERIFY(collectiveWords(plain).find("sums") == std::string::npos);
     }
 
+    // A kind's own link figures: its collectives run at them, the other kinds at the shared ones.
+    void kindsOwnFigures() {
+        HardwarePreset preset = roundPreset();
+        preset.ownLinks[CollectiveKind::ReduceScatter] = {2e-6, 5e8};
+        const CollectiveTime scatter =
+            collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 1 << 20), preset);
+        QCOMPARE(scatter.latencySeconds, 2e-6);  // 1 step of 512 KiB at its own figures
+        QCOMPARE(scatter.bandwidthSeconds, 524288 / 5e8);
+        const CollectiveTime reduce =
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 1 << 20), preset);
+        QCOMPARE(reduce.latencySeconds, 2e-6);  // 2 steps of 512 KiB at the shared figures
+        QCOMPARE(reduce.bandwidthSeconds, 2 * 524288 / 1e9);
+        QVERIFY(&linkFor(preset, CollectiveKind::AllGather) == &preset.link);
+        QVERIFY(&linkFor(preset, CollectiveKind::ReduceScatter) ==
+                &preset.ownLinks.at(CollectiveKind::ReduceScatter));
+    }
+
     // (1024, 1024, 4096) column tp 4 all-gathered: 170 FLOPs per byte, compute-bound on a GPU.
     void columnAllGather() {
         const LayerConfig config{.batch = 1024,

@@ -77,10 +77,11 @@ std::string rateText(double perSecond, const char* unit) {
     return buffer;
 }
 
-std::string residualText(double worst, std::int64_t bytes) {
-    char residual[32];
+std::string residualText(double worst, std::int64_t bytes, double rms) {
+    char residual[32], mean[48];
     std::snprintf(residual, sizeof residual, "%.0f%%", 100 * worst);
-    return std::string(residual) + " (at " + formatBytes(bytes) + ")";
+    std::snprintf(mean, sizeof mean, ", root mean square %.0f%%", 100 * rms);
+    return std::string(residual) + " (at " + formatBytes(bytes) + ")" + mean;
 }
 
 std::string fitLine(const std::string& what, const CollectiveFit& fit) {
@@ -94,7 +95,8 @@ std::string fitLine(const std::string& what, const CollectiveFit& fit) {
                 rateText(link.largeBusBytesPerSecond, "bytes/s");
     if (link.reduceBytesPerSecond > 0)
         line += ", sums " + rateText(link.reduceBytesPerSecond, "bytes/s");
-    return line + ", worst residual " + residualText(fit.worstResidual, fit.worstBytes) + "\n";
+    return line + ", worst residual " +
+           residualText(fit.worstResidual, fit.worstBytes, fit.rmsResidual) + "\n";
 }
 
 // Each kind's fit beside the shared figures' residual on it, which kinds keep their own figures,
@@ -106,13 +108,13 @@ std::string kindLines(const LinkCalibration& calibration) {
         text += fitLine("fit of " + kind + " alone", k.own);
         if (calibration.shared.valid)
             text += "  the shared figures' worst residual on " + kind + ": " +
-                    residualText(k.shared.worst, k.shared.bytes) + "\n";
+                    residualText(k.shared.worst, k.shared.bytes, k.shared.rms) + "\n";
         (k.kept ? kept : left) += ((k.kept ? kept : left).empty() ? "" : ", ") + kind;
     }
-    char rule[160];
+    char rule[192];
     std::snprintf(rule, sizeof rule,
-                  "(a kind keeps its own when the shared figures miss it by more than %.0f%% and "
-                  "its own fit by less than %.0f%% of that)",
+                  "(a kind keeps its own when the shared figures' root mean square on it is above "
+                  "%.0f%% and its own fit's below %.0f%% of that)",
                   100 * kOwnLinkResidual, 100 * kOwnLinkGain);
     text += "own figures in the preset: " + (kept.empty() ? "none" : kept) + " " + rule + "\n";
     if (!kept.empty() && !left.empty())

@@ -82,15 +82,22 @@ double fittedSeconds(const LinkFigures& link, const CollectiveTiming& timing) {
     return collectiveTime(ringCost(timing.kind, timing.devices, timing.bytes), hardware).seconds();
 }
 
-Residual worstResidual(const LinkFigures& link, std::span<const CollectiveTiming> timings) {
+Residual residuals(const LinkFigures& link, std::span<const CollectiveTiming> timings) {
     Residual r;
+    double squares = 0;
+    int measured = 0;
     for (const CollectiveTiming& t : timings) {
         if (!(t.seconds > 0))
             continue;
         const double residual = std::abs(fittedSeconds(link, t) / t.seconds - 1);
-        if (residual > r.worst)
-            r = {residual, t.bytes};
+        squares += residual * residual;
+        ++measured;
+        if (residual > r.worst) {
+            r.worst = residual;
+            r.bytes = t.bytes;
+        }
     }
+    r.rms = measured > 0 ? std::sqrt(squares / measured) : 0;
     return r;
 }
 
@@ -147,9 +154,10 @@ CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
     if (best.coefficients[Summed] > 1e-6 * best.coefficients[Before])
         fit.link.reduceBytesPerSecond = 1 / best.coefficients[Summed];
     fit.valid = true;
-    const Residual residual = worstResidual(fit.link, timings);
+    const Residual residual = residuals(fit.link, timings);
     fit.worstResidual = residual.worst;
     fit.worstBytes = residual.bytes;
+    fit.rmsResidual = residual.rms;
     return fit;
 }
 
@@ -171,10 +179,10 @@ LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings) {
         for (KindFit& k : calibration.kinds) {
             if (k.kept)
                 continue;
-            k.shared = worstResidual(calibration.shared.link, ofKind(k.kind));
-            const bool keeps = k.own.valid && k.shared.worst > kOwnLinkResidual &&
-                               k.own.worstResidual < kOwnLinkGain * k.shared.worst;
-            if (keeps && (!worst || k.shared.worst > worst->shared.worst))
+            k.shared = residuals(calibration.shared.link, ofKind(k.kind));
+            const bool keeps = k.own.valid && k.shared.rms > kOwnLinkResidual &&
+                               k.own.rmsResidual < kOwnLinkGain * k.shared.rms;
+            if (keeps && (!worst || k.shared.rms > worst->shared.rms))
                 worst = &k;
         }
         if (!worst)
@@ -192,7 +200,7 @@ LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings) {
         calibration.shared = calibration.all;
         for (KindFit& k : calibration.kinds)
             if (!k.kept && calibration.shared.valid)
-                k.shared = worstResidual(calibration.shared.link, ofKind(k.kind));
+                k.shared = residuals(calibration.shared.link, ofKind(k.kind));
     }
     return calibration;
 }

@@ -156,7 +156,7 @@ private slots:
         QVERIFY(std::abs(fit.link.busBytesPerSecond / 5e9 - 1) < 1e-9);
     }
 
-    // 10% noise either way: the fit stays within it, and says its worst residual.
+    // 10% noise either way: the fit stays within it, and says its worst residual and rms.
     void noisy() {
         const std::vector<CollectiveTiming> timings = synthetic(2, 30e-6, 4e9, 0.1);
         const CollectiveFit fit = fitCollectives(timings);
@@ -165,10 +165,14 @@ private slots:
                  qPrintable(QString::number(fit.link.alphaSeconds)));
         QVERIFY(std::abs(fit.link.busBytesPerSecond / 4e9 - 1) < 0.1);
         QVERIFY(fit.worstResidual > 0.05 && fit.worstResidual < 0.25);
-        double worst = 0;
-        for (const CollectiveTiming& t : timings)
-            worst = std::max(worst, std::abs(fittedSeconds(fit.link, t) / t.seconds - 1));
+        double worst = 0, squares = 0;
+        for (const CollectiveTiming& t : timings) {
+            const double r = fittedSeconds(fit.link, t) / t.seconds - 1;
+            worst = std::max(worst, std::abs(r));
+            squares += r * r;
+        }
         QCOMPARE(fit.worstResidual, worst);
+        QCOMPARE(fit.rmsResidual, std::sqrt(squares / double(timings.size())));
     }
 
     // Reduce-scatters twice as slow as the link the others run at (Open MPI's on shared memory):

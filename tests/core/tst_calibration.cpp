@@ -182,27 +182,37 @@ private slots:
     void ownFigures_data() {
         QTest::addColumn<double>("factor");
         QTest::addColumn<double>("noise");
+        QTest::addColumn<double>("step");
         QTest::addColumn<bool>("kept");
-        QTest::newRow("reduce-scatter 2x slower") << 2.0 << 0.0 << true;
-        QTest::newRow("reduce-scatter 2x slower, 2% noise") << 2.0 << 0.02 << true;
-        QTest::newRow("kinds agree, 5% noise") << 1.0 << 0.05 << false;
-        QTest::newRow("reduce-scatter 1.2x slower") << 1.2 << 0.0 << false;
+        QTest::newRow("reduce-scatter 2x slower") << 2.0 << 0.0 << 1.0 << true;
+        QTest::newRow("reduce-scatter 2x slower, 2% noise") << 2.0 << 0.02 << 1.0 << true;
+        // Every kind 2.5x slower at 8 KiB, as measured: no fit follows it, so every worst
+        // residual is near 0.6 and only the rms tells the reduce-scatter's own fit better.
+        QTest::newRow("reduce-scatter 2x slower, a step at 8 KiB") << 2.0 << 0.0 << 2.5 << true;
+        QTest::newRow("kinds agree, 5% noise") << 1.0 << 0.05 << 1.0 << false;
+        QTest::newRow("kinds agree, a step at 8 KiB") << 1.0 << 0.0 << 2.5 << false;
+        QTest::newRow("reduce-scatter 1.2x slower") << 1.2 << 0.0 << 1.0 << false;
     }
 
     void ownFigures() {
         QFETCH(double, factor);
         QFETCH(double, noise);
+        QFETCH(double, step);
         QFETCH(bool, kept);
         // A knee the sweep has 3 timings of each kind past, so each kind alone can find it.
         const Link link{0.4e-6, 12e9, 1 << 18, 2.4e9, 4e9};
-        const std::vector<CollectiveTiming> timings =
+        std::vector<CollectiveTiming> timings =
             slower(kneed(2, link, noise), CollectiveKind::ReduceScatter, factor);
+        for (CollectiveTiming& t : timings)
+            if (t.bytes == 8192)
+                t.seconds *= step;
         const LinkCalibration calibration = calibrateLinks(timings);
         QVERIFY(calibration.all.valid && calibration.shared.valid);
         QCOMPARE(calibration.kinds.size(), std::size_t(3));
         for (const KindFit& k : calibration.kinds) {
             QVERIFY(k.own.valid);
-            QVERIFY(k.own.worstResidual < 2 * noise + 1e-6);
+            if (step == 1)
+                QVERIFY(k.own.worstResidual < 2 * noise + 1e-6);
             QCOMPARE(k.kept, kept && k.kind == CollectiveKind::ReduceScatter);
         }
         const HardwarePreset preset = withLinks(HardwarePreset{}, calibration);
@@ -216,6 +226,8 @@ private slots:
         QCOMPARE(preset.ownLinks.size(), std::size_t(1));
         QVERIFY(preset.ownLinks.at(CollectiveKind::ReduceScatter) == calibration.kinds[2].own.link);
         QVERIFY(preset.link == calibration.shared.link);
+        if (step != 1)
+            return;
         const double worst = presetResidual(preset, timings);
         QVERIFY2(worst < 2 * noise + 1e-6, qPrintable(QString::number(worst)));
     }

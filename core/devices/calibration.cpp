@@ -175,19 +175,19 @@ LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings) {
         if (const std::vector<CollectiveTiming> own = ofKind(kind); !own.empty())
             calibration.kinds.push_back({kind, {}, fitCollectives(own), false});
     while (calibration.shared.valid) {
-        KindFit* worst = nullptr;
+        KindFit* missed = nullptr;  // the qualifying kind the shared figures miss most
         for (KindFit& k : calibration.kinds) {
             if (k.kept)
                 continue;
             k.shared = residuals(calibration.shared.link, ofKind(k.kind));
             const bool keeps = k.own.valid && k.shared.rms > kOwnLinkResidual &&
                                k.own.rmsResidual < kOwnLinkGain * k.shared.rms;
-            if (keeps && (!worst || k.shared.rms > worst->shared.rms))
-                worst = &k;
+            if (keeps && (!missed || k.shared.rms > missed->shared.rms))
+                missed = &k;
         }
-        if (!worst)
+        if (!missed)
             break;
-        worst->kept = true;
+        missed->kept = true;
         std::vector<CollectiveTiming> rest;
         for (const KindFit& k : calibration.kinds)
             if (!k.kept)

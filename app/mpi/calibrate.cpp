@@ -77,19 +77,49 @@ std::string rateText(double perSecond, const char* unit) {
     return buffer;
 }
 
+std::string residualText(double worst, std::int64_t bytes, double rms) {
+    char residual[32], mean[48];
+    std::snprintf(residual, sizeof residual, "%.0f%%", 100 * worst);
+    std::snprintf(mean, sizeof mean, ", root mean square %.0f%%", 100 * rms);
+    return std::string(residual) + " (at " + formatBytes(bytes) + ")" + mean;
+}
+
 std::string fitLine(const std::string& what, const CollectiveFit& fit) {
     if (!fit.valid)
         return what + ": no fit with a positive bandwidth\n";
-    char residual[32];
-    std::snprintf(residual, sizeof residual, "%.0f%%", 100 * fit.worstResidual);
-    std::string line = what + ": alpha " + durationText(fit.alphaSeconds) + " per step, beta " +
-                       rateText(fit.busBytesPerSecond, "bytes/s");
-    if (fit.kneeBytes > 0)
-        line += ", past a knee of " + formatBytes(std::int64_t(fit.kneeBytes)) + " a step " +
-                rateText(fit.largeBusBytesPerSecond, "bytes/s");
-    if (fit.reduceBytesPerSecond > 0)
-        line += ", sums " + rateText(fit.reduceBytesPerSecond, "bytes/s");
-    return line + ", worst residual " + residual + " (at " + formatBytes(fit.worstBytes) + ")\n";
+    const LinkFigures& link = fit.link;
+    std::string line = what + ": alpha " + durationText(link.alphaSeconds) + " per step, beta " +
+                       rateText(link.busBytesPerSecond, "bytes/s");
+    if (link.kneeBytes > 0)
+        line += ", past a knee of " + formatBytes(std::int64_t(link.kneeBytes)) + " a step " +
+                rateText(link.largeBusBytesPerSecond, "bytes/s");
+    if (link.reduceBytesPerSecond > 0)
+        line += ", sums " + rateText(link.reduceBytesPerSecond, "bytes/s");
+    return line + ", worst residual " +
+           residualText(fit.worstResidual, fit.worstBytes, fit.rmsResidual) + "\n";
+}
+
+// Each kind's fit beside the shared figures' residual on it, which kinds keep their own figures,
+// and the shared figures the preset then has.
+std::string kindLines(const LinkCalibration& calibration) {
+    std::string text, kept, left;
+    for (const KindFit& k : calibration.kinds) {
+        const std::string kind(toString(k.kind));
+        text += fitLine("fit of " + kind + " alone", k.own);
+        if (calibration.shared.valid)
+            text += "  the shared figures' worst residual on " + kind + ": " +
+                    residualText(k.shared.worst, k.shared.bytes, k.shared.rms) + "\n";
+        (k.kept ? kept : left) += ((k.kept ? kept : left).empty() ? "" : ", ") + kind;
+    }
+    char rule[192];
+    std::snprintf(rule, sizeof rule,
+                  "(a kind keeps its own when the shared figures' root mean square on it is above "
+                  "%.0f%% and its own fit's below %.0f%% of that)",
+                  100 * kOwnLinkResidual, 100 * kOwnLinkGain);
+    text += "own figures in the preset: " + (kept.empty() ? "none" : kept) + " " + rule + "\n";
+    if (!kept.empty() && !left.empty())
+        text += fitLine("shared figures, fitted again to " + left, calibration.shared);
+    return text;
 }
 
 }  // namespace
@@ -106,38 +136,30 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
     }
 
     std::vector<CollectiveTiming> all;
-    std::vector<CollectiveFit> fits;
     out << "calibration on " << ranks << " ranks, " << cpuName()
         << "; each time the slowest rank's after a barrier, the median of repetitions\n"
         << "collective       bytes       measured    fitted      fitted / measured\n";
-    const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::AllGather,
-                                    CollectiveKind::ReduceScatter};
-    std::vector<std::vector<CollectiveTiming>> perKind;
-    for (const CollectiveKind kind : kinds) {
-        std::vector<CollectiveTiming> timings;
-        std::vector<std::int64_t> sizes;
-        for (std::int64_t bytes = 8; bytes < kLargestBytes; bytes *= 4)
-            sizes.push_back(bytes);
-        sizes.push_back(kLargestBytes);
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t bytes = 8; bytes < kLargestBytes; bytes *= 4)
+        sizes.push_back(bytes);
+    sizes.push_back(kLargestBytes);
+    for (const CollectiveKind kind : kLinkKinds)
         for (const std::int64_t bytes : sizes)
-            timings.push_back(timeCollective(kind, bytes, ranks, world));
-        all.insert(all.end(), timings.begin(), timings.end());
-        perKind.push_back(std::move(timings));
+            all.push_back(timeCollective(kind, bytes, ranks, world));
+    const LinkCalibration calibration = calibrateLinks(all);
+    const CollectiveFit& joint = calibration.shared;
+    // The fitted column is the preset's model: each kind at the figures the preset gives it.
+    const HardwarePreset fitted = withLinks(HardwarePreset{}, calibration);
+    for (const CollectiveTiming& t : all) {
+        char line[160];
+        const double model = joint.valid ? fittedSeconds(linkFor(fitted, t.kind), t) : 0;
+        std::snprintf(line, sizeof line, "%-16s %-11s %-11s %-11s %.2f\n",
+                      std::string(toString(t.kind)).c_str(), formatBytes(t.bytes).c_str(),
+                      durationText(t.seconds).c_str(), durationText(model).c_str(),
+                      model / t.seconds);
+        out << line;
     }
-    const CollectiveFit joint = fitCollectives(all);
-    for (const std::vector<CollectiveTiming>& timings : perKind)
-        for (const CollectiveTiming& t : timings) {
-            char line[160];
-            const double fitted = joint.valid ? fittedSeconds(joint, t) : 0;
-            std::snprintf(line, sizeof line, "%-16s %-11s %-11s %-11s %.2f\n",
-                          std::string(toString(t.kind)).c_str(), formatBytes(t.bytes).c_str(),
-                          durationText(t.seconds).c_str(), durationText(fitted).c_str(),
-                          fitted / t.seconds);
-            out << line;
-        }
-    for (std::size_t k = 0; k < perKind.size(); ++k)
-        out << fitLine("fit of " + std::string(toString(kinds[k])), fitCollectives(perKind[k]));
-    out << fitLine("fit of all three (the preset's)", joint);
+    out << fitLine("fit of all three", calibration.all) << kindLines(calibration);
 
     const Index n = 256, k = 1024, m = 1024;
     const Matrix a = Matrix::Constant(n, k, 0.5f), b = Matrix::Constant(k, m, 0.25f);
@@ -169,7 +191,7 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
             measured.achievableFlops = flops;
             measured.memoryBytesPerSecond = memory;
             measured.launchSeconds = launch;
-            const std::string json = hardwareJson(withLink(measured, joint));
+            const std::string json = hardwareJson(withLinks(measured, calibration));
             if (!options.output.empty()) {
                 StagedFile file(options.output);
                 std::string error = file.write({json});

@@ -9,8 +9,10 @@
 //   - products (256, 1024) @ (1024, 1024) through the core's multiply, as the ranks' partials run;
 //   - copies of 64 MiB (std::memcpy), counted as 128 MiB moved (read and written);
 //   - products (1, 8) @ (8, 8), whose time stands for a product's launch overhead.
-// alpha and beta are fitted to the three collectives together (fitCollectives); each collective's
-// own fit and worst residual are printed beside.
+// The link figures are fitted to the three collectives together and to each alone
+// (calibrateLinks); each kind's own fit and worst residual are printed beside the shared fit's
+// worst residual on it, and the preset carries a kind's own figures where they fit it clearly
+// better (the rule in devices/calibration.h).
 
 #include <mpi.h>
 

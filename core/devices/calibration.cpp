@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 namespace tp {
@@ -75,19 +76,29 @@ Candidate solve(std::span<const CollectiveTiming> timings, double knee,
 
 }  // namespace
 
-HardwarePreset withLink(HardwarePreset hardware, const CollectiveFit& fit) {
-    hardware.alphaSeconds = fit.alphaSeconds;
-    hardware.busBytesPerSecond = fit.busBytesPerSecond;
-    hardware.kneeBytes = fit.kneeBytes;
-    hardware.largeBusBytesPerSecond = fit.largeBusBytesPerSecond;
-    hardware.reduceBytesPerSecond = fit.reduceBytesPerSecond;
-    return hardware;
+double fittedSeconds(const LinkFigures& link, const CollectiveTiming& timing) {
+    HardwarePreset hardware;
+    hardware.link = link;
+    return collectiveTime(ringCost(timing.kind, timing.devices, timing.bytes), hardware).seconds();
 }
 
-double fittedSeconds(const CollectiveFit& fit, const CollectiveTiming& timing) {
-    return collectiveTime(ringCost(timing.kind, timing.devices, timing.bytes),
-                          withLink(HardwarePreset{}, fit))
-        .seconds();
+Residual residuals(const LinkFigures& link, std::span<const CollectiveTiming> timings) {
+    Residual r;
+    double squares = 0;
+    int measured = 0;
+    for (const CollectiveTiming& t : timings) {
+        if (!(t.seconds > 0))
+            continue;
+        const double residual = std::abs(fittedSeconds(link, t) / t.seconds - 1);
+        squares += residual * residual;
+        ++measured;
+        if (residual > r.worst) {
+            r.worst = residual;
+            r.bytes = t.bytes;
+        }
+    }
+    r.rms = measured > 0 ? std::sqrt(squares / measured) : 0;
+    return r;
 }
 
 CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
@@ -133,26 +144,74 @@ CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings) {
     const Candidate& best = useKnee ? kneed : straight;
     if (!best.valid)
         return fit;
-    fit.alphaSeconds = best.coefficients[Steps];
-    fit.busBytesPerSecond = 1 / best.coefficients[Before];
+    fit.link.alphaSeconds = best.coefficients[Steps];
+    fit.link.busBytesPerSecond = 1 / best.coefficients[Before];
     if (useKnee) {
-        fit.kneeBytes = bestKnee;
-        fit.largeBusBytesPerSecond = 1 / best.coefficients[Past];
+        fit.link.kneeBytes = bestKnee;
+        fit.link.largeBusBytesPerSecond = 1 / best.coefficients[Past];
     }
     // Sums a million times faster than the sending are rounding, not a term.
     if (best.coefficients[Summed] > 1e-6 * best.coefficients[Before])
-        fit.reduceBytesPerSecond = 1 / best.coefficients[Summed];
+        fit.link.reduceBytesPerSecond = 1 / best.coefficients[Summed];
     fit.valid = true;
-    for (const CollectiveTiming& t : timings) {
-        if (!(t.seconds > 0))
-            continue;
-        const double residual = std::abs(fittedSeconds(fit, t) / t.seconds - 1);
-        if (residual > fit.worstResidual) {
-            fit.worstResidual = residual;
-            fit.worstBytes = t.bytes;
-        }
-    }
+    const Residual residual = residuals(fit.link, timings);
+    fit.worstResidual = residual.worst;
+    fit.worstBytes = residual.bytes;
+    fit.rmsResidual = residual.rms;
     return fit;
+}
+
+LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings) {
+    LinkCalibration calibration;
+    calibration.all = fitCollectives(timings);
+    calibration.shared = calibration.all;
+    const auto ofKind = [&](CollectiveKind kind) {
+        std::vector<CollectiveTiming> own;
+        std::copy_if(timings.begin(), timings.end(), std::back_inserter(own),
+                     [kind](const CollectiveTiming& t) { return t.kind == kind; });
+        return own;
+    };
+    for (const CollectiveKind kind : kLinkKinds)
+        if (const std::vector<CollectiveTiming> own = ofKind(kind); !own.empty())
+            calibration.kinds.push_back({kind, {}, fitCollectives(own), false});
+    while (calibration.shared.valid) {
+        KindFit* missed = nullptr;  // the qualifying kind the shared figures miss most
+        for (KindFit& k : calibration.kinds) {
+            if (k.kept)
+                continue;
+            k.shared = residuals(calibration.shared.link, ofKind(k.kind));
+            const bool keeps = k.own.valid && k.shared.rms > kOwnLinkResidual &&
+                               k.own.rmsResidual < kOwnLinkGain * k.shared.rms;
+            if (keeps && (!missed || k.shared.rms > missed->shared.rms))
+                missed = &k;
+        }
+        if (!missed)
+            break;
+        missed->kept = true;
+        std::vector<CollectiveTiming> rest;
+        for (const KindFit& k : calibration.kinds)
+            if (!k.kept)
+                for (const CollectiveTiming& t : ofKind(k.kind))
+                    rest.push_back(t);
+        calibration.shared = fitCollectives(rest);  // not valid when no kind is left
+    }
+    // Every kind kept, or the kinds left too few timings to fit: the figures of them all.
+    if (!calibration.shared.valid) {
+        calibration.shared = calibration.all;
+        for (KindFit& k : calibration.kinds)
+            if (!k.kept && calibration.shared.valid)
+                k.shared = residuals(calibration.shared.link, ofKind(k.kind));
+    }
+    return calibration;
+}
+
+HardwarePreset withLinks(HardwarePreset hardware, const LinkCalibration& calibration) {
+    hardware.link = calibration.shared.link;
+    hardware.ownLinks.clear();
+    for (const KindFit& k : calibration.kinds)
+        if (k.kept)
+            hardware.ownLinks[k.kind] = k.own.link;
+    return hardware;
 }
 
 }  // namespace tp

@@ -15,12 +15,36 @@
 // the rest fitted again. gamma is fitted only when the timings mix reductions with all-gathers
 // (else the sums cannot be told from the sending), and kept when it is below a million times beta.
 // The worst residual is the largest |model / t - 1| over the timings the fit was made from.
+//
+// Per kind (calibrateLinks): the figures are fitted to every timing as above, and each kind again
+// on its own timings alone. Each fit is judged on a kind's timings by the root mean square of
+// their relative residuals (rms), what the fit minimises: a kind keeps its own figures in the
+// preset when the shared figures' rms on it is above kOwnLinkResidual and its own fit's rms is
+// below kOwnLinkGain times that, i.e. its own figures fit it clearly better, where noise leaves
+// both fits about as far off. The kind with the largest shared rms among those that qualify is
+// taken first; the shared figures are then fitted again to the kinds left, and the rule asked again
+// of those, until no kind meets it. So the preset's shared figures are the fit of the kinds that
+// use them, and a kind that only looked off because a slower kind pulled the shared fit keeps them.
+//
+// Open MPI's reduce-scatter on shared memory is such a slower kind: it takes about twice its
+// all-reduce's time (64 MiB: 61 ms against 31 ms), and figures shared with the all-reduce put it at
+// a quarter to a third of its time from 1 MiB up. Why the rms and not the worst residual: the
+// measured sweeps have a step at 8 KiB that no ring model follows (the fit gives every kind 0.30
+// to 0.41 of its time there), which puts a floor of 0.45 to 0.7 under every fit's worst residual;
+// over six sweeps on the project's machine (2 ranks, other builds running) the reduce-scatter's own
+// worst residual was 0.49 to 0.83 of the shared one's, the all-reduce's 0.68 to 1.04, so no share
+// told them apart. Over seven sweeps that printed the rms, the reduce-scatter's own was 0.51 to
+// 0.67 of the shared one's (0.24 to 0.29 against 0.42 to 0.53), the all-reduce's 0.75 or more, the
+// all-gather's 0.86 or more, hence a share of two thirds; the noisiest sweep sat on it. The
+// threshold of a quarter leaves alone kinds the shared figures already fit to a few percent.
+// Timings of kinds that agree leave every kind on the shared figures.
 
 #include "devices/hardware.h"
 #include "devices/mesh_costs.h"
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace tp {
 
@@ -34,13 +58,10 @@ struct CollectiveTiming {
 
 /// The link figures fitted to timings, and how well they fit.
 struct CollectiveFit {
-    double alphaSeconds = 0;            ///< per ring step
-    double busBytesPerSecond = 0;       ///< beta
-    double kneeBytes = 0;               ///< 0: no knee
-    double largeBusBytesPerSecond = 0;  ///< beta_large, past the knee; 0 without a knee
-    double reduceBytesPerSecond = 0;    ///< gamma; 0 when not fitted
-    double worstResidual = 0;           ///< max |model / measured - 1|
-    std::int64_t worstBytes = 0;        ///< V of the timing with the worst residual
+    LinkFigures link;  ///< alpha, beta, the knee and beta_large (0 without), gamma (0 unfitted)
+    double worstResidual = 0;     ///< max |model / measured - 1|
+    std::int64_t worstBytes = 0;  ///< V of the timing with the worst residual
+    double rmsResidual = 0;       ///< sqrt(mean (model / measured - 1)^2)
     bool valid = false;  ///< false with fewer than 2 timings, or when no positive beta fits
 };
 
@@ -50,11 +71,48 @@ inline constexpr int kMinPastKnee = 3;
 /// The fit of `timings` (any mix of kinds and device counts).
 CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings);
 
-/// `hardware` with the fit's link figures (alpha, beta, knee, beta_large, gamma) in place of its
-/// own.
-HardwarePreset withLink(HardwarePreset hardware, const CollectiveFit& fit);
+/// The model's time of one timing's collective over a link of `link`'s figures.
+double fittedSeconds(const LinkFigures& link, const CollectiveTiming& timing);
 
-/// The model's time of one timing's collective under `fit`.
-double fittedSeconds(const CollectiveFit& fit, const CollectiveTiming& timing);
+/// How far the model with `link` is from `timings` (those with a time), by the relative residual
+/// r = fittedSeconds(link, t) / t - 1 of each.
+struct Residual {
+    double worst = 0;        ///< the largest |r|
+    std::int64_t bytes = 0;  ///< V of the timing with the largest |r|
+    double rms = 0;          ///< sqrt(mean r^2): what the fit minimises, per timing
+};
+Residual residuals(const LinkFigures& link, std::span<const CollectiveTiming> timings);
+
+/// The shared figures' rms on one kind above which the kind may keep its own figures.
+inline constexpr double kOwnLinkResidual = 0.25;
+/// The share of that rms the kind's own fit's rms must stay below for the kind to keep it.
+inline constexpr double kOwnLinkGain = 2.0 / 3;
+
+/// One kind's side of the calibration.
+struct KindFit {
+    CollectiveKind kind = CollectiveKind::None;
+    /// The shared figures' residuals on this kind's timings: the figures it was kept against when
+    /// `kept`, else the preset's shared figures (LinkCalibration::shared).
+    Residual shared;
+    CollectiveFit own;  ///< fitCollectives of this kind's timings alone
+    bool kept = false;  ///< own.valid, shared.rms > kOwnLinkResidual and own.rmsResidual <
+                        ///< kOwnLinkGain * shared.rms: the preset carries `own`
+};
+
+/// The fits of every timing, of each kind and of the kinds without their own figures.
+struct LinkCalibration {
+    CollectiveFit all;           ///< fitCollectives of every timing
+    CollectiveFit shared;        ///< of the timings of the kinds not kept (`all` when none or every
+                                 ///< kind is kept): the preset's `link`
+    std::vector<KindFit> kinds;  ///< the kinds the timings have, in kLinkKinds' order
+};
+
+/// The calibration of `timings`: the shared figures, and each kind's own fit and whether the
+/// preset keeps it (the rule above).
+LinkCalibration calibrateLinks(std::span<const CollectiveTiming> timings);
+
+/// `hardware` with the calibration's figures: the shared fit's as its link, the kept kinds' fits as
+/// their own, and no other kind's own.
+HardwarePreset withLinks(HardwarePreset hardware, const LinkCalibration& calibration);
 
 }  // namespace tp

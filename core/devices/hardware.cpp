@@ -6,10 +6,20 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 namespace tp {
 namespace {
+
+// this-machine's own figures of each kind, from its file's kind objects.
+std::map<CollectiveKind, LinkFigures> thisMachineOwnLinks() {
+    std::map<CollectiveKind, LinkFigures> own;
+    for (std::size_t k = 0; k < std::size(kLinkKinds); ++k)
+        if (this_machine::kOwnLinks[k])
+            own[kLinkKinds[k]] = *this_machine::kOwnLinks[k];
+    return own;
+}
 
 // Sources of the figures (read 2026-12):
 // - alpha: NCCL's tuning model (src/graph/tuning.cc, hwLat) charges each step of a ring with the
@@ -32,24 +42,43 @@ namespace {
 // - launch overhead: a CUDA kernel launch is a few microseconds (4 us here); an XLA program on a
 //   TPU starts its fused ops in about 1 us each (2 us here).
 // - this-machine: what `tpviz-mpi --calibrate --output resources/hardware/this-machine.json` wrote
-//   on this project's machine (2 ranks), read by CMake into devices/this_machine.h.
+//   on this project's machine (2 ranks), read by CMake into devices/this_machine.h with the
+//   kinds' own link figures the file gives.
 const std::vector<HardwarePreset>& presets() {
     static const std::vector<HardwarePreset> all{
-        {"h100-nvlink", "8x H100 SXM node over NVLink 4; TF32 tensor cores, HBM3", 3.4e-6, 370e9,
-         0.7 * 494.7e12, 0.9 * 3.35e12, 4e-6},
-        {"h200-nvlink", "8x H200 SXM node over NVLink 4; TF32 tensor cores, HBM3e", 3.4e-6, 370e9,
-         0.7 * 494.7e12, 0.9 * 4.8e12, 4e-6},
-        {"a100-pcie", "A100 PCIe 80 GB GPUs over PCIe 4.0 x16; TF32 tensor cores, HBM2e", 5.7e-6,
-         24e9, 0.7 * 156e12, 0.9 * 1.94e12, 4e-6},
-        {"tpu-v4", "TPU v4 chips on an ICI ring; bf16 MXU, HBM2", 1e-6, 45e9, 0.7 * 275e12,
-         0.9 * 1.2e12, 2e-6},
-        {"tpu-v5e", "TPU v5e chips on an ICI ring; bf16 MXU, HBM2e", 1e-6, 45e9, 0.7 * 197e12,
-         0.9 * 819e9, 2e-6},
-        {"this-machine", this_machine::kDescription, this_machine::kAlphaSeconds,
-         this_machine::kBusBytesPerSecond, this_machine::kAchievableFlops,
-         this_machine::kMemoryBytesPerSecond, this_machine::kLaunchSeconds,
-         this_machine::kKneeBytes, this_machine::kLargeBusBytesPerSecond,
-         this_machine::kReduceBytesPerSecond},
+        {"h100-nvlink",
+         "8x H100 SXM node over NVLink 4; TF32 tensor cores, HBM3",
+         {3.4e-6, 370e9},
+         0.7 * 494.7e12,
+         0.9 * 3.35e12,
+         4e-6},
+        {"h200-nvlink",
+         "8x H200 SXM node over NVLink 4; TF32 tensor cores, HBM3e",
+         {3.4e-6, 370e9},
+         0.7 * 494.7e12,
+         0.9 * 4.8e12,
+         4e-6},
+        {"a100-pcie",
+         "A100 PCIe 80 GB GPUs over PCIe 4.0 x16; TF32 tensor cores, HBM2e",
+         {5.7e-6, 24e9},
+         0.7 * 156e12,
+         0.9 * 1.94e12,
+         4e-6},
+        {"tpu-v4",
+         "TPU v4 chips on an ICI ring; bf16 MXU, HBM2",
+         {1e-6, 45e9},
+         0.7 * 275e12,
+         0.9 * 1.2e12,
+         2e-6},
+        {"tpu-v5e",
+         "TPU v5e chips on an ICI ring; bf16 MXU, HBM2e",
+         {1e-6, 45e9},
+         0.7 * 197e12,
+         0.9 * 819e9,
+         2e-6},
+        {"this-machine", this_machine::kDescription, this_machine::kLink,
+         this_machine::kAchievableFlops, this_machine::kMemoryBytesPerSecond,
+         this_machine::kLaunchSeconds, thisMachineOwnLinks()},
     };
     return all;
 }
@@ -107,7 +136,13 @@ std::int64_t reducingSteps(CollectiveKind kind, std::int64_t steps) {
     }
 }
 
+const LinkFigures& linkFor(const HardwarePreset& hardware, CollectiveKind kind) {
+    const auto own = hardware.ownLinks.find(kind);
+    return own != hardware.ownLinks.end() ? own->second : hardware.link;
+}
+
 CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& hardware) {
+    const LinkFigures& link = linkFor(hardware, cost.kind);
     CollectiveTime t;
     t.kind = cost.kind;
     if (cost.ringSteps == 0)
@@ -115,14 +150,13 @@ CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& 
     t.steps = cost.ringSteps;
     t.chunkBytes = cost.bytesSentPerDevice / cost.ringSteps;
     const double steps = double(t.steps), chunk = double(cost.bytesSentPerDevice) / steps;
-    t.latencySeconds = steps * hardware.alphaSeconds;
-    const double knee = hardware.kneeBytes > 0 ? hardware.kneeBytes : chunk;
-    t.bandwidthSeconds = steps * std::min(chunk, knee) / hardware.busBytesPerSecond;
+    t.latencySeconds = steps * link.alphaSeconds;
+    const double knee = link.kneeBytes > 0 ? link.kneeBytes : chunk;
+    t.bandwidthSeconds = steps * std::min(chunk, knee) / link.busBytesPerSecond;
     if (chunk > knee)
-        t.bandwidthSeconds += steps * (chunk - knee) / hardware.largeBusBytesPerSecond;
-    if (hardware.reduceBytesPerSecond > 0)
-        t.sumSeconds =
-            double(reducingSteps(t.kind, t.steps)) * chunk / hardware.reduceBytesPerSecond;
+        t.bandwidthSeconds += steps * (chunk - knee) / link.largeBusBytesPerSecond;
+    if (link.reduceBytesPerSecond > 0)
+        t.sumSeconds = double(reducingSteps(t.kind, t.steps)) * chunk / link.reduceBytesPerSecond;
     return t;
 }
 

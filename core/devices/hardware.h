@@ -19,29 +19,64 @@
 // bytes_moved counts what the product must read and write once (its x, its kernel block, its bias,
 // its output). It is memory-bound when flops / bytes_moved, the arithmetic intensity, is below the
 // machine's balance achievable_flops / memory_bandwidth. The estimate adds product and collective:
-// no overlap.
+// no overlap. alpha, beta, the knee and gamma are the preset's link figures; a collective kind
+// may have its own (HardwarePreset::ownLinks), which its time then uses.
 
 #include "devices/mesh_costs.h"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace tp {
 
-struct HardwarePreset {
-    std::string name;                 ///< as --hardware takes it, e.g. "h100-nvlink"
-    std::string description;          ///< one line: the device, the link and what the figures are
-    double alphaSeconds = 0;          ///< latency of one ring step, seconds
-    double busBytesPerSecond = 0;     ///< beta: a ring's bus bandwidth, bytes/s
-    double achievableFlops = 0;       ///< float32 matmul FLOP/s one device reaches
-    double memoryBytesPerSecond = 0;  ///< bytes/s one device reads and writes its memory
-    double launchSeconds = 0;         ///< fixed cost of starting one product, seconds
+/// A link's figures in the model above: what one ring step costs. A constructor, not an
+/// aggregate: a preset's figures in one brace list cannot slide into its link unbraced.
+struct LinkFigures {
+    LinkFigures() = default;
+    constexpr LinkFigures(double alpha, double beta, double knee = 0, double large = 0,
+                          double gamma = 0)
+        : alphaSeconds(alpha),
+          busBytesPerSecond(beta),
+          kneeBytes(knee),
+          largeBusBytesPerSecond(large),
+          reduceBytesPerSecond(gamma) {}
+
+    double alphaSeconds = 0;       ///< latency of one ring step, seconds
+    double busBytesPerSecond = 0;  ///< beta: a ring's bus bandwidth, bytes/s
     double kneeBytes = 0;  ///< a step's bytes past this go at largeBusBytesPerSecond; 0: no knee
     double largeBusBytesPerSecond = 0;  ///< beta_large: the bus bandwidth past the knee, bytes/s
     double reduceBytesPerSecond = 0;    ///< gamma: bytes a device sums per second; 0: in beta
+
+    bool operator==(const LinkFigures&) const = default;
 };
+
+/// The collectives a preset may give their own link figures, in the order the preset file, the
+/// calibration and --hardware list take them.
+inline constexpr CollectiveKind kLinkKinds[] = {
+    CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter};
+
+struct HardwarePreset {
+    std::string name;                 ///< as --hardware takes it, e.g. "h100-nvlink"
+    std::string description;          ///< one line: the device, the link and what the figures are
+    LinkFigures link;                 ///< the link's figures, for every collective without its own
+    double achievableFlops = 0;       ///< float32 matmul FLOP/s one device reaches
+    double memoryBytesPerSecond = 0;  ///< bytes/s one device reads and writes its memory
+    double launchSeconds = 0;         ///< fixed cost of starting one product, seconds
+    /// A collective kind's own link figures, in place of `link` for that kind: where one library
+    /// runs a kind by a slower route than the ring (Open MPI's reduce-scatter on shared memory
+    /// takes twice its all-reduce's time), calibration fits that kind apart
+    /// (devices/calibration.h). Empty on the GPU and TPU presets.
+    std::map<CollectiveKind, LinkFigures> ownLinks = {};
+
+    bool operator==(const HardwarePreset&) const = default;
+};
+
+/// The link figures a collective of `kind` runs at on `hardware`: the kind's own when the preset
+/// has them, else the shared `link`.
+const LinkFigures& linkFor(const HardwarePreset& hardware, CollectiveKind kind);
 
 /// Every preset, in the order --hardware list prints them.
 std::span<const HardwarePreset> hardwarePresets();

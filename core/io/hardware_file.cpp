@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tp {
@@ -13,25 +14,85 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// One row per number of the file: its key, its field, whether 0 is allowed and whether the key
-// may be left out (then the field is 0, and hardwareJson leaves a 0 out).
+// One row per number of the file: its key, its field in `Figures`, whether 0 is allowed and
+// whether the key may be left out (then the field is 0, and hardwareJson leaves a 0 out).
+template <class Figures>
 struct NumberKey {
     const char* key;
-    double HardwarePreset::*field;
+    double Figures::*field;
     bool zeroAllowed;
     bool optional = false;
 };
 
-constexpr NumberKey kNumbers[] = {
-    {"alpha_s", &HardwarePreset::alphaSeconds, false},
-    {"beta_bytes_per_s", &HardwarePreset::busBytesPerSecond, false},
+// The link's figures: at the top level (the shared ones) and in each kind's object.
+constexpr NumberKey<LinkFigures> kLinkNumbers[] = {
+    {"alpha_s", &LinkFigures::alphaSeconds, false},
+    {"beta_bytes_per_s", &LinkFigures::busBytesPerSecond, false},
+    {"knee_bytes", &LinkFigures::kneeBytes, true, true},
+    {"beta_large_bytes_per_s", &LinkFigures::largeBusBytesPerSecond, true, true},
+    {"reduce_bytes_per_s", &LinkFigures::reduceBytesPerSecond, true, true},
+};
+
+constexpr NumberKey<HardwarePreset> kDeviceNumbers[] = {
     {"achievable_flops_per_s", &HardwarePreset::achievableFlops, false},
     {"memory_bytes_per_s", &HardwarePreset::memoryBytesPerSecond, false},
     {"launch_s", &HardwarePreset::launchSeconds, true},
-    {"knee_bytes", &HardwarePreset::kneeBytes, true, true},
-    {"beta_large_bytes_per_s", &HardwarePreset::largeBusBytesPerSecond, true, true},
-    {"reduce_bytes_per_s", &HardwarePreset::reduceBytesPerSecond, true, true},
 };
+
+// A kind's object key: "all_reduce", "all_gather", "reduce_scatter".
+std::string kindKey(CollectiveKind kind) {
+    std::string key(toString(kind));
+    std::replace(key.begin(), key.end(), '-', '_');
+    return key;
+}
+
+// Reads `rows` of `object` into `into`; `prefix` is put before each key in the problems
+// ("reduce_scatter." in a kind's object).
+template <class Figures, std::size_t N>
+void readNumbers(const json& object, const NumberKey<Figures> (&rows)[N], Figures& into,
+                 const std::string& where, const std::string& prefix,
+                 std::vector<std::string>& problems) {
+    for (const NumberKey<Figures>& n : rows) {
+        const std::string key = n.key, named = "'" + prefix + key + "'";
+        if (!object.contains(key)) {
+            if (!n.optional)
+                problems.push_back(where + named + " is missing");
+            continue;
+        }
+        const json& value = object[key];
+        if (!value.is_number()) {
+            problems.push_back(where + named + " is not a number: " + printableText(value.dump()));
+            continue;
+        }
+        const double number = value.get<double>();
+        if (!std::isfinite(number) || number < 0 || (number == 0 && !n.zeroAllowed))
+            problems.push_back(
+                where + named + " is " + printableText(value.dump()) +
+                (n.zeroAllowed ? "; it must be 0 or more" : "; it must be more than 0"));
+        else
+            into.*n.field = number;
+    }
+}
+
+// The link's figures of `object` (the top level, or a kind's object with `prefix`).
+LinkFigures readLink(const json& object, const std::string& where, const std::string& prefix,
+                     std::vector<std::string>& problems) {
+    LinkFigures link;
+    const std::size_t before = problems.size();
+    readNumbers(object, kLinkNumbers, link, where, prefix, problems);
+    if (problems.size() == before && (link.kneeBytes > 0) != (link.largeBusBytesPerSecond > 0))
+        problems.push_back(where + "'" + prefix + "knee_bytes' and '" + prefix +
+                           "beta_large_bytes_per_s' go together: give both (more than 0) or "
+                           "neither");
+    return link;
+}
+
+template <class Figures, std::size_t N>
+void writeNumbers(json& object, const NumberKey<Figures> (&rows)[N], const Figures& from) {
+    for (const NumberKey<Figures>& n : rows)
+        if (!n.optional || from.*n.field != 0)
+            object[n.key] = from.*n.field;
+}
 
 }  // namespace
 
@@ -59,31 +120,19 @@ HardwareFileRead parseHardwareJson(std::string_view text, std::string_view sourc
     }
     if (read.problems.empty() && preset.name.empty())
         read.problems.push_back(where + "'name' is empty");
-    for (const NumberKey& n : kNumbers) {
-        const std::string key = n.key;
-        if (!document.contains(key)) {
-            if (!n.optional)
-                read.problems.push_back(where + "'" + key + "' is missing");
+    preset.link = readLink(document, where, "", read.problems);
+    readNumbers(document, kDeviceNumbers, preset, where, "", read.problems);
+    for (const CollectiveKind kind : kLinkKinds) {
+        const std::string key = kindKey(kind);
+        if (!document.contains(key))
             continue;
-        }
-        const json& value = document[key];
-        if (!value.is_number()) {
-            read.problems.push_back(where + "'" + key +
-                                    "' is not a number: " + printableText(value.dump()));
-            continue;
-        }
-        const double number = value.get<double>();
-        if (!std::isfinite(number) || number < 0 || (number == 0 && !n.zeroAllowed))
-            read.problems.push_back(
-                where + "'" + key + "' is " + printableText(value.dump()) +
-                (n.zeroAllowed ? "; it must be 0 or more" : "; it must be more than 0"));
+        if (!document[key].is_object())
+            read.problems.push_back(where + "'" + key + "' is not an object of " +
+                                    std::string(toString(kind)) +
+                                    "'s own link figures: " + printableText(document[key].dump()));
         else
-            preset.*n.field = number;
+            preset.ownLinks[kind] = readLink(document[key], where, key + ".", read.problems);
     }
-    if (read.problems.empty() && (preset.kneeBytes > 0) != (preset.largeBusBytesPerSecond > 0))
-        read.problems.push_back(where +
-                                "'knee_bytes' and 'beta_large_bytes_per_s' go together: give both "
-                                "(more than 0) or neither");
     if (read.problems.empty())
         read.preset = preset;
     return read;
@@ -106,9 +155,14 @@ HardwareFileRead readHardwareFile(const std::string& path) {
 
 std::string hardwareJson(const HardwarePreset& preset) {
     json document = {{"name", preset.name}, {"description", preset.description}};
-    for (const NumberKey& n : kNumbers)
-        if (!n.optional || preset.*n.field != 0)
-            document[n.key] = preset.*n.field;
+    writeNumbers(document, kLinkNumbers, preset.link);
+    writeNumbers(document, kDeviceNumbers, preset);
+    for (const CollectiveKind kind : kLinkKinds)
+        if (const auto own = preset.ownLinks.find(kind); own != preset.ownLinks.end()) {
+            json object = json::object();
+            writeNumbers(object, kLinkNumbers, own->second);
+            document[kindKey(kind)] = object;
+        }
     return document.dump(2) + "\n";
 }
 

@@ -9,6 +9,10 @@
 // Optional, 0 or absent when the preset has none: "knee_bytes" with "beta_large_bytes_per_s" (the
 // bus bandwidth of a ring step's bytes past the knee; both or neither) and "reduce_bytes_per_s"
 // (the rate a device sums a reduction's chunks), as calibration writes them.
+// Optional too, an object per collective kind, "all_reduce", "all_gather" or "reduce_scatter",
+// with that kind's own link figures (HardwarePreset::ownLinks) under the same keys and checks as
+// the top level's alpha_s, beta_bytes_per_s, knee_bytes, beta_large_bytes_per_s and
+// reduce_bytes_per_s, e.g. "reduce_scatter": {"alpha_s": 2e-06, "beta_bytes_per_s": 2.6e+09}.
 
 #include "devices/hardware.h"
 

@@ -209,23 +209,26 @@ std::string hardwareListText() {
         std::snprintf(figure, sizeof figure, "%.4g GB/s", rate / 1e9);
         return std::string(figure);
     };
+    const auto linkText = [&](const LinkFigures& link) {
+        std::string text = "alpha " + durationText(link.alphaSeconds) + " per ring step, beta " +
+                           gbPerSecond(link.busBytesPerSecond);
+        if (link.kneeBytes > 0)
+            text += ", past a knee of " + formatBytes(std::int64_t(link.kneeBytes)) + " a step " +
+                    gbPerSecond(link.largeBusBytesPerSecond);
+        if (link.reduceBytesPerSecond > 0)
+            text += ", sums " + gbPerSecond(link.reduceBytesPerSecond);
+        return text;
+    };
     std::string text;
     for (const HardwarePreset& p : hardwarePresets()) {
-        char figures[160];
-        std::snprintf(figures, sizeof figures,
-                      "alpha %s per ring step, beta %.4g GB/s, %.4g TFLOP/s, memory %.4g GB/s, "
-                      "launch %s",
-                      durationText(p.alphaSeconds).c_str(), p.busBytesPerSecond / 1e9,
+        char figures[96];
+        std::snprintf(figures, sizeof figures, "%.4g TFLOP/s, memory %.4g GB/s, launch %s",
                       p.achievableFlops / 1e12, p.memoryBytesPerSecond / 1e9,
                       durationText(p.launchSeconds).c_str());
-        std::string link;
-        if (p.kneeBytes > 0)
-            link += ", past a knee of " + formatBytes(std::int64_t(p.kneeBytes)) + " a step " +
-                    gbPerSecond(p.largeBusBytesPerSecond);
-        if (p.reduceBytesPerSecond > 0)
-            link += ", sums " + gbPerSecond(p.reduceBytesPerSecond);
         text += std::string(p.name) + (&p == &defaultHardware() ? " (default)" : "") + ": " +
-                figures + link + ". " + std::string(p.description) + "\n";
+                linkText(p.link) + ", " + figures + ". " + std::string(p.description) + "\n";
+        for (const auto& [kind, link] : p.ownLinks)
+            text += "  its " + std::string(toString(kind)) + ": " + linkText(link) + "\n";
     }
     return text;
 }

@@ -85,7 +85,8 @@ struct SceneOptionsParse {
 SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
                                     const std::vector<ExtraOption>& extras = {});
 
-/// --hardware list: one line per preset with its figures, the default marked.
+/// --hardware list: one line per preset with its figures, the default marked, and under it an
+/// indented line per collective kind with its own link figures ("  its reduce-scatter: alpha ...").
 std::string hardwareListText();
 
 /// The options' help text, one line for each row the program takes (in the rows' order, the

@@ -41,7 +41,7 @@ DeviceScene deviceScene() {
 
 // A preset far from the built-in ones: its estimate reads differently from theirs.
 HardwarePreset slowPreset(const std::string& name) {
-    return {name, "a slow test machine", 1e-3, 1e6, 1e9, 1e8, 1e-4};
+    return {name, "a slow test machine", {1e-3, 1e6}, 1e9, 1e8, 1e-4};
 }
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& contents,
@@ -96,14 +96,14 @@ private slots:
         QCOMPARE(changed.count(), 1);
         QCOMPARE(costs.hardwareBox()->currentText(), QStringLiteral("slow-test-machine"));
         QCOMPARE(costs.hardware().name, slow.name);
-        QCOMPARE(costs.hardware().busBytesPerSecond, slow.busBytesPerSecond);
+        QCOMPARE(costs.hardware().link.busBytesPerSecond, slow.link.busBytesPerSecond);
         QVERIFY(costs.estimateLabel()->text() != before);
         QVERIFY2(costs.estimateLabel()->text().contains(forwardTotal(slow)),
                  qPrintable(costs.estimateLabel()->text()));
         // Added for the session: a built-in preset and back again.
         QVERIFY(costs.selectHardware(QStringLiteral("tpu-v5e")));
         QVERIFY(costs.selectHardware(QStringLiteral("slow-test-machine")));
-        QCOMPARE(costs.hardware().alphaSeconds, slow.alphaSeconds);
+        QCOMPARE(costs.hardware().link.alphaSeconds, slow.link.alphaSeconds);
         // A second file of a name already there is told apart by its file's name.
         const QString again = writeFile(dir, QStringLiteral("again.json"),
                                         QByteArray::fromStdString(hardwareJson(slow)));

@@ -252,7 +252,7 @@ private slots:
         QVERIFY2(costs.hardwareBox()->currentText().startsWith("this-machine (calibrated "),
                  qPrintable(box->messageLabel()->text()));
         const HardwarePreset& measured = costs.hardware();
-        QVERIFY(measured.alphaSeconds > 0 && measured.busBytesPerSecond > 0);
+        QVERIFY(measured.link.alphaSeconds > 0 && measured.link.busBytesPerSecond > 0);
         QVERIFY(measured.achievableFlops > 0 && measured.memoryBytesPerSecond > 0);
         QVERIFY(measured.description.find("2 Open MPI ranks") != std::string::npos);
         QVERIFY2(costs.estimateLabel()->text().contains(durationLabel(

@@ -88,11 +88,11 @@ private slots:
         const QJsonObject collective = estimate["collective"].toObject();
         QCOMPARE(collective["steps"].toInteger(), 7);
         QCOMPARE(collective["chunk_bytes"].toInteger(), 96);
-        QCOMPARE(collective["latency_s"].toDouble(), 7 * a100.alphaSeconds);
-        QCOMPARE(collective["bandwidth_s"].toDouble(), 672 / a100.busBytesPerSecond);
+        QCOMPARE(collective["latency_s"].toDouble(), 7 * a100.link.alphaSeconds);
+        QCOMPARE(collective["bandwidth_s"].toDouble(), 672 / a100.link.busBytesPerSecond);
         QCOMPARE(collective["bound"].toString(), QString("latency"));
         QCOMPARE(estimate["communication_s"].toDouble(),
-                 7 * a100.alphaSeconds + 672 / a100.busBytesPerSecond);
+                 7 * a100.link.alphaSeconds + 672 / a100.link.busBytesPerSecond);
         QCOMPARE(gatherSeconds, estimate["communication_s"].toDouble());
 
         // The three layouts side by side: tensor is this scene; fsdp keeps 1/2 of the kernel
@@ -106,8 +106,8 @@ private slots:
         QCOMPARE(layouts[1]["bytes_at_rest"].toInteger(), 3632 - (3072 + 48) / 2);
         QCOMPARE(layouts[1]["forward_bytes_sent"].toInteger(), 672 + 1536 + 24);
         QCOMPARE(layouts[1]["forward_s"].toDouble(), estimate["total_s"].toDouble() +
-                                                         2 * a100.alphaSeconds +
-                                                         (1536 + 24) / a100.busBytesPerSecond);
+                                                         2 * a100.link.alphaSeconds +
+                                                         (1536 + 24) / a100.link.busBytesPerSecond);
         QVERIFY(!layouts[1].toObject().contains("backward_s"));
         QCOMPARE(layouts[2]["layout"].toString(), QString("sequence"));
         QVERIFY(layouts[2]["refusal"].toString().contains("not divisible by data x tp_size (16)"));
@@ -159,7 +159,10 @@ private slots:
         QVERIFY(
             run.out.startsWith("h100-nvlink (default): alpha 3.40 µs per ring step, beta 370 "
                                "GB/s, 346.3 TFLOP/s, memory 3015 GB/s, launch 4.00 µs."));
-        QCOMPARE(run.out.count('\n'), 6);
+        qsizetype lines = 0;  // one per preset and one per kind with its own figures
+        for (const tp::HardwarePreset& preset : tp::hardwarePresets())
+            lines += 1 + qsizetype(preset.ownLinks.size());
+        QCOMPARE(run.out.count('\n'), lines);
     }
 
     // --hardware FILE.json: the estimate on the file's figures, and a bad file refused in words.

@@ -18,7 +18,7 @@ namespace {
 
 // Round figures, so that every expected time below is worked out by hand.
 HardwarePreset roundPreset() {
-    return {"round", "round figures", 1e-6, 1e9, 1e12, 1e11, 1e-5};
+    return {"round", "round figures", {1e-6, 1e9}, 1e12, 1e11, 1e-5};
 }
 
 }  // namespace
@@ -121,8 +121,8 @@ private slots:
         QCOMPARE(e.computeSeconds, e.product.memorySeconds + h100->launchSeconds);
         QCOMPARE(e.collective.steps, qint64(14));
         QCOMPARE(e.collective.chunkBytes, qint64(65536));
-        QCOMPARE(e.collective.latencySeconds, 14 * h100->alphaSeconds);
-        QCOMPARE(e.collective.bandwidthSeconds, 917504 / h100->busBytesPerSecond);
+        QCOMPARE(e.collective.latencySeconds, 14 * h100->link.alphaSeconds);
+        QCOMPARE(e.collective.bandwidthSeconds, 917504 / h100->link.busBytesPerSecond);
         QCOMPARE(e.totalSeconds, e.computeSeconds + e.communicationSeconds);
         QVERIFY(e.collective.latencyBound());
         QCOMPARE(boundWord(e), std::string_view("communication"));
@@ -136,15 +136,15 @@ private slots:
     // each 1 MiB at beta and 31 MiB at beta_large, and sums one chunk at gamma; a reduce-scatter of
     // the same sums its one chunk; a gather sums nothing; below the knee beta alone.
     void kneeAndSums() {
-        HardwarePreset link;
-        link.alphaSeconds = 1e-6;
-        link.busBytesPerSecond = 1e10;
-        link.kneeBytes = double(1 << 20);
-        link.largeBusBytesPerSecond = 1e9;
-        link.reduceBytesPerSecond = 4e9;
+        HardwarePreset kneed;
+        kneed.link.alphaSeconds = 1e-6;
+        kneed.link.busBytesPerSecond = 1e10;
+        kneed.link.kneeBytes = double(1 << 20);
+        kneed.link.largeBusBytesPerSecond = 1e9;
+        kneed.link.reduceBytesPerSecond = 4e9;
         const double mib = 1 << 20;
         const CollectiveTime reduce =
-            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 64 << 20), link);
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 64 << 20), kneed);
         QCOMPARE(reduce.steps, qint64(2));
         QCOMPARE(reduce.latencySeconds, 2e-6);
         QCOMPARE(reduce.bandwidthSeconds, 2 * (mib / 1e10 + 31 * mib / 1e9));
@@ -153,32 +153,49 @@ private slots:
         QVERIFY(collectiveWords(reduce).find(" + sums 8.39 ms, bandwidth-bound") !=
                 std::string::npos);
         // Sums slower than the sending bound the collective.
-        HardwarePreset slowSums = link;
-        slowSums.reduceBytesPerSecond = 1e8;
+        HardwarePreset slowSums = kneed;
+        slowSums.link.reduceBytesPerSecond = 1e8;
         const CollectiveTime summing =
             collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 1 << 20), slowSums);
         QCOMPARE(summing.bound(), std::string_view("sums"));
         QVERIFY(!summing.latencyBound());
         QVERIFY(collectiveWords(summing).find("bound by the sums") != std::string::npos);
         const CollectiveTime scatter =
-            collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 64 << 20), link);
+            collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 64 << 20), kneed);
         QCOMPARE(scatter.sumSeconds, 32 * mib / 4e9);
         const CollectiveTime gather =
-            collectiveTime(ringCost(CollectiveKind::AllGather, 4, 64 << 20), link);
+            collectiveTime(ringCost(CollectiveKind::AllGather, 4, 64 << 20), kneed);
         QCOMPARE(gather.steps, qint64(3));
         QCOMPARE(gather.sumSeconds, 0.0);
         QCOMPARE(gather.bandwidthSeconds, 3 * (mib / 1e10 + 15 * mib / 1e9));
         const CollectiveTime small =
-            collectiveTime(ringCost(CollectiveKind::AllGather, 2, 1 << 20), link);
+            collectiveTime(ringCost(CollectiveKind::AllGather, 2, 1 << 20), kneed);
         QCOMPARE(small.bandwidthSeconds, 0.5 * mib / 1e10);
         // Without gamma the sums are in beta; without a knee one bandwidth.
-        link.reduceBytesPerSecond = 0;
-        link.kneeBytes = 0;
+        kneed.link.reduceBytesPerSecond = 0;
+        kneed.link.kneeBytes = 0;
         const CollectiveTime plain =
-            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 64 << 20), link);
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 64 << 20), kneed);
         QCOMPARE(plain.sumSeconds, 0.0);
         QCOMPARE(plain.bandwidthSeconds, 64 * mib / 1e10);
         QVERIFY(collectiveWords(plain).find("sums") == std::string::npos);
+    }
+
+    // A kind's own link figures: its collectives run at them, the other kinds at the shared ones.
+    void kindsOwnFigures() {
+        HardwarePreset preset = roundPreset();
+        preset.ownLinks[CollectiveKind::ReduceScatter] = {2e-6, 5e8};
+        const CollectiveTime scatter =
+            collectiveTime(ringCost(CollectiveKind::ReduceScatter, 2, 1 << 20), preset);
+        QCOMPARE(scatter.latencySeconds, 2e-6);  // 1 step of 512 KiB at its own figures
+        QCOMPARE(scatter.bandwidthSeconds, 524288 / 5e8);
+        const CollectiveTime reduce =
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 1 << 20), preset);
+        QCOMPARE(reduce.latencySeconds, 2e-6);  // 2 steps of 512 KiB at the shared figures
+        QCOMPARE(reduce.bandwidthSeconds, 2 * 524288 / 1e9);
+        QVERIFY(&linkFor(preset, CollectiveKind::AllGather) == &preset.link);
+        QVERIFY(&linkFor(preset, CollectiveKind::ReduceScatter) ==
+                &preset.ownLinks.at(CollectiveKind::ReduceScatter));
     }
 
     // (1024, 1024, 4096) column tp 4 all-gathered: 170 FLOPs per byte, compute-bound on a GPU.
@@ -218,7 +235,7 @@ private slots:
         QVERIFY(hardwarePresets().size() >= 6);
         for (const HardwarePreset& preset : hardwarePresets()) {
             QCOMPARE(findHardware(preset.name), &preset);
-            QVERIFY(preset.alphaSeconds > 0 && preset.busBytesPerSecond > 0);
+            QVERIFY(preset.link.alphaSeconds > 0 && preset.link.busBytesPerSecond > 0);
             QVERIFY(preset.achievableFlops > 0 && preset.memoryBytesPerSecond > 0);
             QVERIFY(preset.launchSeconds >= 0);
         }

@@ -52,13 +52,20 @@ private slots:
         QVERIFY(parse.options.listHardware);
         QVERIFY(parse.errors.empty());  // like --help, nothing else is validated
         const QString list = QString::fromStdString(hardwareListText());
-        const QStringList lines = list.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), qsizetype(hardwarePresets().size()));
-        for (std::size_t i = 0; i < hardwarePresets().size(); ++i) {
-            const std::string_view name = hardwarePresets()[i].name;
-            QVERIFY(lines[qsizetype(i)].startsWith(
-                QString::fromUtf8(name.data(), qsizetype(name.size()))));
+        // A line per preset, then an indented line per kind with its own figures.
+        QStringList lines = list.split('\n', Qt::SkipEmptyParts);
+        for (const HardwarePreset& preset : hardwarePresets()) {
+            QVERIFY(!lines.isEmpty());
+            const bool byDefault = &preset == &defaultHardware();
+            QVERIFY(lines.takeFirst().startsWith(
+                QString::fromStdString(preset.name + (byDefault ? " (default): " : ": "))));
+            for (const auto& [kind, link] : preset.ownLinks) {
+                QVERIFY(!lines.isEmpty());
+                QCOMPARE(lines.takeFirst().section(": alpha", 0, 0),
+                         "  its " + QString::fromUtf8(toString(kind).data()));
+            }
         }
+        QVERIFY2(lines.isEmpty(), qPrintable(list));
         QVERIFY2(list.contains("h100-nvlink (default): alpha 3.40 µs per ring step, beta 370 GB/s, "
                                "346.3 TFLOP/s, memory 3015 GB/s, launch 4.00 µs."),
                  qPrintable(list));

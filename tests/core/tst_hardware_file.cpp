@@ -1,4 +1,5 @@
-// A preset's figures in a JSON file: read, written back the same, and refused in words when bad.
+// A preset's figures in a JSON file, with each kind's own link figures: read, written back the
+// same, this-machine's file equal to the built-in preset, and refused in words when bad.
 
 #include "io/hardware_file.h"
 
@@ -6,6 +7,7 @@
 #include <QTest>
 
 #include <fstream>
+#include <vector>
 
 using namespace tp;
 
@@ -28,8 +30,8 @@ private slots:
         const HardwarePreset& p = *read.preset;
         QCOMPARE(p.name, std::string("lab"));
         QCOMPARE(p.description, std::string("two hosts over 1 Gbit/s"));
-        QCOMPARE(p.alphaSeconds, 5e-5);
-        QCOMPARE(p.busBytesPerSecond, 1.2e8);
+        QCOMPARE(p.link.alphaSeconds, 5e-5);
+        QCOMPARE(p.link.busBytesPerSecond, 1.2e8);
         QCOMPARE(p.achievableFlops, 2e10);
         QCOMPARE(p.memoryBytesPerSecond, 1e10);
         QCOMPARE(p.launchSeconds, 0.0);
@@ -37,7 +39,7 @@ private slots:
 
     // The link's optional figures: absent is 0; given, they are read and written back.
     void optionalLinkFigures() {
-        QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->kneeBytes, 0.0);
+        QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->link.kneeBytes, 0.0);
         QVERIFY(hardwareJson(*parseHardwareJson(kGood, "lab.json").preset).find("knee") ==
                 std::string::npos);
         QString kneed = kGood;
@@ -45,31 +47,56 @@ private slots:
             "beta_large_bytes_per_s": 4e8, "reduce_bytes_per_s": 4e9})");
         const HardwareFileRead read = parseHardwareJson(kneed.toStdString(), "lab.json");
         QVERIFY(read.preset);
-        QCOMPARE(read.preset->kneeBytes, 1048576.0);
-        QCOMPARE(read.preset->largeBusBytesPerSecond, 4e8);
-        QCOMPARE(read.preset->reduceBytesPerSecond, 4e9);
+        QCOMPARE(read.preset->link.kneeBytes, 1048576.0);
+        QCOMPARE(read.preset->link.largeBusBytesPerSecond, 4e8);
+        QCOMPARE(read.preset->link.reduceBytesPerSecond, 4e9);
         const HardwareFileRead back = parseHardwareJson(hardwareJson(*read.preset), "back.json");
         QVERIFY(back.preset);
-        QCOMPARE(back.preset->kneeBytes, 1048576.0);
-        QCOMPARE(back.preset->largeBusBytesPerSecond, 4e8);
-        QCOMPARE(back.preset->reduceBytesPerSecond, 4e9);
+        QCOMPARE(back.preset->link.kneeBytes, 1048576.0);
+        QCOMPARE(back.preset->link.largeBusBytesPerSecond, 4e8);
+        QCOMPARE(back.preset->link.reduceBytesPerSecond, 4e9);
     }
 
-    // Every preset written as JSON reads back to the same figures.
+    // A kind's object: its own link figures, the others' absent.
+    void kindsOwnFigures() {
+        QString own = kGood;
+        own.replace(R"("launch_s": 0})", R"("launch_s": 0, "reduce_scatter": {"alpha_s": 2e-06,
+            "beta_bytes_per_s": 2.6e9, "knee_bytes": 1048576, "beta_large_bytes_per_s": 1e9}})");
+        const HardwareFileRead read = parseHardwareJson(own.toStdString(), "lab.json");
+        QVERIFY2(read.preset, read.problems.empty() ? "" : read.problems[0].c_str());
+        QCOMPARE(read.preset->ownLinks.size(), std::size_t(1));
+        QVERIFY(read.preset->ownLinks.at(CollectiveKind::ReduceScatter) ==
+                LinkFigures(2e-6, 2.6e9, 1048576, 1e9));
+        QVERIFY(linkFor(*read.preset, CollectiveKind::AllReduce) == read.preset->link);
+        QVERIFY(hardwareJson(*parseHardwareJson(kGood, "lab.json").preset).find("reduce_scatter") ==
+                std::string::npos);
+    }
+
+    // Every preset written as JSON reads back the same, and so does one with every kind's own
+    // figures.
     void roundTrip() {
-        for (const HardwarePreset& preset : hardwarePresets()) {
+        std::vector<HardwarePreset> presets(hardwarePresets().begin(), hardwarePresets().end());
+        HardwarePreset own = presets.front();
+        own.name = "own";
+        own.ownLinks[CollectiveKind::AllReduce] = {1e-6, 3e9, 4096, 1e9, 2e9};
+        own.ownLinks[CollectiveKind::AllGather] = {0.5e-6, 5e9};
+        own.ownLinks[CollectiveKind::ReduceScatter] = {2e-6, 2.6e9, 0, 0, 3.9e9};
+        presets.push_back(own);
+        for (const HardwarePreset& preset : presets) {
             const HardwareFileRead read = parseHardwareJson(hardwareJson(preset), "p.json");
             QVERIFY2(read.preset, preset.name.c_str());
-            QCOMPARE(read.preset->name, preset.name);
-            QCOMPARE(read.preset->alphaSeconds, preset.alphaSeconds);
-            QCOMPARE(read.preset->busBytesPerSecond, preset.busBytesPerSecond);
-            QCOMPARE(read.preset->achievableFlops, preset.achievableFlops);
-            QCOMPARE(read.preset->memoryBytesPerSecond, preset.memoryBytesPerSecond);
-            QCOMPARE(read.preset->launchSeconds, preset.launchSeconds);
-            QCOMPARE(read.preset->kneeBytes, preset.kneeBytes);
-            QCOMPARE(read.preset->largeBusBytesPerSecond, preset.largeBusBytesPerSecond);
-            QCOMPARE(read.preset->reduceBytesPerSecond, preset.reduceBytesPerSecond);
+            QVERIFY2(*read.preset == preset, hardwareJson(preset).c_str());
         }
+    }
+
+    // this-machine is its file, read by CMake into devices/this_machine.h: the file read here
+    // gives the same preset.
+    void thisMachineIsItsFile() {
+        const HardwareFileRead read = readHardwareFile(TPVIZ_THIS_MACHINE_JSON);
+        QVERIFY2(read.preset, read.problems.empty() ? "" : read.problems[0].c_str());
+        QVERIFY2(
+            *read.preset == *findHardware("this-machine"),
+            (hardwareJson(*read.preset) + hardwareJson(*findHardware("this-machine"))).c_str());
     }
 
     void refusals_data() {
@@ -103,6 +130,29 @@ private slots:
             << QString(good).replace(R"("launch_s": 0})",
                                      R"("launch_s": 0, "reduce_bytes_per_s": -1})")
             << "lab.json: 'reduce_bytes_per_s' is -1; it must be 0 or more";
+        // A kind's object has the top level's keys and checks, named under the kind.
+        const auto withKind = [&](const char* kind) {
+            return QString(good).replace(R"("launch_s": 0})",
+                                         QString(R"("launch_s": 0, %1})").arg(kind));
+        };
+        QTest::newRow("a kind not an object") << withKind(R"("reduce_scatter": 5)")
+                                              << "lab.json: 'reduce_scatter' is not an object of "
+                                                 "reduce-scatter's own link figures: 5";
+        QTest::newRow("a kind without beta")
+            << withKind(R"("all_gather": {"alpha_s": 1e-06})")
+            << "lab.json: 'all_gather.beta_bytes_per_s' is missing";
+        QTest::newRow("a kind's alpha 0")
+            << withKind(R"("all_reduce": {"alpha_s": 0, "beta_bytes_per_s": 1e9})")
+            << "lab.json: 'all_reduce.alpha_s' is 0; it must be more than 0";
+        QTest::newRow("a kind's sums a string")
+            << withKind(R"("reduce_scatter": {"alpha_s": 1e-06, "beta_bytes_per_s": 1e9,
+                "reduce_bytes_per_s": "fast"})")
+            << R"(lab.json: 'reduce_scatter.reduce_bytes_per_s' is not a number: "fast")";
+        QTest::newRow("a kind's knee without its bandwidth")
+            << withKind(R"("reduce_scatter": {"alpha_s": 1e-06, "beta_bytes_per_s": 1e9,
+                "knee_bytes": 4096})")
+            << "lab.json: 'reduce_scatter.knee_bytes' and 'reduce_scatter.beta_large_bytes_per_s' "
+               "go together";
     }
 
     void refusals() {

@@ -9,6 +9,7 @@
 #include "nnx/jax_random.h"
 #include "rank_agreement.h"
 #include "rank_faults.h"
+#include "rank_memory.h"
 #include "ring_algorithms.h"
 #include "scene/option_rows.h"
 #include "scene/python_snippet.h"
@@ -140,6 +141,7 @@ int main(int argc, char** argv) {
         return print(tp::hardwareListText(), 0);
 
     tp::mpi::preferRingBytes();
+    tp::mpi::keepFreedPages();
     MPI_Init(&argc, &argv);
     int rank = 0;
     int worldSize = 1;

@@ -9,12 +9,19 @@
 // with ringCost(k, P, V)'s steps and chunk. For a given knee this is linear in (alpha, 1/beta,
 // 1/beta_large, 1/gamma). The fit minimises the relative errors, sum ((model - t) / t)^2, so that
 // 8-byte and 64 MiB calls weigh alike (weighted least squares with weights 1/t^2), for no knee and
-// for a knee at each chunk the timings have (at least kMinPastKnee timings past it), and keeps the
-// knee only when it lowers that sum by more than a tenth (and the sum without it is more than
-// rounding). A term whose coefficient comes out negative, which noise can give, is left out and
-// the rest fitted again. gamma is fitted only when the timings mix reductions with all-gathers
-// (else the sums cannot be told from the sending), and kept when it is below a million times beta.
-// The worst residual is the largest |model / t - 1| over the timings the fit was made from.
+// for a knee at each chunk the timings have (at least kMinPastKnee timings past it). A term whose
+// coefficient comes out negative, which noise can give, is left out and the rest fitted again.
+// Then the same again with an eager limit at each chunk the timings have (at least kMinPastKnee
+// timings each side): steps up to it are alpha + chunk / beta_eager, larger ones add
+// alpha_rendezvous (both linear too), their knee above the limit. A limit must be a step up: a
+// handshake of at least alpha, and beta_eager no faster than beta. A knee and a limit are kept
+// when they are worth their figures by the Bayesian information criterion: with n timings,
+// n ln(sum / n) drops by more than ln(n) a figure they add (two for a knee, three for a limit),
+// and the sum without them is more than rounding. A rule of a tenth off the sum, as the knee had
+// alone, let 10% of alternating noise buy a limit and a knee (beta 21% off). gamma is fitted only
+// when the timings mix reductions with all-gathers (else the sums cannot be told from the
+// sending), and kept when it is below a million times beta. The worst residual is the largest
+// |model / t - 1| over the timings the fit was made from.
 //
 // Per kind (calibrateLinks): the figures are fitted to every timing as above, and each kind again
 // on its own timings alone. Each fit is judged on a kind's timings by the root mean square of
@@ -26,17 +33,15 @@
 // of those, until no kind meets it. So the preset's shared figures are the fit of the kinds that
 // use them, and a kind that only looked off because a slower kind pulled the shared fit keeps them.
 //
-// Open MPI's reduce-scatter on shared memory is such a slower kind: it takes about twice its
-// all-reduce's time (64 MiB: 61 ms against 31 ms), and figures shared with the all-reduce put it at
-// a quarter to a third of its time from 1 MiB up. Why the rms and not the worst residual: the
-// measured sweeps have a step at 8 KiB that no ring model follows (the fit gives every kind 0.30
-// to 0.41 of its time there), which puts a floor of 0.45 to 0.7 under every fit's worst residual;
-// over six sweeps on the project's machine (2 ranks, other builds running) the reduce-scatter's own
-// worst residual was 0.49 to 0.83 of the shared one's, the all-reduce's 0.68 to 1.04, so no share
-// told them apart. Over seven sweeps that printed the rms, the reduce-scatter's own was 0.51 to
-// 0.67 of the shared one's (0.24 to 0.29 against 0.42 to 0.53), the all-reduce's 0.75 or more, the
-// all-gather's 0.86 or more, hence a share of two thirds; the noisiest sweep sat on it. The
-// threshold of a quarter leaves alone kinds the shared figures already fit to a few percent.
+// Open MPI's reduce-scatter on shared memory is such a slower kind: with glibc's default
+// allocation it took about twice its all-reduce's time (64 MiB: 61 ms against 31 ms). Why the rms
+// and not the worst residual: a few timings off any line (noise, a cache's edge) set every fit's
+// worst residual, whichever figures it has. Without the eager limit, over seven sweeps the
+// reduce-scatter's own rms was 0.51 to 0.67 of the shared one's, the all-reduce's 0.75 or more,
+// the all-gather's 0.86 or more, hence a share of two thirds. With the limit every fit is closer
+// (the shared figures' rms on a kind 0.20 to 0.26, each kind's own 0.09 to 0.16, on ranks that
+// keep their pages; see app/mpi/rank_memory.h), hence a floor of 0.15, below which the shared
+// figures already fit a kind about as well as the timings' noise allows.
 // Timings of kinds that agree leave every kind on the shared figures.
 
 #include "devices/hardware.h"
@@ -56,12 +61,17 @@ struct CollectiveTiming {
     double seconds = 0;        ///< median of the repetitions
 };
 
+/// How far a model is from timings (those with a time), by the relative residual
+/// r = model / t - 1 of each.
+struct Residual {
+    double worst = 0;        ///< the largest |r|
+    std::int64_t bytes = 0;  ///< V of the timing with the largest |r|
+    double rms = 0;          ///< sqrt(mean r^2): what the fit minimises, per timing
+};
 /// The link figures fitted to timings, and how well they fit.
 struct CollectiveFit {
-    LinkFigures link;  ///< alpha, beta, the knee and beta_large (0 without), gamma (0 unfitted)
-    double worstResidual = 0;     ///< max |model / measured - 1|
-    std::int64_t worstBytes = 0;  ///< V of the timing with the worst residual
-    double rmsResidual = 0;       ///< sqrt(mean (model / measured - 1)^2)
+    LinkFigures link;    ///< alpha, beta, the knee, gamma and the eager limit (0 where not fitted)
+    Residual residual;   ///< of the model with `link` on the timings it was fitted to
     bool valid = false;  ///< false with fewer than 2 timings, or when no positive beta fits
 };
 
@@ -74,17 +84,11 @@ CollectiveFit fitCollectives(std::span<const CollectiveTiming> timings);
 /// The model's time of one timing's collective over a link of `link`'s figures.
 double fittedSeconds(const LinkFigures& link, const CollectiveTiming& timing);
 
-/// How far the model with `link` is from `timings` (those with a time), by the relative residual
-/// r = fittedSeconds(link, t) / t - 1 of each.
-struct Residual {
-    double worst = 0;        ///< the largest |r|
-    std::int64_t bytes = 0;  ///< V of the timing with the largest |r|
-    double rms = 0;          ///< sqrt(mean r^2): what the fit minimises, per timing
-};
+/// The residuals of the model with `link` on `timings`.
 Residual residuals(const LinkFigures& link, std::span<const CollectiveTiming> timings);
 
 /// The shared figures' rms on one kind above which the kind may keep its own figures.
-inline constexpr double kOwnLinkResidual = 0.25;
+inline constexpr double kOwnLinkResidual = 0.15;
 /// The share of that rms the kind's own fit's rms must stay below for the kind to keep it.
 inline constexpr double kOwnLinkGain = 2.0 / 3;
 
@@ -95,7 +99,7 @@ struct KindFit {
     /// `kept`, else the preset's shared figures (LinkCalibration::shared).
     Residual shared;
     CollectiveFit own;  ///< fitCollectives of this kind's timings alone
-    bool kept = false;  ///< own.valid, shared.rms > kOwnLinkResidual and own.rmsResidual <
+    bool kept = false;  ///< own.valid, shared.rms > kOwnLinkResidual and own.residual.rms <
                         ///< kOwnLinkGain * shared.rms: the preset carries `own`
 };
 

@@ -150,11 +150,19 @@ CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& 
     t.steps = cost.ringSteps;
     t.chunkBytes = cost.bytesSentPerDevice / cost.ringSteps;
     const double steps = double(t.steps), chunk = double(cost.bytesSentPerDevice) / steps;
-    t.latencySeconds = steps * link.alphaSeconds;
-    const double knee = link.kneeBytes > 0 ? link.kneeBytes : chunk;
-    t.bandwidthSeconds = steps * std::min(chunk, knee) / link.busBytesPerSecond;
-    if (chunk > knee)
-        t.bandwidthSeconds += steps * (chunk - knee) / link.largeBusBytesPerSecond;
+    if (link.eager(chunk)) {
+        t.protocol = "eagerly";
+        t.latencySeconds = steps * link.alphaSeconds;
+        t.bandwidthSeconds = steps * chunk / link.eagerBusBytesPerSecond;
+    } else {
+        if (link.eagerBytes > 0)
+            t.protocol = "by rendezvous";
+        t.latencySeconds = steps * (link.alphaSeconds + link.rendezvousSeconds);
+        const double knee = link.kneeBytes > 0 ? link.kneeBytes : chunk;
+        t.bandwidthSeconds = steps * std::min(chunk, knee) / link.busBytesPerSecond;
+        if (chunk > knee)
+            t.bandwidthSeconds += steps * (chunk - knee) / link.largeBusBytesPerSecond;
+    }
     if (link.reduceBytesPerSecond > 0)
         t.sumSeconds = double(reducingSteps(t.kind, t.steps)) * chunk / link.reduceBytesPerSecond;
     return t;
@@ -187,12 +195,33 @@ std::string productWords(const ProductTime& p) {
            ": " + (p.memoryBound() ? "memory-bound" : "compute-bound");
 }
 
+std::string linkWords(const LinkFigures& link) {
+    const auto gbPerSecond = [](double rate) {
+        char figure[32];
+        std::snprintf(figure, sizeof figure, "%.4g GB/s", rate / 1e9);
+        return std::string(figure);
+    };
+    std::string text = "alpha " + durationText(link.alphaSeconds) + " per ring step, beta " +
+                       gbPerSecond(link.busBytesPerSecond);
+    if (link.kneeBytes > 0)
+        text += ", past a knee of " + formatBytes(std::int64_t(link.kneeBytes)) + " a step " +
+                gbPerSecond(link.largeBusBytesPerSecond);
+    if (link.reduceBytesPerSecond > 0)
+        text += ", sums " + gbPerSecond(link.reduceBytesPerSecond);
+    if (link.eagerBytes > 0)
+        text += ", eagerly up to " + formatBytes(std::int64_t(link.eagerBytes)) + " a step " +
+                gbPerSecond(link.eagerBusBytesPerSecond) + ", past it a handshake of " +
+                durationText(link.rendezvousSeconds) + " a step";
+    return text;
+}
+
 std::string collectiveWords(const CollectiveTime& c) {
     if (c.steps == 0)
         return "nothing sent";
     return std::to_string(c.steps) + (c.steps == 1 ? " step of " : " steps of ") +
-           formatBytes(c.chunkBytes) + ": latency " + durationText(c.latencySeconds) +
-           " + bandwidth " + durationText(c.bandwidthSeconds) +
+           formatBytes(c.chunkBytes) +
+           (c.protocol.empty() ? std::string() : ", " + std::string(c.protocol)) + ": latency " +
+           durationText(c.latencySeconds) + " + bandwidth " + durationText(c.bandwidthSeconds) +
            (c.sumSeconds > 0 ? " + sums " + durationText(c.sumSeconds) : std::string()) + ", " +
            (c.bound() == std::string_view("sums") ? std::string("bound by the sums")
                                                   : std::string(c.bound()) + "-bound");
@@ -227,6 +256,10 @@ TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t bytesMoved,
     for (const CollectiveCost& cost : collectives) {
         const CollectiveTime t = collectiveTime(cost, hardware);
         e.collective.kind = collectives.size() == 1 ? t.kind : CollectiveKind::None;
+        if (t.steps > 0)  // one protocol named only when every collective went that way
+            e.collective.protocol = e.collective.steps == 0 || e.collective.protocol == t.protocol
+                                        ? t.protocol
+                                        : std::string_view();
         e.collective.steps += t.steps;
         e.collective.chunkBytes = std::max(e.collective.chunkBytes, t.chunkBytes);
         e.collective.latencySeconds += t.latencySeconds;

@@ -31,6 +31,9 @@ constexpr NumberKey<LinkFigures> kLinkNumbers[] = {
     {"knee_bytes", &LinkFigures::kneeBytes, true, true},
     {"beta_large_bytes_per_s", &LinkFigures::largeBusBytesPerSecond, true, true},
     {"reduce_bytes_per_s", &LinkFigures::reduceBytesPerSecond, true, true},
+    {"eager_bytes", &LinkFigures::eagerBytes, true, true},
+    {"beta_eager_bytes_per_s", &LinkFigures::eagerBusBytesPerSecond, true, true},
+    {"rendezvous_s", &LinkFigures::rendezvousSeconds, true, true},
 };
 
 constexpr NumberKey<HardwarePreset> kDeviceNumbers[] = {
@@ -84,6 +87,16 @@ LinkFigures readLink(const json& object, const std::string& where, const std::st
         problems.push_back(where + "'" + prefix + "knee_bytes' and '" + prefix +
                            "beta_large_bytes_per_s' go together: give both (more than 0) or "
                            "neither");
+    if (problems.size() == before && (link.eagerBytes > 0) != (link.eagerBusBytesPerSecond > 0))
+        problems.push_back(where + "'" + prefix + "eager_bytes' and '" + prefix +
+                           "beta_eager_bytes_per_s' go together: give both (more than 0) or "
+                           "neither");
+    if (problems.size() == before && link.eagerBytes == 0 && link.rendezvousSeconds > 0)
+        problems.push_back(where + "'" + prefix + "rendezvous_s' needs '" + prefix +
+                           "eager_bytes': the handshake is paid past the eager limit");
+    if (problems.size() == before && link.kneeBytes > 0 && link.kneeBytes <= link.eagerBytes)
+        problems.push_back(where + "'" + prefix + "knee_bytes' must be more than '" + prefix +
+                           "eager_bytes': the knee is on the rendezvous side");
     return link;
 }
 

@@ -8,11 +8,13 @@
 // Those fields are required; the times and rates are positive numbers (launch_s may be 0).
 // Optional, 0 or absent when the preset has none: "knee_bytes" with "beta_large_bytes_per_s" (the
 // bus bandwidth of a ring step's bytes past the knee; both or neither) and "reduce_bytes_per_s"
-// (the rate a device sums a reduction's chunks), as calibration writes them.
+// (the rate a device sums a reduction's chunks), as calibration writes them; "eager_bytes" with
+// "beta_eager_bytes_per_s" (both or neither) and "rendezvous_s" (only with them): the eager limit
+// of a step's chunk, the bus bandwidth up to it and the handshake past it, the knee above it.
 // Optional too, an object per collective kind, "all_reduce", "all_gather" or "reduce_scatter",
 // with that kind's own link figures (HardwarePreset::ownLinks) under the same keys and checks as
-// the top level's alpha_s, beta_bytes_per_s, knee_bytes, beta_large_bytes_per_s and
-// reduce_bytes_per_s, e.g. "reduce_scatter": {"alpha_s": 2e-06, "beta_bytes_per_s": 2.6e+09}.
+// the top level's link figures, e.g. "reduce_scatter": {"alpha_s": 2e-06,
+// "beta_bytes_per_s": 2.6e+09}.
 
 #include "devices/hardware.h"
 

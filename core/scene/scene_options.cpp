@@ -204,21 +204,6 @@ const ExtraOption& versionOption() {
 }
 
 std::string hardwareListText() {
-    const auto gbPerSecond = [](double rate) {
-        char figure[32];
-        std::snprintf(figure, sizeof figure, "%.4g GB/s", rate / 1e9);
-        return std::string(figure);
-    };
-    const auto linkText = [&](const LinkFigures& link) {
-        std::string text = "alpha " + durationText(link.alphaSeconds) + " per ring step, beta " +
-                           gbPerSecond(link.busBytesPerSecond);
-        if (link.kneeBytes > 0)
-            text += ", past a knee of " + formatBytes(std::int64_t(link.kneeBytes)) + " a step " +
-                    gbPerSecond(link.largeBusBytesPerSecond);
-        if (link.reduceBytesPerSecond > 0)
-            text += ", sums " + gbPerSecond(link.reduceBytesPerSecond);
-        return text;
-    };
     std::string text;
     for (const HardwarePreset& p : hardwarePresets()) {
         char figures[96];
@@ -226,9 +211,9 @@ std::string hardwareListText() {
                       p.achievableFlops / 1e12, p.memoryBytesPerSecond / 1e9,
                       durationText(p.launchSeconds).c_str());
         text += std::string(p.name) + (&p == &defaultHardware() ? " (default)" : "") + ": " +
-                linkText(p.link) + ", " + figures + ". " + std::string(p.description) + "\n";
+                linkWords(p.link) + ", " + figures + ". " + std::string(p.description) + "\n";
         for (const auto& [kind, link] : p.ownLinks)
-            text += "  its " + std::string(toString(kind)) + ": " + linkText(link) + "\n";
+            text += "  its " + std::string(toString(kind)) + ": " + linkWords(link) + "\n";
     }
     return text;
 }

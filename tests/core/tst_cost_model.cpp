@@ -181,6 +181,37 @@ private slots:
         QVERIFY(collectiveWords(plain).find("sums") == std::string::npos);
     }
 
+    // An eager limit of 4 KiB a step: a 4 KiB all-reduce on 2 devices sends 2 steps of 2 KiB
+    // eagerly, at beta_eager and alpha alone; an 8 KiB one 2 steps of 4 KiB, still eagerly; a
+    // 64 KiB one by rendezvous, each step paying the handshake and going at beta.
+    void eagerLimit() {
+        HardwarePreset link;
+        link.link = LinkFigures(1e-6, 1e10, 0, 0, 0, 4096, 1e9, 5e-6);
+        const CollectiveTime small =
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 4096), link);
+        QCOMPARE(small.protocol, std::string_view("eagerly"));
+        QCOMPARE(small.latencySeconds, 2e-6);
+        QCOMPARE(small.bandwidthSeconds, 2 * 2048 / 1e9);
+        QCOMPARE(collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 8192), link).protocol,
+                 std::string_view("eagerly"));
+        const CollectiveTime large =
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 65536), link);
+        QCOMPARE(large.protocol, std::string_view("by rendezvous"));
+        QCOMPARE(large.latencySeconds, 2 * 6e-6);
+        QCOMPARE(large.bandwidthSeconds, 2 * 32768 / 1e10);
+        QCOMPARE(collectiveWords(small).substr(0, 27), std::string("2 steps of 2.0 KiB, eagerly"));
+        QVERIFY(collectiveWords(large).find("by rendezvous: latency 12.0 µs") != std::string::npos);
+        // A pass of both names neither; a link without a limit names none.
+        const CollectiveCost both[] = {ringCost(CollectiveKind::AllReduce, 2, 4096),
+                                       ringCost(CollectiveKind::AllReduce, 2, 65536)};
+        QVERIFY(estimatePassTime(0, 0, both, link).collective.protocol.empty());
+        QCOMPARE(estimatePassTime(0, 0, std::span(both, 1), link).collective.protocol,
+                 std::string_view("eagerly"));
+        link.link.eagerBytes = 0;
+        QVERIFY(
+            collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 4096), link).protocol.empty());
+    }
+
     // A kind's own link figures: its collectives run at them, the other kinds at the shared ones.
     void kindsOwnFigures() {
         HardwarePreset preset = roundPreset();

@@ -57,6 +57,25 @@ private slots:
         QCOMPARE(back.preset->link.reduceBytesPerSecond, 4e9);
     }
 
+    // An eager limit: read, written back, and named in words.
+    void eagerLimit() {
+        QString eager = kGood;
+        eager.replace(R"("launch_s": 0})", R"("launch_s": 0, "eager_bytes": 2048,
+            "beta_eager_bytes_per_s": 1.5e9, "rendezvous_s": 3e-6})");
+        const HardwareFileRead read = parseHardwareJson(eager.toStdString(), "lab.json");
+        QVERIFY(read.preset);
+        QCOMPARE(read.preset->link.eagerBytes, 2048.0);
+        QCOMPARE(read.preset->link.eagerBusBytesPerSecond, 1.5e9);
+        QCOMPARE(read.preset->link.rendezvousSeconds, 3e-6);
+        const HardwareFileRead back = parseHardwareJson(hardwareJson(*read.preset), "back.json");
+        QVERIFY(back.preset);
+        QCOMPARE(back.preset->link, read.preset->link);
+        QVERIFY(
+            linkWords(read.preset->link)
+                .find(", eagerly up to 2.0 KiB a step 1.5 GB/s, past it a handshake of 3.00 µs") !=
+            std::string::npos);
+    }
+
     // A kind's object: its own link figures, the others' absent.
     void kindsOwnFigures() {
         QString own = kGood;
@@ -126,6 +145,16 @@ private slots:
         QTest::newRow("a knee without its bandwidth")
             << QString(good).replace(R"("launch_s": 0})", R"("launch_s": 0, "knee_bytes": 4096})")
             << "lab.json: 'knee_bytes' and 'beta_large_bytes_per_s' go together";
+        QTest::newRow("an eager limit without its bandwidth")
+            << QString(good).replace(R"("launch_s": 0})", R"("launch_s": 0, "eager_bytes": 4096})")
+            << "lab.json: 'eager_bytes' and 'beta_eager_bytes_per_s' go together";
+        QTest::newRow("a handshake without an eager limit")
+            << QString(good).replace(R"("launch_s": 0})", R"("launch_s": 0, "rendezvous_s": 3e-6})")
+            << "lab.json: 'rendezvous_s' needs 'eager_bytes'";
+        QTest::newRow("a knee below the eager limit")
+            << QString(good).replace(R"("launch_s": 0})", R"("launch_s": 0, "eager_bytes": 4096,
+                "beta_eager_bytes_per_s": 1e9, "knee_bytes": 2048, "beta_large_bytes_per_s": 1e9})")
+            << "lab.json: 'knee_bytes' must be more than 'eager_bytes'";
         QTest::newRow("negative sums")
             << QString(good).replace(R"("launch_s": 0})",
                                      R"("launch_s": 0, "reduce_bytes_per_s": -1})")

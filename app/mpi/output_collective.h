@@ -27,8 +27,8 @@ struct RankOutput {
 /// which the rank holds column block m, m its rank in `comm`, and after the call every rank holds
 /// every block. One MPI_Allgather of contiguous (rows, width) blocks into `blocks`, as NCCL gathers
 /// (Open MPI packs a strided datatype element by element: 3 µs against 0.6 µs for 4 KiB on 2
-/// ranks), then each block copied into its columns. `blocks` is the caller's, so that a second call
-/// reuses the first's mapped pages (a warm call); it is sized and zeroed when it does not fit.
+/// ranks), then each block copied into its columns. `blocks` is the caller's, so that later calls
+/// reuse the first's pages (warm calls); it is sized and zeroed when it does not fit.
 /// Returns the MPI_Allgather's wall clock alone: the copies are the rank's own memory.
 double allGatherColumns(Matrix& whole, Index width, Matrix& blocks, MPI_Comm comm);
 

@@ -5,7 +5,8 @@
 // On every rank at once, each timed call after a barrier, the slowest rank's time of each
 // repetition kept and the median of the repetitions taken:
 //   - MPI_Allreduce, MPI_Allgather and MPI_Reduce_scatter_block of float32 arrays from 8 bytes to
-//     64 MiB (V, the whole array: the all-gather's result, the reductions' input), by factors of 4;
+//     64 MiB (V, the whole array: the all-gather's result, the reductions' input), by factors of 2
+//     (timings each side of the library's eager limit), each call's input written just before it;
 //   - products (256, 1024) @ (1024, 1024) through the core's multiply, as the ranks' partials run;
 //   - copies of 64 MiB (std::memcpy), counted as 128 MiB moved (read and written);
 //   - products (1, 8) @ (8, 8), whose time stands for a product's launch overhead.

@@ -164,10 +164,10 @@ ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
 /// GFLOP, 4.00 FLOPs per byte against the machine's balance of 153: memory-bound".
 std::string productWords(const ProductTime& product);
 
-/// A link's figures in words, as --hardware list and the calibration print them: "alpha 325 ns
-/// per ring step, beta 12.72 GB/s, past a knee of 256 KiB a step 4.291 GB/s, sums 4.937 GB/s"
+/// A link's figures in words, as --hardware list and the calibration print them: "alpha 315 ns
+/// per ring step, beta 5.801 GB/s, past a knee of 4.0 MiB a step 1.988 GB/s, sums 6.217 GB/s"
 /// (the knee and the sums when it has them), and with an eager limit "..., eagerly up to
-/// 2.00 KiB a step 1.5 GB/s, past it a handshake of 2.80 µs a step".
+/// 2.0 KiB a step 1.455 GB/s, past it a handshake of 2.40 µs a step".
 std::string linkWords(const LinkFigures& link);
 
 /// The collective in words: "2 steps of 2.00 MiB: latency 72.0 µs + bandwidth 8.00 ms,

@@ -9,6 +9,7 @@
 #include "main_window.h"
 
 #include <QLabel>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTest>
 #include <QTextBlock>
@@ -96,6 +97,16 @@ private slots:
         };
         // When they never do, the loop below says which does not fit.
         [[maybe_unused]] const bool settled = QTest::qWaitFor(fits, 500);
+        const QWidget* viewport =
+            costs->findChild<QScrollArea*>(QStringLiteral("costsScroll"))->viewport();
+        // Nothing is wider than what the panel shows: it does not scroll sideways.
+        QVERIFY2(
+            viewport->findChild<QWidget*>(QStringLiteral("costsContent"))->width() <=
+                viewport->width(),
+            qPrintable(
+                QStringLiteral("the content is %1 px wide, the panel shows %2 px")
+                    .arg(viewport->findChild<QWidget*>(QStringLiteral("costsContent"))->width())
+                    .arg(viewport->width())));
         for (QWidget* w : wrapped) {
             if (!w->isVisible())
                 continue;
@@ -105,12 +116,13 @@ private slots:
                                     .arg(w->height())
                                     .arg(w->width())
                                     .arg(w->heightForWidth(w->width()))));
-            // Inside the panel's width: nothing runs off its right edge.
-            QVERIFY2(rectIn(w, costs).right() < costs->width(),
-                     qPrintable(QStringLiteral("%1 ends at x %2, the panel is %3 px wide")
+            // Inside what the panel shows: nothing runs off the right edge of its scroll area's
+            // viewport, whose vertical scroll bar takes the panel's last pixels.
+            QVERIFY2(rectIn(w, viewport).right() < viewport->width(),
+                     qPrintable(QStringLiteral("%1 ends at x %2, the panel shows %3 px")
                                     .arg(w->objectName())
-                                    .arg(rectIn(w, costs).right())
-                                    .arg(costs->width())));
+                                    .arg(rectIn(w, viewport).right())
+                                    .arg(viewport->width())));
         }
         // The table keeps its figures whole: each one-column cell of the label's document, as
         // drawn, has as many lines as with all the width it wants (a column narrower than its

@@ -39,27 +39,83 @@ Index larger(Index a, Index b) {
 
 namespace {
 
-// Columns one row's sums are held in registers for while a run of kDepthRun terms is added.
-constexpr Index kTile = 64;
+// A tile: kVectors vectors of columns of kRowsAtOnce rows of sums, held in registers while a run of
+// kDepthRun terms is added, each load of b serving every row. Enough independent sums to hide the
+// add's latency, few enough to leave registers for b: per instruction set, as measured on
+// (8, 2048) @ (2048, 16384) on each of 2 ranks (docs/speed.md).
+#if defined(__AVX512F__)
+constexpr Index kLanes = 16;
+constexpr Index kVectors = 3;
+constexpr Index kRowsAtOnce = 8;
+#elif defined(__AVX2__)
+constexpr Index kLanes = 8;
+constexpr Index kVectors = 2;
+constexpr Index kRowsAtOnce = 4;
+#else
+constexpr Index kLanes = 4;
+constexpr Index kVectors = 2;
+constexpr Index kRowsAtOnce = 4;
+#endif
+constexpr Index kTile = kLanes * kVectors;
+// The instruction set's vector of floats. Its + and * round each lane as a float does, and the
+// file is compiled without fusing them.
+using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+Vector loaded(const float* from) {
+    Vector v;
+    __builtin_memcpy(&v, from, sizeof v);
+    return v;
+}
+
 // Floats between the rows of a task's sums: not a multiple of 4 KiB, so that the rows' tiles do not
 // all fall in the same sets of the L1 cache (with b's rows, whose stride often is such a multiple;
 // (4, 4096) @ (4096, 8192) took 16.0 ms with rows 16 KiB apart and runs of 16, 11.8 ms now).
 constexpr Index kSumsStride = kColumnBlock + 16;
 
-// sums[0, width) += a[0, terms) . b's rows [0, terms) at columns [0, width), term after term.
-template <Index width>
-void addTerms(float* __restrict sums, const float* a, const float* b, Index bStride, Index terms) {
-    float held[width];
-    for (Index c = 0; c < width; ++c)
-        held[c] = sums[c];
+// One tile of `rows` rows of sums (sumsStride apart): sums += a's rows (aStride apart) at terms
+// [0, terms) . b's rows [0, terms), term after term, each load of b shared by the rows.
+template <Index rows>
+void addTerms(float* __restrict sums, Index sumsStride, const float* a, Index aStride,
+              const float* b, Index bStride, Index terms) {
+    Vector held[rows][kVectors];
+    for (Index r = 0; r < rows; ++r)
+        for (Index v = 0; v < kVectors; ++v)
+            held[r][v] = loaded(sums + r * sumsStride + v * kLanes);
     for (Index k = 0; k < terms; ++k) {
-        const float ak = a[k];
-        const float* __restrict bk = b + k * bStride;
-        for (Index c = 0; c < width; ++c)
-            held[c] += ak * bk[c];
+        Vector bk[kVectors];
+        for (Index v = 0; v < kVectors; ++v)
+            bk[v] = loaded(b + k * bStride + v * kLanes);
+        for (Index r = 0; r < rows; ++r) {
+            const float ak = a[r * aStride + k];
+            for (Index v = 0; v < kVectors; ++v)
+                held[r][v] += ak * bk[v];
+        }
     }
-    for (Index c = 0; c < width; ++c)
-        sums[c] = held[c];
+    for (Index r = 0; r < rows; ++r)
+        for (Index v = 0; v < kVectors; ++v)
+            __builtin_memcpy(sums + r * sumsStride + v * kLanes, &held[r][v], sizeof(Vector));
+}
+
+// One tile of the rows of sums from r on, `rows` at once while that many remain.
+template <Index rows>
+void addTileRows(Index& r, const Output& sums, Index c, const Factor& a, Index k, const float* run,
+                 Index bStride, Index terms) {
+    for (; r + rows <= sums.rows; r += rows)
+        addTerms<rows>(sums.data + r * sums.stride + c, sums.stride, a.data + r * a.stride + k,
+                       a.stride, run + c, bStride, terms);
+}
+
+// One tile of every row of sums: as many rows at once as the instruction set holds, then fewer.
+void addTile(const Output& sums, Index c, const Factor& a, Index k, const float* run, Index bStride,
+             Index terms) {
+    Index r = 0;
+    if constexpr (kRowsAtOnce >= 8)
+        addTileRows<8>(r, sums, c, a, k, run, bStride, terms);
+    if constexpr (kRowsAtOnce >= 4)
+        addTileRows<4>(r, sums, c, a, k, run, bStride, terms);
+    if constexpr (kRowsAtOnce >= 2)
+        addTileRows<2>(r, sums, c, a, k, run, bStride, terms);
+    addTileRows<1>(r, sums, c, a, k, run, bStride, terms);
 }
 
 // The same for a last tile narrower than kTile.
@@ -76,7 +132,7 @@ void addTermsNarrow(float* __restrict sums, Index width, const float* a, const f
 }  // namespace
 
 // sums += a @ b, a of at most kFewRows rows, in runs of kDepthRun rows of b: each run is read once
-// from memory, in tiles of kTile columns that every row of a then reads from L1.
+// from memory, in tiles of kTile columns, each load of b serving up to kRowsAtOnce rows of a.
 void addInOrder(const Output& sums, const Factor& a, const Factor& b) {
     assert(a.rows <= kFewRows && !a.transposed && !b.transposed);
     assert(sums.rows == a.rows && sums.cols == b.cols && a.cols == b.rows);
@@ -86,9 +142,7 @@ void addInOrder(const Output& sums, const Factor& a, const Factor& b) {
         const float* run = b.data + k * b.stride;
         Index c = 0;
         for (; c + kTile <= width; c += kTile)
-            for (Index r = 0; r < a.rows; ++r)
-                addTerms<kTile>(sums.data + r * sums.stride + c, a.data + r * a.stride + k, run + c,
-                                b.stride, terms);
+            addTile(sums, c, a, k, run, b.stride, terms);
         if (c < width)
             for (Index r = 0; r < a.rows; ++r)
                 addTermsNarrow(sums.data + r * sums.stride + c, width - c,

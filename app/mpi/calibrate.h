@@ -6,7 +6,8 @@
 // repetition kept and the median of the repetitions taken:
 //   - MPI_Allreduce, MPI_Allgather and MPI_Reduce_scatter_block of float32 arrays from 8 bytes to
 //     64 MiB (V, the whole array: the all-gather's result, the reductions' input), by factors of 2
-//     (timings each side of the library's eager limit), each call's input written just before it;
+//     (timings each side of the library's eager limit), each call's input written just before it,
+//     the all-reduce in place as the ranks call it;
 //   - products (256, 1024) @ (1024, 1024) through the core's multiply, as the ranks' partials run;
 //   - copies of 64 MiB (std::memcpy), counted as 128 MiB moved (read and written);
 //   - products (1, 8) @ (8, 8), whose time stands for a product's launch overhead.

@@ -2,6 +2,7 @@
 
 #include "devices/layout_costs.h"
 #include "nnx/nnx_init.h"
+#include "steady_seconds.h"
 
 #include <algorithm>
 #include <cassert>
@@ -217,10 +218,8 @@ LayoutRankRun runLayoutRanks(const LayerConfig& c, const RankPlace& place, MPI_C
     const Index rows = share.x.rows();
     std::int64_t productBuffer = 0;
     if (rowsOut) {
-        start = MPI_Wtime();
         Matrix partial(rows, c.features);
-        rowPartial(share, partial);
-        run.output.computeSeconds = MPI_Wtime() - start;
+        run.output.computeSeconds = steadySeconds([&] { rowPartial(share, partial); });
         if (keepPartial)
             run.output.partial = partial;
         productBuffer = bytesOf(partial.size());
@@ -258,11 +257,13 @@ LayoutRankRun runLayoutRanks(const LayerConfig& c, const RankPlace& place, MPI_C
     out.generateSeconds = MPI_Wtime() - start;
     for (; next < program.size() && program[next].cost.kind == CollectiveKind::AllGather; ++next)
         gather(next);
-    start = MPI_Wtime();
     const ShardingPlan one =
         ShardingPlan::make(c.mode, share.kernel.rows(), share.kernel.cols(), 1);
-    BackwardResult own = backwardParallel(share.x, share.kernel, dy, one);
-    out.computeSeconds = MPI_Wtime() - start;
+    BackwardResult own;
+    out.computeSeconds = steadySeconds([&] {
+        own = {};
+        own = backwardParallel(share.x, share.kernel, dy, one);
+    });
     Gradients& g = own.gradients;
     run.bytesPeak =
         std::max(run.bytesPeak, bytesOf(share.kernel.size() + share.x.size() + dy.size() +

@@ -1,6 +1,7 @@
 #include "output_collective.h"
 
 #include "devices/mesh_costs.h"
+#include "steady_seconds.h"
 
 #include <cassert>
 
@@ -40,36 +41,38 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
     const bool column = config.mode == ParallelMode::Column;
     RankOutput out;
 
-    double start = MPI_Wtime();
-    Matrix packed;  // row mode, sharded: the partial sums by column block
-    if (column) {
-        out.held.resize(rows, kind == CollectiveKind::AllGather ? features : width);
-        const Index offset = kind == CollectiveKind::AllGather ? place.m * width : 0;
-        columnPartial(share, out.held.middleCols(offset, width));
-        if (keepPartial)
-            out.partial = out.held.middleCols(offset, width);
-    } else if (config.outputLayout() == OutputLayout::Replicated) {
-        out.held.resize(rows, features);
-        rowPartial(share, out.held);
-        if (keepPartial)
-            out.partial = out.held;
-    } else {
+    // Row mode, sharded: the partial sums packed by column block, for the reduce-scatter.
+    const bool packs = !column && config.outputLayout() == OutputLayout::Sharded;
+    Matrix packed;
+    const Index offset = kind == CollectiveKind::AllGather ? place.m * width : 0;
+    if (packs)
         packed.resize(rows * config.tpSize, width);
-        rowPartialPacked(share, config.tpSize, packed);
-        if (keepPartial) {
-            out.partial.resize(rows, features);
-            for (Index b = 0; b < config.tpSize; ++b)
-                out.partial.middleCols(b * width, width) = packed.middleRows(b * rows, rows);
-        }
+    else
+        out.held.resize(rows, column && kind != CollectiveKind::AllGather ? width : features);
+    out.computeSeconds = steadySeconds([&] {
+        if (column)
+            columnPartial(share, out.held.middleCols(offset, width));
+        else if (packs)
+            rowPartialPacked(share, config.tpSize, packed);
+        else
+            rowPartial(share, out.held);
+    });
+    if (keepPartial && column) {
+        out.partial = out.held.middleCols(offset, width);
+    } else if (keepPartial && packs) {
+        out.partial.resize(rows, features);
+        for (Index b = 0; b < config.tpSize; ++b)
+            out.partial.middleCols(b * width, width) = packed.middleRows(b * rows, rows);
+    } else if (keepPartial) {
+        out.partial = out.held;
     }
-    out.computeSeconds = MPI_Wtime() - start;
 
     if (kind == CollectiveKind::ReduceScatter)
         out.held.resize(rows, width);
-    // The collective on `target`, the rank's output buffer or, for the untimed first call of an
-    // all-reduce (which sums in place), a copy of it; its wall clock.
-    Matrix blocks;  // an all-gather's blocks, one after another: the same buffer for both calls
-    const auto collective = [&](Matrix& target) {
+    // The collective on the rank's output buffer; its wall clock.
+    Matrix blocks;  // an all-gather's blocks, one after another: the same buffer for every call
+    const auto collective = [&] {
+        Matrix& target = out.held;
         const double began = MPI_Wtime();
         switch (kind) {
             case CollectiveKind::None:
@@ -87,29 +90,30 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
         }
         return MPI_Wtime() - began;
     };
-    // Untimed calls first: Open MPI sets up a communicator's connections and the kernel maps
-    // a buffer's fresh pages on the first call, costs a training step pays once, not every
-    // step; the cost model predicts a call in the steady state of a run's steps. A second call
-    // still took longer than later ones (a 1 MiB reduce-scatter on 2 ranks: 300 to 440 µs, the
-    // fourth and later 180 to 290 µs), so the timed call is the fourth. A gather and a
-    // reduce-scatter write the same values again; the all-reduce sums a copy.
+    // Untimed calls first, on the buffers the timed call uses: Open MPI sets up a communicator's
+    // connections and the kernel maps a buffer's fresh pages on the first call, costs a training
+    // step pays once, not every step; the cost model predicts a call in the steady state of a
+    // run's steps, where a framework's allocator hands the collective the buffers of the step
+    // before. A second call still took longer than later ones (a 1 MiB reduce-scatter on 2 ranks:
+    // 300 to 440 µs, the fourth and later 180 to 290 µs), so the timed call is the fourth. A buffer
+    // no call had used cost more still: the all-reduce of 1 MiB took 1.2 ms on 2 ranks of an AMD
+    // EPYC when its untimed calls summed a copy, 0.2 ms on the buffer they had summed. A gather and
+    // a reduce-scatter write the same values again; the all-reduce sums in place, so its values
+    // are kept and written back after each untimed call, as the next step's product writes them.
     constexpr int kUntimedCalls = 3;
-    Matrix copy;
+    const Matrix values = kind == CollectiveKind::AllReduce ? out.held : Matrix();
     for (int call = 0; call < kUntimedCalls; ++call) {
-        if (kind == CollectiveKind::AllReduce) {
-            copy = out.held;
-            collective(copy);
-        } else {
-            collective(out.held);
-        }
+        collective();
+        if (kind == CollectiveKind::AllReduce)
+            out.held = values;
     }
     // Time the collective alone; the wait for the slowest partial is the barrier's.
-    start = MPI_Wtime();
+    const double start = MPI_Wtime();
     MPI_Barrier(modelComm);
     out.waitSeconds = MPI_Wtime() - start;
     if (kind == CollectiveKind::None && packed.size() != 0)
         out.held = std::move(packed);  // row, sharded, tp 1: the one block is the whole sum
-    out.communicationSeconds = collective(out.held);
+    out.communicationSeconds = collective();
 
     if (!column) {  // the bias belongs to the layer: added once, after the reduction
         const IndexRange cols = heldColumns(config, place);

@@ -3,6 +3,7 @@
 #include "devices/backward_collectives.h"
 #include "nnx/nnx_init.h"
 #include "output_collective.h"
+#include "steady_seconds.h"
 
 #include <algorithm>
 #include <cassert>
@@ -130,11 +131,13 @@ RankGradients runBackward(const LayerConfig& config, const RankPlace& place, con
 
     // The rank's shards are one group of a split of their own shape: the core's split pass on it
     // computes exactly the rank's products.
-    start = MPI_Wtime();
     const ShardingPlan one =
         ShardingPlan::make(config.mode, share.kernel.rows(), share.kernel.cols(), 1);
-    BackwardResult own = backwardParallel(share.x, share.kernel, out.dy, one);
-    out.computeSeconds = MPI_Wtime() - start;
+    BackwardResult own;
+    out.computeSeconds = steadySeconds([&] {
+        own = {};
+        own = backwardParallel(share.x, share.kernel, out.dy, one);
+    });
     out.gradients = std::move(own.gradients);
     if (keepPartial && !own.dxPartials.empty())
         out.dxPartial = std::move(own.dxPartials.front());

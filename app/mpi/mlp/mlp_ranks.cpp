@@ -12,6 +12,7 @@
 #include "scene/mlp_report.h"
 #include "scene/mlp_scene.h"
 #include "scene/scene_arrays.h"
+#include "steady_seconds.h"
 
 #include <algorithm>
 #include <cassert>
@@ -126,9 +127,10 @@ RankForward runForward(const LayerConfig& c, int rank, const TestOptions& hidden
     f.generateSeconds = MPI_Wtime() - start;
     runFailureDrill(hidden.drill, rank);
 
-    start = MPI_Wtime();
-    f.pass = mlpForward(f.share, sliceConfig(c));
-    f.computeSeconds = MPI_Wtime() - start;
+    f.computeSeconds = steadySeconds([&] {
+        f.pass = {};
+        f.pass = mlpForward(f.share, sliceConfig(c));
+    });
     // The one device's output is its partial sum plus bias2; here the partial sums are
     // all-reduced first, and bias2 is added once after.
     f.output = std::move(f.pass.output);
@@ -157,9 +159,10 @@ RankBackward runBackward(const LayerConfig& c, const RankForward& f, bool keepPa
     double start = MPI_Wtime();
     b.dy = mlpCotangentBlock(c, {0, c.batch}, {0, c.features});
     b.generateSeconds = MPI_Wtime() - start;
-    start = MPI_Wtime();
-    b.pass = mlpBackwardParallel(f.share, f.pass, b.dy);
-    b.computeSeconds = MPI_Wtime() - start;
+    b.computeSeconds = steadySeconds([&] {
+        b.pass = {};
+        b.pass = mlpBackwardParallel(f.share, f.pass, b.dy);
+    });
     if (!keepPartial)
         b.pass.dxPartials.clear();
     Matrix& dx = b.pass.gradients.dx;

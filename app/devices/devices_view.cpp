@@ -14,6 +14,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -177,7 +178,15 @@ DevicesView::DevicesView(QWidget* parent) : QWidget(parent) {
     auto* left = new QVBoxLayout;
     left->addLayout(top);
     left->addWidget(m_pairs);
-    left->addWidget(m_grid, 1);
+    // The cards scroll sideways when their least width does not fit: 8 model columns of cards
+    // and the arrows' gaps between them need about 1430 px, and without the scroll area they
+    // widened the window past a 1600 px screen and pushed the costs panel off it.
+    auto* gridScroll = new QScrollArea;
+    gridScroll->setObjectName(QStringLiteral("deviceGridScroll"));
+    gridScroll->setWidget(m_grid);
+    gridScroll->setWidgetResizable(true);
+    gridScroll->setFrameShape(QFrame::NoFrame);
+    left->addWidget(gridScroll, 1);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(left, 1);

@@ -102,7 +102,7 @@ private slots:
     }
 
     // 8 x 4 cards leave room for the Parameters on a 1366 px screen: the cards scroll sideways
-    // instead of widening the window (they asked about 1800 px of it before).
+    // instead of widening the window (the tab asked for 1654 px before).
     void manyCardsScrollInsteadOfWideningTheWindow() {
         LayerConfig c{.batch = 4, .inDim = 8, .features = 16, .tpSize = 8};
         c.dataSize = 4;

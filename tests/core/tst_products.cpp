@@ -195,10 +195,10 @@ private slots:
     // A product of at most kFewRows rows sums each element in order over k, a multiply then an
     // add: the same bits on every path, and a block of columns alone equals the same columns of
     // the whole product.
-    // A depth of 3003 leaves 3 terms after the last full run of kDepthRun (8). The last block of
-    // 9003 columns is 811 wide, so the column checked last falls in a narrower last tile on every
-    // path (tiles of 8, 16 and 48 columns); 1 to 8 rows take every mix of tiles of 8, 4, 2 and 1
-    // rows.
+    // A depth of 3003 leaves 3 terms after the last full run of kDepthRun (8). The 9003 columns
+    // split into 3 blocks of 3001, each ending in a tile narrower than the rest on every path
+    // (tiles of 8, 16 and 48 columns leave 1, 9 and 25), and the column checked last lies in the
+    // last one; 1 to 8 rows take every mix of tiles of 8, 4, 2 and 1 rows.
     void productsOfFewRowsHaveTheSameBitsOnEveryPath() {
         const Matrix b = randomMatrix(3003, 9003, 9);
         for (Index rows = 1; rows <= kFewRows; ++rows) {

@@ -72,20 +72,19 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
     // The collective on the rank's output buffer; its wall clock.
     Matrix blocks;  // an all-gather's blocks, one after another: the same buffer for every call
     const auto collective = [&] {
-        Matrix& target = out.held;
         const double began = MPI_Wtime();
         switch (kind) {
             case CollectiveKind::None:
                 break;
             case CollectiveKind::AllGather:
-                return allGatherColumns(target, width, blocks, modelComm);
+                return allGatherColumns(out.held, width, blocks, modelComm);
             case CollectiveKind::AllReduce:
-                MPI_Allreduce(MPI_IN_PLACE, target.data(), int(target.size()), MPI_FLOAT, MPI_SUM,
-                              modelComm);
+                MPI_Allreduce(MPI_IN_PLACE, out.held.data(), int(out.held.size()), MPI_FLOAT,
+                              MPI_SUM, modelComm);
                 break;
             case CollectiveKind::ReduceScatter:
-                MPI_Reduce_scatter_block(packed.data(), target.data(), int(rows * width), MPI_FLOAT,
-                                         MPI_SUM, modelComm);
+                MPI_Reduce_scatter_block(packed.data(), out.held.data(), int(rows * width),
+                                         MPI_FLOAT, MPI_SUM, modelComm);
                 break;
         }
         return MPI_Wtime() - began;

@@ -173,6 +173,14 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
     Matrix c(n, m);
     const double productSeconds = medianSeconds(world, 5, [&] { multiply(c, a, b); });
     const double flops = 2.0 * double(n * k * m) / productSeconds;
+    // Products of at most kFewRows rows take the core's other route, summed in order: timed at
+    // kFewRows rows on a kernel of 64 MiB, which streams from memory as a rank's does.
+    const Index fewK = 2048, fewM = 8192;
+    const Matrix fewA = Matrix::Constant(kFewRows, fewK, 0.5f);
+    const Matrix fewB = Matrix::Constant(fewK, fewM, 0.25f);
+    Matrix fewC(kFewRows, fewM);
+    const double inOrderSeconds = medianSeconds(world, 5, [&] { multiply(fewC, fewA, fewB); });
+    const double inOrderFlops = 2.0 * double(kFewRows * fewK * fewM) / inOrderSeconds;
     std::vector<char> from(static_cast<std::size_t>(kLargestBytes), 1);
     std::vector<char> to(static_cast<std::size_t>(kLargestBytes));
     const double copySeconds =
@@ -182,6 +190,8 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
     Matrix y1(1, 8);
     const double launch = medianSeconds(world, 101, [&] { multiply(y1, x1, k8); });
     out << "products (256, 1024) @ (1024, 1024): " << rateText(flops, "FLOP/s") << '\n'
+        << "products (" << kFewRows << ", " << fewK << ") @ (" << fewK << ", " << fewM
+        << "), summed in order: " << rateText(inOrderFlops, "FLOP/s") << '\n'
         << "copies of 64 MiB: " << rateText(memory, "bytes/s") << " read and written\n"
         << "products (1, 8) @ (8, 8), the launch: " << durationText(launch) << '\n';
 
@@ -198,6 +208,7 @@ int runCalibration(const CalibrateOptions& options, MPI_Comm world) {
             measured.achievableFlops = flops;
             measured.memoryBytesPerSecond = memory;
             measured.launchSeconds = launch;
+            measured.inOrderFlops = inOrderFlops;
             const std::string json = hardwareJson(withLinks(measured, calibration));
             if (!options.output.empty()) {
                 StagedFile file(options.output);

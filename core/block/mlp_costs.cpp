@@ -39,6 +39,7 @@ MlpCosts mlpCosts(const LayerConfig& c, Mistake mistake, bool backward) {
             h.hiddenBytes = 2 * n * hidden * f32;
             h.kernel2Bytes = hidden * (f / p) * f32;
             h.flops = 2 * n * (in / p) * hidden + 2 * n * hidden * (f / p);
+            h.inOrderFlops = inOrderFlops(n, h.flops);
             add(false, "the GeLUs of the partial sums", CollectiveKind::AllReduce,
                 n * hidden * f32);
             add(false, "y", CollectiveKind::AllGather, n * f * f32);
@@ -50,6 +51,7 @@ MlpCosts mlpCosts(const LayerConfig& c, Mistake mistake, bool backward) {
             h.hiddenBytes = (n * slice + n * hidden) * f32;  // its slice of h, all of a
             h.kernel2Bytes = hidden * (f / p) * f32;
             h.flops = 2 * n * in * slice + 2 * n * hidden * (f / p);
+            h.inOrderFlops = inOrderFlops(n, h.flops);
             add(false, "a", CollectiveKind::AllGather, n * hidden * f32);
             add(false, "y", CollectiveKind::AllGather, n * f * f32);
             return costs;
@@ -63,6 +65,7 @@ MlpCosts mlpCosts(const LayerConfig& c, Mistake mistake, bool backward) {
     h.kernel2Bytes = slice * f * f32;
     h.partialBytes = n * f * f32;
     h.flops = 2 * n * in * slice + 2 * n * slice * f;
+    h.inOrderFlops = inOrderFlops(n, h.flops);
     add(false, "the partial sums", CollectiveKind::AllReduce, n * f * f32);
 
     MlpBackwardHoldings& b = costs.backward;
@@ -86,12 +89,13 @@ TimeEstimate mlpEstimate(const MlpCosts& costs, bool backward, const HardwarePre
             collectives.push_back(collective.cost);
     const MlpHoldings& forward = costs.perDevice;
     if (!backward)
-        return estimatePassTime(forward.flops, forward.total(), collectives, hardware);
+        return estimatePassTime(forward.flops, forward.inOrderFlops, forward.total(), collectives,
+                                hardware);
     // The backward reads the kernels, x and the hidden arrays the forward left, and writes its
     // gradients.
     const std::int64_t read =
         forward.kernel1Bytes + forward.kernel2Bytes + forward.xBytes + forward.hiddenBytes;
-    return estimatePassTime(costs.backward.flops, read + costs.backward.total(), collectives,
+    return estimatePassTime(costs.backward.flops, 0, read + costs.backward.total(), collectives,
                             hardware);
 }
 

@@ -44,6 +44,7 @@ struct MlpHoldings {
     std::int64_t partialBytes = 0;  ///< linear2's partial sum (0 where it is column-parallel)
     std::int64_t outputBytes = 0;   ///< the output as the device holds it at the end
     std::int64_t flops = 0;
+    std::int64_t inOrderFlops = 0;  ///< of those, summed in order: all when N <= kFewRows
     std::int64_t total() const;
 };
 

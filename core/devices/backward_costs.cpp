@@ -30,7 +30,7 @@ TimeEstimate estimateBackwardTime(const LayerConfig& config, const HardwarePrese
     std::vector<CollectiveCost> collectives;
     for (const BackwardCollective& collective : backwardCollectives(config))
         collectives.push_back(collective.cost);
-    return estimatePassTime(b.flops, forward.xBytes + forward.kernelBytes + b.totalBytes(),
+    return estimatePassTime(b.flops, 0, forward.xBytes + forward.kernelBytes + b.totalBytes(),
                             collectives, hardware);
 }
 

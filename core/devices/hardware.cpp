@@ -5,6 +5,7 @@
 #include "layer/layer_config.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <iterator>
 #include <vector>
@@ -78,7 +79,7 @@ const std::vector<HardwarePreset>& presets() {
          2e-6},
         {"this-machine", this_machine::kDescription, this_machine::kLink,
          this_machine::kAchievableFlops, this_machine::kMemoryBytesPerSecond,
-         this_machine::kLaunchSeconds, thisMachineOwnLinks()},
+         this_machine::kLaunchSeconds, thisMachineOwnLinks(), this_machine::kInOrderFlops},
     };
     return all;
 }
@@ -176,15 +177,23 @@ double ProductTime::intensity() const {
     return bytesMoved > 0 ? double(flops) / double(bytesMoved) : 0;
 }
 
-ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
+double inOrderRate(const HardwarePreset& hardware) {
+    return hardware.inOrderFlops > 0 ? hardware.inOrderFlops : hardware.achievableFlops;
+}
+
+ProductTime productTime(std::int64_t flops, std::int64_t inOrderFlops, std::int64_t bytesMoved,
                         const HardwarePreset& hardware) {
+    assert(inOrderFlops >= 0 && inOrderFlops <= flops);
     ProductTime t;
     t.flops = flops;
+    t.inOrderFlops = hardware.inOrderFlops > 0 ? inOrderFlops : 0;
     t.bytesMoved = bytesMoved;
-    t.mathSeconds = double(flops) / hardware.achievableFlops;
+    t.mathSeconds = double(flops - inOrderFlops) / hardware.achievableFlops +
+                    double(inOrderFlops) / inOrderRate(hardware);
     t.memorySeconds = double(bytesMoved) / hardware.memoryBytesPerSecond;
     t.launchSeconds = flops > 0 ? hardware.launchSeconds : 0;
-    t.machineBalance = hardware.achievableFlops / hardware.memoryBytesPerSecond;
+    const double rate = flops > 0 ? double(flops) / t.mathSeconds : hardware.achievableFlops;
+    t.machineBalance = rate / hardware.memoryBytesPerSecond;
     return t;
 }
 
@@ -192,7 +201,8 @@ std::string productWords(const ProductTime& p) {
     return "this product reads and writes " + formatBytes(p.bytesMoved) + " to do " +
            flopText(double(p.flops)) + ", " + figureText(p.intensity()) +
            " FLOPs per byte against the machine's balance of " + figureText(p.machineBalance) +
-           ": " + (p.memoryBound() ? "memory-bound" : "compute-bound");
+           ": " + (p.memoryBound() ? "memory-bound" : "compute-bound") +
+           (p.inOrderFlops > 0 ? ", summed in order" : "");
 }
 
 std::string linkWords(const LinkFigures& link) {
@@ -242,17 +252,18 @@ TimeEstimate finish(TimeEstimate e) {
 TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware) {
     TimeEstimate e;
     e.hardware = hardware.name;
-    e.product = productTime(costs.perDevice.flops, costs.perDevice.productBytes, hardware);
+    e.product = productTime(costs.perDevice.flops, costs.perDevice.inOrderFlops,
+                            costs.perDevice.productBytes, hardware);
     e.collective = collectiveTime(costs.collective, hardware);
     return finish(std::move(e));
 }
 
-TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t bytesMoved,
-                              std::span<const CollectiveCost> collectives,
+TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t inOrderFlops,
+                              std::int64_t bytesMoved, std::span<const CollectiveCost> collectives,
                               const HardwarePreset& hardware) {
     TimeEstimate e;
     e.hardware = hardware.name;
-    e.product = productTime(flops, bytesMoved, hardware);
+    e.product = productTime(flops, inOrderFlops, bytesMoved, hardware);
     for (const CollectiveCost& cost : collectives) {
         const CollectiveTime t = collectiveTime(cost, hardware);
         e.collective.kind = collectives.size() == 1 ? t.kind : CollectiveKind::None;

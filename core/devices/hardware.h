@@ -16,6 +16,10 @@
 // reduce-scatter's); presets whose beta is nccl-tests' busbw leave it out, as busbw has the sums
 // in. One product on one device:
 //   product_s = max(flops / achievable_flops, bytes_moved / memory_bandwidth) + launch_overhead
+// A preset calibrated on this program's core may give products of at most kFewRows rows their own
+// rate, in_order_flops: the core sums those in order over k (layer/products.h), not by the blocked
+// kernel achievable_flops measures, and on an AMD EPYC they reached 45 GFLOP/s where the blocked
+// kernel reached 96. Their flops / in_order_flops then stands for the math term.
 // bytes_moved counts what the product must read and write once (its x, its kernel block, its bias,
 // its output). It is memory-bound when flops / bytes_moved, the arithmetic intensity, is below the
 // machine's balance achievable_flops / memory_bandwidth. The estimate adds product and collective:
@@ -89,6 +93,9 @@ struct HardwarePreset {
     /// takes twice its all-reduce's time), calibration fits that kind apart
     /// (devices/calibration.h). Empty on the GPU and TPU presets.
     std::map<CollectiveKind, LinkFigures> ownLinks = {};
+    /// FLOP/s of this program's products of at most kFewRows rows, summed in order; 0: they run at
+    /// achievableFlops (the GPU and TPU presets, whose products have one route).
+    double inOrderFlops = 0;
 
     bool operator==(const HardwarePreset&) const = default;
 };
@@ -144,11 +151,16 @@ CollectiveTime collectiveTime(const CollectiveCost& cost, const HardwarePreset& 
 /// One product's time: max(math, memory) + launch.
 struct ProductTime {
     std::int64_t flops = 0;
+    /// Of those, the ones summed in order (at most kFewRows rows) at the preset's own rate for
+    /// them; 0 on a preset without one, where every FLOP runs at achievable_flops.
+    std::int64_t inOrderFlops = 0;
     std::int64_t bytesMoved = 0;  ///< what the product reads and writes
-    double mathSeconds = 0;       ///< flops / achievable_flops
-    double memorySeconds = 0;     ///< bytesMoved / memory_bandwidth
-    double launchSeconds = 0;     ///< the preset's launch overhead; 0 when there is no product
-    double machineBalance = 0;    ///< achievable_flops / memory_bandwidth, FLOPs per byte
+    /// flops / achievable_flops, the in-order ones at in_order_flops where the preset has it
+    double mathSeconds = 0;
+    double memorySeconds = 0;  ///< bytesMoved / memory_bandwidth
+    double launchSeconds = 0;  ///< the preset's launch overhead; 0 when there is no product
+    /// the FLOP/s the math term ran at (flops / mathSeconds) over memory_bandwidth, FLOPs per byte
+    double machineBalance = 0;
 
     double seconds() const;
     bool memoryBound() const { return memorySeconds > mathSeconds; }
@@ -156,12 +168,18 @@ struct ProductTime {
     double intensity() const;
 };
 
-/// The time of a product of `flops` that reads and writes `bytesMoved` on `hardware`.
-ProductTime productTime(std::int64_t flops, std::int64_t bytesMoved,
+/// The time of a product of `flops`, `inOrderFlops` of them summed in order, that reads and writes
+/// `bytesMoved` on `hardware`.
+ProductTime productTime(std::int64_t flops, std::int64_t inOrderFlops, std::int64_t bytesMoved,
                         const HardwarePreset& hardware);
 
+/// The FLOP/s `hardware` runs products summed in order at: its in_order_flops, or its
+/// achievable_flops where it has none.
+double inOrderRate(const HardwarePreset& hardware);
+
 /// The product in words a learner reads: "this product reads and writes 128 MiB to do 0.54
-/// GFLOP, 4.00 FLOPs per byte against the machine's balance of 153: memory-bound".
+/// GFLOP, 4.00 FLOPs per byte against the machine's balance of 153: memory-bound", with ", summed
+/// in order" when its FLOPs are.
 std::string productWords(const ProductTime& product);
 
 /// A link's figures in words, as --hardware list and the calibration print them: "alpha 315 ns
@@ -186,16 +204,18 @@ struct TimeEstimate {
     Bound bound = Bound::Compute;
 };
 
-/// The estimate of `costs` on `hardware`: its product (perDevice.flops and productBytes) and its
-/// output collective.
+/// The estimate of `costs` on `hardware`: its product (perDevice.flops, inOrderFlops and
+/// productBytes) and its output collective.
 TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware);
 
-/// A pass's estimate: its products as one of `flops` moving `bytesMoved` (the backward's dkernel,
+/// A pass's estimate: its products as one of `flops` (`inOrderFlops` of them summed in order: a
+/// forward's of at most kFewRows rows; a backward's products have a factor transposed and none)
+/// moving `bytesMoved` (the backward's dkernel,
 /// dx and dbias; the MLP block's two layers and its GeLU), and its collectives one after the
 /// other; their steps and latency and bandwidth terms are summed into `collective` (kind None
 /// when there are several, chunkBytes the largest chunk).
-TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t bytesMoved,
-                              std::span<const CollectiveCost> collectives,
+TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t inOrderFlops,
+                              std::int64_t bytesMoved, std::span<const CollectiveCost> collectives,
                               const HardwarePreset& hardware);
 
 }  // namespace tp

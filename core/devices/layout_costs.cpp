@@ -163,9 +163,10 @@ TimeEstimate layoutEstimate(const LayerConfig& c, PassPhase phase, const Hardwar
             collectives.push_back(step.cost);
     const DeviceHoldings forward = meshCosts(c).perDevice;
     if (phase == PassPhase::Forward)
-        return estimatePassTime(forward.flops, forward.productBytes, collectives, hardware);
+        return estimatePassTime(forward.flops, forward.inOrderFlops, forward.productBytes,
+                                collectives, hardware);
     const BackwardHoldings b = backwardHoldings(c);
-    return estimatePassTime(b.flops, forward.xBytes + forward.kernelBytes + b.totalBytes(),
+    return estimatePassTime(b.flops, 0, forward.xBytes + forward.kernelBytes + b.totalBytes(),
                             collectives, hardware);
 }
 

@@ -1,5 +1,7 @@
 #include "devices/mesh_costs.h"
 
+#include "layer/product_kernel.h"
+
 #include <cassert>
 
 namespace tp {
@@ -85,10 +87,16 @@ MeshCosts meshCosts(const LayerConfig& c) {
         h.productBytes = h.kernelBytes + h.xBytes + h.partialBytes;
     }
 
+    h.inOrderFlops = inOrderFlops(nd, h.flops);
+
     // Exact when features % P == 0; otherwise the ring's chunks differ by one column and this is
     // the mean over devices.
     costs.collective = ringCost(collectiveFor(c.mode, layout, p), p, whole);
     return costs;
+}
+
+std::int64_t inOrderFlops(std::int64_t rows, std::int64_t flops) {
+    return products::summedInOrder(rows) ? flops : 0;
 }
 
 std::int64_t totalBytes(const DeviceHoldings& h) {

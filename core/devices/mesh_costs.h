@@ -41,10 +41,18 @@ struct DeviceHoldings {
     std::int64_t partialBytes = 0;  ///< row mode's unreduced partial sum; 0 in column mode
     std::int64_t outputBytes = 0;   ///< the output block after the collective (if any)
     std::int64_t flops = 0;         ///< of its matmul
+    /// Of those, what this program's core sums in order (inOrderFlops below): all of them when the
+    /// product has at most kFewRows rows (Nd <= 8), else none.
+    std::int64_t inOrderFlops = 0;
     /// What its product reads and writes once: column kernel + bias + x + its Nd*F/P*4 block of
     /// the output; row kernel + x + the partial (the bias is added after the reduction).
     std::int64_t productBytes = 0;
 };
+
+/// The FLOPs of a product of `rows` rows of x, neither factor transposed (a forward's), that this
+/// program's core sums in order (layer/product_kernel.h's route for at most kFewRows rows, which a
+/// preset may give its own rate): all `flops` of it, or none.
+std::int64_t inOrderFlops(std::int64_t rows, std::int64_t flops);
 
 /// A ring collective's traffic per device.
 struct CollectiveCost {

@@ -40,6 +40,7 @@ constexpr NumberKey<HardwarePreset> kDeviceNumbers[] = {
     {"achievable_flops_per_s", &HardwarePreset::achievableFlops, false},
     {"memory_bytes_per_s", &HardwarePreset::memoryBytesPerSecond, false},
     {"launch_s", &HardwarePreset::launchSeconds, true},
+    {"in_order_flops_per_s", &HardwarePreset::inOrderFlops, true, true},
 };
 
 // A kind's object key: "all_reduce", "all_gather", "reduce_scatter".

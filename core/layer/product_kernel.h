@@ -32,6 +32,12 @@ struct Output {
 /// products, so the product is bound by reading b, not by arithmetic. At 8 rows this beats
 /// OpenBLAS's blocked kernel, which streamed b at 5 GB/s here.
 inline constexpr std::int64_t kFewRows = 8;
+/// Whether a product whose a has `rows` rows is summed in order (the route above): at most
+/// kFewRows rows, neither factor transposed. The products and the cost model both ask this.
+constexpr bool summedInOrder(std::int64_t rows, bool aTransposed = false,
+                             bool bTransposed = false) {
+    return rows <= kFewRows && !aTransposed && !bTransposed;
+}
 /// Rows of b (terms of each sum) a product of few rows adds to a sum, held in a register, before it
 /// stores the sum again; a run of b is then read from memory once and from L1 by every row of a.
 /// At most 8: b's rows are often a multiple of 4 KiB apart, so a tile's rows share the sets of

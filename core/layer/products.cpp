@@ -22,7 +22,7 @@ products::Output outputOf(Eigen::Ref<Matrix>& out) {
 }
 
 bool summedInOrder(const ProductFactor& a, const ProductFactor& b) {
-    return a.rows() <= kFewRows && !a.transposed && !b.transposed;
+    return products::summedInOrder(a.rows(), a.transposed, b.transposed);
 }
 
 // The row length of a factor or output as OpenBLAS reads its memory (its `ld`): the stride, or the

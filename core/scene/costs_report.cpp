@@ -40,6 +40,7 @@ Json estimateJson(const TimeEstimate& e) {
             {"bound", std::string(boundWord(e))},
             {"product",
              {{"flops", p.flops},
+              {"in_order_flops", p.inOrderFlops},
               {"bytes_moved", p.bytesMoved},
               {"math_s", jsonNumber(p.mathSeconds)},
               {"memory_s", jsonNumber(p.memorySeconds)},

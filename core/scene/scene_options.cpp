@@ -2,6 +2,7 @@
 
 #include "devices/duration_text.h"
 #include "io/file_text.h"
+#include "layer/product_kernel.h"
 #include "scene/file_options.h"
 #include "scene/option_rows.h"
 
@@ -210,8 +211,15 @@ std::string hardwareListText() {
         std::snprintf(figures, sizeof figures, "%.4g TFLOP/s, memory %.4g GB/s, launch %s",
                       p.achievableFlops / 1e12, p.memoryBytesPerSecond / 1e9,
                       durationText(p.launchSeconds).c_str());
+        std::string device = figures;
+        if (p.inOrderFlops > 0) {
+            std::snprintf(figures, sizeof figures,
+                          ", %.4g TFLOP/s summed in order (at most %d rows)", p.inOrderFlops / 1e12,
+                          int(products::kFewRows));
+            device += figures;
+        }
         text += std::string(p.name) + (&p == &defaultHardware() ? " (default)" : "") + ": " +
-                linkWords(p.link) + ", " + figures + ". " + std::string(p.description) + "\n";
+                linkWords(p.link) + ", " + device + ". " + std::string(p.description) + "\n";
         for (const auto& [kind, link] : p.ownLinks)
             text += "  its " + std::string(toString(kind)) + ": " + linkWords(link) + "\n";
     }

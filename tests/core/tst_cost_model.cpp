@@ -94,7 +94,7 @@ private slots:
         QFETCH(qint64, bytes);
         QFETCH(double, seconds);
         QFETCH(bool, memoryBound);
-        const ProductTime t = productTime(flops, bytes, roundPreset());
+        const ProductTime t = productTime(flops, 0, bytes, roundPreset());
         QCOMPARE(t.seconds(), seconds);
         QCOMPARE(t.memoryBound(), memoryBound);
         QCOMPARE(t.machineBalance, 10.0);
@@ -103,6 +103,69 @@ private slots:
             QVERIFY(productWords(t).find(memoryBound ? ": memory-bound" : ": compute-bound") !=
                     std::string::npos);
         }
+    }
+
+    // A preset's rate for products summed in order stands for the math of those FLOPs only; without
+    // one they run at achievable_flops.
+    void inOrderProducts() {
+        HardwarePreset preset = roundPreset();
+        QCOMPARE(inOrderRate(preset), 1e12);
+        const ProductTime oneRate = productTime(1000000000, 1000000000, 1000000, preset);
+        QCOMPARE(oneRate.mathSeconds, 1e-3);
+        QCOMPARE(oneRate.inOrderFlops, qint64(0));
+        QVERIFY(productWords(oneRate).ends_with(": compute-bound"));
+        preset.inOrderFlops = 5e11;
+        QCOMPARE(inOrderRate(preset), 5e11);
+        const ProductTime all = productTime(1000000000, 1000000000, 1000000, preset);
+        QCOMPARE(all.mathSeconds, 2e-3);
+        QCOMPARE(all.seconds(), 2e-3 + 1e-5);
+        QCOMPARE(all.machineBalance, 5.0);  // 5e11 FLOP/s over 1e11 bytes/s
+        QVERIFY(productWords(all).ends_with("compute-bound, summed in order"));
+        const ProductTime half = productTime(1000000000, 500000000, 1000000, preset);
+        QCOMPARE(half.mathSeconds, 0.5e-3 + 1e-3);
+        const ProductTime none = productTime(1000000000, 0, 1000000, preset);
+        QCOMPARE(none.mathSeconds, 1e-3);
+        QCOMPARE(none.machineBalance, 10.0);
+        QVERIFY(productWords(none).ends_with(": compute-bound"));
+        // Memory still bounds a product of few rows that streams a big kernel.
+        QVERIFY(productTime(1000000, 1000000, 100000000, preset).memoryBound());
+    }
+
+    // A forward's product is summed in order up to kFewRows (8) rows of x per device, in both
+    // modes; a backward's products have a factor transposed and never are.
+    void inOrderFlopsOfThePasses_data() {
+        QTest::addColumn<LayerConfig>("config");
+        QTest::addColumn<bool>("inOrder");
+        for (const ParallelMode mode : {ParallelMode::Column, ParallelMode::Row})
+            for (const std::int64_t batch : {1, 8, 9, 64}) {
+                const std::string name =
+                    std::string(mode == ParallelMode::Column ? "column" : "row") + " batch " +
+                    std::to_string(batch);
+                QTest::newRow(name.c_str()) << LayerConfig{.batch = batch,
+                                                           .inDim = 64,
+                                                           .features = 128,
+                                                           .tpSize = 2,
+                                                           .mode = mode}
+                                            << (batch <= 8);
+            }
+        // 16 rows over 2 data groups: 8 rows a device.
+        QTest::newRow("batch 16 on 2 data groups")
+            << LayerConfig{.batch = 16, .inDim = 64, .features = 128, .tpSize = 2, .dataSize = 2}
+            << true;
+    }
+
+    void inOrderFlopsOfThePasses() {
+        QFETCH(LayerConfig, config);
+        QFETCH(bool, inOrder);
+        const MeshCosts costs = meshCosts(config);
+        QCOMPARE(costs.perDevice.inOrderFlops, inOrder ? costs.perDevice.flops : 0);
+        HardwarePreset preset = roundPreset();
+        preset.inOrderFlops = 5e11;
+        const TimeEstimate forward = estimateTime(costs, preset);
+        QCOMPARE(forward.product.inOrderFlops, costs.perDevice.inOrderFlops);
+        QCOMPARE(forward.product.mathSeconds,
+                 double(costs.perDevice.flops) / (inOrder ? 5e11 : 1e12));
+        QCOMPARE(estimateBackwardTime(config, preset).product.inOrderFlops, qint64(0));
     }
 
     // (8, 4096, 16384) row tp 8, all-reduced: the product streams its 32 MiB kernel block to do
@@ -204,8 +267,8 @@ private slots:
         // A pass of both names neither; a link without a limit names none.
         const CollectiveCost both[] = {ringCost(CollectiveKind::AllReduce, 2, 4096),
                                        ringCost(CollectiveKind::AllReduce, 2, 65536)};
-        QVERIFY(estimatePassTime(0, 0, both, link).collective.protocol.empty());
-        QCOMPARE(estimatePassTime(0, 0, std::span(both, 1), link).collective.protocol,
+        QVERIFY(estimatePassTime(0, 0, 0, both, link).collective.protocol.empty());
+        QCOMPARE(estimatePassTime(0, 0, 0, std::span(both, 1), link).collective.protocol,
                  std::string_view("eagerly"));
         link.link.eagerBytes = 0;
         QVERIFY(

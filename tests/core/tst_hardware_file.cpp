@@ -57,6 +57,22 @@ private slots:
         QCOMPARE(back.preset->link.reduceBytesPerSecond, 4e9);
     }
 
+    // The rate of products summed in order: absent is 0 (one rate for every product); given, it is
+    // read and written back.
+    void inOrderRate() {
+        QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->inOrderFlops, 0.0);
+        QVERIFY(hardwareJson(*parseHardwareJson(kGood, "lab.json").preset).find("in_order") ==
+                std::string::npos);
+        QString rated = kGood;
+        rated.replace(R"("launch_s": 0})", R"("launch_s": 0, "in_order_flops_per_s": 4.5e10})");
+        const HardwareFileRead read = parseHardwareJson(rated.toStdString(), "lab.json");
+        QVERIFY(read.preset);
+        QCOMPARE(read.preset->inOrderFlops, 4.5e10);
+        const HardwareFileRead back = parseHardwareJson(hardwareJson(*read.preset), "back.json");
+        QVERIFY(back.preset);
+        QCOMPARE(*back.preset, *read.preset);
+    }
+
     // An eager limit: read, written back, and named in words.
     void eagerLimit() {
         QString eager = kGood;
@@ -159,6 +175,10 @@ private slots:
             << QString(good).replace(R"("launch_s": 0})",
                                      R"("launch_s": 0, "reduce_bytes_per_s": -1})")
             << "lab.json: 'reduce_bytes_per_s' is -1; it must be 0 or more";
+        QTest::newRow("in-order rate not a number")
+            << QString(good).replace(R"("launch_s": 0})",
+                                     R"("launch_s": 0, "in_order_flops_per_s": "fast"})")
+            << "lab.json: 'in_order_flops_per_s' is not a number: \"fast\"";
         // A kind's object has the top level's keys and checks, named under the kind.
         const auto withKind = [&](const char* kind) {
             return QString(good).replace(R"("launch_s": 0})",

@@ -6,7 +6,7 @@
 # reduce-scatter) on arrays of 4 KiB to 64 MiB (batch 16, features V / 64, in_dim 8), and for the
 # products of a few shapes, the estimate of --costs on the preset (resources/hardware/
 # this-machine.json by default) against what the ranks measured: the slowest rank's
-# communication_s, or compute_s for a product, the median of 3 runs, and predicted / measured.
+# communication_s, or compute_s for a product, the median of 5 runs, and predicted / measured.
 # RANK_WRAPPER, when given, is a program each rank runs tpviz-mpi through, given the command line
 # (two_hosts.sh's enters the rank's network namespace); mpirun's settings come from the environment.
 set -eu
@@ -17,11 +17,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=1
 
-# run WHAT ARGS...: three runs, one line of the table.
+# run WHAT ARGS...: five runs, one line of the table.
 run() {
     what=$1
     shift
-    for i in 1 2 3; do
+    for i in 1 2 3 4 5; do
         mpirun -n 2 ${wrapper:+"$wrapper"} "$build/app/mpi/tpviz-mpi" "$@" --tp 2 --summary \
             --json --costs --hardware "$hardware" 2>/dev/null || true
     done | python3 -c '

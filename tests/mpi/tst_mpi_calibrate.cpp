@@ -28,6 +28,7 @@ private slots:
         QVERIFY(p.link.alphaSeconds < 1e-2);
         QVERIFY(p.link.busBytesPerSecond > 1e6 && p.link.busBytesPerSecond < 1e12);
         QVERIFY(p.achievableFlops > 1e7);
+        QVERIFY(p.inOrderFlops > 1e7);  // the products of few rows, timed on their own route
         QVERIFY(p.memoryBytesPerSecond > 1e7);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -41,7 +42,8 @@ private slots:
         for (const char* line :
              {"all-reduce       8 bytes", "reduce-scatter   64.0 MiB",
               "fit of all-gather alone: alpha ", "fit of all three: ",
-              "own figures in the preset: ", "products (256, 1024) @ (1024, 1024): ", "preset:\n{"})
+              "own figures in the preset: ", "products (256, 1024) @ (1024, 1024): ",
+              "products (8, 2048) @ (2048, 8192), summed in order: ", "preset:\n{"})
             QVERIFY2(text.contains(line), qPrintable(line + QString("\n") + text));
     }
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
 
 namespace tp::mpi {
 namespace {
@@ -75,7 +74,7 @@ public:
             whole.resize(chunk.rows() * m_parts, chunk.cols());
             whole.middleRows(m_index * chunk.rows(), chunk.rows()) = chunk;
         }
-        seconds = timed([&] {
+        seconds = timed(span(whole), [&] {
             MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, whole.data(), int(chunk.size()),
                           MPI_FLOAT, m_comm);
         });
@@ -86,7 +85,7 @@ public:
     template <typename Block>
     Block reduceScattered(const Block& whole, double& seconds) const {
         Block chunk = chunkKept(whole, m_index, m_parts);
-        seconds = timed([&] {
+        seconds = timed({}, [&] {
             MPI_Reduce_scatter_block(whole.data(), chunk.data(), int(chunk.size()), MPI_FLOAT,
                                      MPI_SUM, m_comm);
         });
@@ -96,32 +95,33 @@ public:
     // The tensor layout's gather of dy's (Nd, width) column blocks into the rank's (Nd, F) dy,
     // in place.
     double gatheredColumns(Matrix& whole, Index width) const {
-        double seconds = 0;
-        timed([&] {
-            Matrix blocks;
-            seconds = allGatherColumns(whole, width, blocks, m_comm);
-        });
-        return seconds;
+        Matrix blocks;
+        return timed(span(whole), [&] { return allGatherColumns(whole, width, blocks, m_comm); });
     }
 
     // The sum over the axis, in place.
     double allReduce(float* data, Index count) const {
-        return timed(
-            [&] { MPI_Allreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT, MPI_SUM, m_comm); });
+        return timed(std::span(data, std::size_t(count)), [&] {
+            MPI_Allreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT, MPI_SUM, m_comm);
+        });
     }
 
     std::int64_t index() const { return m_index; }
     std::int64_t parts() const { return m_parts; }
 
 private:
-    // The call's wall clock; the barrier's wait before it is added to m_wait.
-    double timed(const std::function<void()>& call) const {
-        const double arrived = MPI_Wtime();
-        MPI_Barrier(m_comm);
-        const double start = MPI_Wtime();
-        m_wait += start - arrived;
-        call();
-        return MPI_Wtime() - start;
+    // The call's seconds in the steady state (steadyCollective, with `kept` written back after
+    // each untimed call); the wait for the axis's slowest rank is added to m_wait.
+    template <typename Call>
+    double timed(std::span<float> kept, Call&& call) const {
+        const CollectiveSeconds seconds = steadyCollective(m_comm, kept, call);
+        m_wait += seconds.wait;
+        return seconds.call;
+    }
+
+    template <typename Block>
+    static std::span<float> span(Block& block) {
+        return {block.data(), std::size_t(block.size())};
     }
 
     double& m_wait;

@@ -89,30 +89,13 @@ RankOutput runForward(const LayerConfig& config, const RankPlace& place, const R
         }
         return MPI_Wtime() - began;
     };
-    // Untimed calls first, on the buffers the timed call uses: Open MPI sets up a communicator's
-    // connections and the kernel maps a buffer's fresh pages on the first call, costs a training
-    // step pays once, not every step; the cost model predicts a call in the steady state of a
-    // run's steps, where a framework's allocator hands the collective the buffers of the step
-    // before. A second call still took longer than later ones (a 1 MiB reduce-scatter on 2 ranks:
-    // 300 to 440 µs, the fourth and later 180 to 290 µs), so the timed call is the fourth. A buffer
-    // no call had used cost more still: the all-reduce of 1 MiB took 1.2 ms on 2 ranks of an AMD
-    // EPYC when its untimed calls summed a copy, 0.2 ms on the buffer they had summed. A gather and
-    // a reduce-scatter write the same values again; the all-reduce sums in place, so its values
-    // are kept and written back after each untimed call, as the next step's product writes them.
-    constexpr int kUntimedCalls = 3;
-    const Matrix values = kind == CollectiveKind::AllReduce ? out.held : Matrix();
-    for (int call = 0; call < kUntimedCalls; ++call) {
-        collective();
-        if (kind == CollectiveKind::AllReduce)
-            out.held = values;
-    }
-    // Time the collective alone; the wait for the slowest partial is the barrier's.
-    const double start = MPI_Wtime();
-    MPI_Barrier(modelComm);
-    out.waitSeconds = MPI_Wtime() - start;
     if (kind == CollectiveKind::None && packed.size() != 0)
         out.held = std::move(packed);  // row, sharded, tp 1: the one block is the whole sum
-    out.communicationSeconds = collective();
+    // The untimed calls write the sums back into out.held, as the next step's product would.
+    const CollectiveSeconds seconds = steadyCollective(
+        modelComm, std::span(out.held.data(), std::size_t(out.held.size())), collective);
+    out.waitSeconds = seconds.wait;
+    out.communicationSeconds = seconds.call;
 
     if (!column) {  // the bias belongs to the layer: added once, after the reduction
         const IndexRange cols = heldColumns(config, place);

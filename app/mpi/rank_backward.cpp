@@ -47,22 +47,28 @@ std::pair<float*, Index> reducedBuffer(Gradients& g, const std::string& of) {
     return {g.dbias.data(), g.dbias.size()};
 }
 
-// Runs one of the backward's collectives on the rank's buffers; its wall clock, timed after every
-// rank of its axis is ready (not the wait for the slowest product).
+// Runs one of the backward's collectives on the rank's buffers; its wall clock in the steady state
+// (steadyCollective: after every rank of its axis is ready, not the wait for the slowest product,
+// and after untimed calls).
 double runCollective(const LayerConfig& config, const BackwardCollective& collective,
                      RankGradients& out, MPI_Comm modelComm, MPI_Comm dataComm) {
     const MPI_Comm comm = collective.axis == MeshAxis::Model ? modelComm : dataComm;
-    MPI_Barrier(comm);
     if (collective.cost.kind == CollectiveKind::AllGather) {
         assert(collective.of == "dy");
         Matrix blocks;
-        return allGatherColumns(out.dy, config.features / config.tpSize, blocks, comm);
+        return steadyCollective(comm, std::span(out.dy.data(), std::size_t(out.dy.size())),
+                                [&] {
+                                    return allGatherColumns(out.dy, config.features / config.tpSize,
+                                                            blocks, comm);
+                                })
+            .call;
     }
     assert(collective.cost.kind == CollectiveKind::AllReduce);
     const auto [data, count] = reducedBuffer(out.gradients, collective.of);
-    const double start = MPI_Wtime();
-    MPI_Allreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT, MPI_SUM, comm);
-    return MPI_Wtime() - start;
+    return steadyCollective(
+               comm, std::span(data, std::size_t(count)),
+               [&] { MPI_Allreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT, MPI_SUM, comm); })
+        .call;
 }
 
 }  // namespace

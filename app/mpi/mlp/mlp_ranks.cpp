@@ -107,15 +107,17 @@ struct RankForward {
     double generateSeconds = 0, computeSeconds = 0, communicationSeconds = 0;
 };
 
-// A collective's wall clock, timed after every rank is ready (not the wait for the slowest
-// product); left out when the tests skip it.
-template <typename Collective>
-double timed(bool skipped, Collective&& collective, MPI_Comm world) {
-    MPI_Barrier(world);
-    const double start = MPI_Wtime();
-    if (!skipped)
-        collective();
-    return MPI_Wtime() - start;
+// The wall clock of an all-reduce of `sums` in place, in the steady state (steadyCollective:
+// after every rank is ready, and after untimed calls); 0 and left out when the tests skip it.
+double allReduceSeconds(bool skipped, Matrix& sums, MPI_Comm world) {
+    if (skipped)
+        return 0;
+    return steadyCollective(world, std::span(sums.data(), std::size_t(sums.size())),
+                            [&] {
+                                MPI_Allreduce(MPI_IN_PLACE, sums.data(), int(sums.size()),
+                                              MPI_FLOAT, MPI_SUM, world);
+                            })
+        .call;
 }
 
 RankForward runForward(const LayerConfig& c, int rank, const TestOptions& hidden, MPI_Comm world) {
@@ -135,13 +137,8 @@ RankForward runForward(const LayerConfig& c, int rank, const TestOptions& hidden
     // all-reduced first, and bias2 is added once after.
     f.output = std::move(f.pass.output);
     f.output = f.pass.partials.front();
-    f.communicationSeconds = timed(
-        hidden.skippedCollective == "partials",
-        [&] {
-            MPI_Allreduce(MPI_IN_PLACE, f.output.data(), int(f.output.size()), MPI_FLOAT, MPI_SUM,
-                          world);
-        },
-        world);
+    f.communicationSeconds =
+        allReduceSeconds(hidden.skippedCollective == "partials", f.output, world);
     f.output.rowwise() += f.share.bias2;
     return f;
 }
@@ -166,10 +163,7 @@ RankBackward runBackward(const LayerConfig& c, const RankForward& f, bool keepPa
     if (!keepPartial)
         b.pass.dxPartials.clear();
     Matrix& dx = b.pass.gradients.dx;
-    b.communicationSeconds = timed(
-        skipped == "dx",
-        [&] { MPI_Allreduce(MPI_IN_PLACE, dx.data(), int(dx.size()), MPI_FLOAT, MPI_SUM, world); },
-        world);
+    b.communicationSeconds = allReduceSeconds(skipped == "dx", dx, world);
     return b;
 }
 

@@ -3,6 +3,7 @@
 #include "devices/duration_text.h"
 #include "devices/this_machine.h"
 #include "layer/layer_config.h"
+#include "layer/product_kernel.h"
 
 #include <algorithm>
 #include <cassert>
@@ -202,7 +203,9 @@ std::string productWords(const ProductTime& p) {
            flopText(double(p.flops)) + ", " + figureText(p.intensity()) +
            " FLOPs per byte against the machine's balance of " + figureText(p.machineBalance) +
            ": " + (p.memoryBound() ? "memory-bound" : "compute-bound") +
-           (p.inOrderFlops > 0 ? ", summed in order" : "");
+           (p.inOrderFlops > 0 ? ", at the rate of products of at most " +
+                                     std::to_string(products::kFewRows) + " rows, summed in order"
+                               : std::string());
 }
 
 std::string linkWords(const LinkFigures& link) {

@@ -178,8 +178,8 @@ ProductTime productTime(std::int64_t flops, std::int64_t inOrderFlops, std::int6
 double inOrderRate(const HardwarePreset& hardware);
 
 /// The product in words a learner reads: "this product reads and writes 128 MiB to do 0.54
-/// GFLOP, 4.00 FLOPs per byte against the machine's balance of 153: memory-bound", with ", summed
-/// in order" when its FLOPs are.
+/// GFLOP, 4.00 FLOPs per byte against the machine's balance of 153: memory-bound", with ", at the
+/// rate of products of at most 8 rows, summed in order" when its FLOPs ran at that rate.
 std::string productWords(const ProductTime& product);
 
 /// A link's figures in words, as --hardware list and the calibration print them: "alpha 315 ns

@@ -120,7 +120,8 @@ private slots:
         QCOMPARE(all.mathSeconds, 2e-3);
         QCOMPARE(all.seconds(), 2e-3 + 1e-5);
         QCOMPARE(all.machineBalance, 5.0);  // 5e11 FLOP/s over 1e11 bytes/s
-        QVERIFY(productWords(all).ends_with("compute-bound, summed in order"));
+        QVERIFY(productWords(all).ends_with(
+            "compute-bound, at the rate of products of at most 8 rows, summed in order"));
         const ProductTime half = productTime(1000000000, 500000000, 1000000, preset);
         QCOMPARE(half.mathSeconds, 0.5e-3 + 1e-3);
         const ProductTime none = productTime(1000000000, 0, 1000000, preset);

@@ -18,8 +18,8 @@
 //   product_s = max(flops / achievable_flops, bytes_moved / memory_bandwidth) + launch_overhead
 // A preset calibrated on this program's core may give products of at most kFewRows rows their own
 // rate, in_order_flops: the core sums those in order over k (layer/products.h), not by the blocked
-// kernel achievable_flops measures, and on an AMD EPYC they reached 45 GFLOP/s where the blocked
-// kernel reached 96. Their flops / in_order_flops then stands for the math term.
+// kernel achievable_flops measures, and in this-machine's calibration on an AMD EPYC they reached
+// 57.5 GFLOP/s where the blocked kernel reached 91.9. Their flops / in_order_flops then stands for the math term.
 // bytes_moved counts what the product must read and write once (its x, its kernel block, its bias,
 // its output). It is memory-bound when flops / bytes_moved, the arithmetic intensity, is below the
 // machine's balance achievable_flops / memory_bandwidth. The estimate adds product and collective:

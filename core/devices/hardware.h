@@ -19,12 +19,12 @@
 // A preset calibrated on this program's core may give products of at most kFewRows rows their own
 // rate, in_order_flops: the core sums those in order over k (layer/products.h), not by the blocked
 // kernel achievable_flops measures, and in this-machine's calibration on an AMD EPYC they reached
-// 57.5 GFLOP/s where the blocked kernel reached 91.9. Their flops / in_order_flops then stands for the math term.
-// bytes_moved counts what the product must read and write once (its x, its kernel block, its bias,
-// its output). It is memory-bound when flops / bytes_moved, the arithmetic intensity, is below the
-// machine's balance achievable_flops / memory_bandwidth. The estimate adds product and collective:
-// no overlap. alpha, beta, the knee and gamma are the preset's link figures; a collective kind
-// may have its own (HardwarePreset::ownLinks), which its time then uses.
+// 57.5 GFLOP/s where the blocked kernel reached 91.9. Their flops / in_order_flops then stands for
+// the math term. bytes_moved counts what the product must read and write once (its x, its kernel
+// block, its bias, its output). It is memory-bound when flops / bytes_moved, the arithmetic
+// intensity, is below the machine's balance achievable_flops / memory_bandwidth. The estimate adds
+// product and collective: no overlap. alpha, beta, the knee and gamma are the preset's link
+// figures; a collective kind may have its own (HardwarePreset::ownLinks), which its time then uses.
 //
 // A preset may give an eager limit, as an MPI library or NCCL has two protocols: a step whose
 // chunk is at most eager_bytes goes eagerly, copied through a buffer the receiver already has

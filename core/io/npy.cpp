@@ -3,6 +3,7 @@
 #include "io/binary_file.h"
 #include "io/file_text.h"
 #include "io/staged_file.h"
+#include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
 #include "nnx/nnx_init.h"
 

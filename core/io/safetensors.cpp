@@ -2,6 +2,7 @@
 
 #include "io/binary_file.h"
 #include "io/file_text.h"
+#include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
 #include "nnx/nnx_init.h"
 

@@ -1,5 +1,7 @@
 #include "layer/forward.h"
 
+#include "layer/fresh_matrix.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -80,7 +82,7 @@ Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const Row
 void concatenateInGroupOrder(ForwardResult& result) {
     const ShardingPlan& plan = result.plan;
     const Index batch = result.partials.front().rows();
-    result.output.resize(batch, plan.features);
+    result.output = uninitializedMatrix(batch, plan.features);
 #pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
     for (Index r = 0; r < batch; ++r) {
         for (const ShardGroup& group : plan.groups)
@@ -96,7 +98,7 @@ void concatenateInGroupOrder(ForwardResult& result) {
 Matrix sumInGroupOrder(std::span<const Matrix> partials) {
     const Index batch = partials.front().rows();
     const Index cols = partials.front().cols();
-    Matrix sum(batch, cols);
+    Matrix sum = uninitializedMatrix(batch, cols);
     const Index elements = batch * cols * Index(partials.size());
 #pragma omp parallel for schedule(static) if (elements > (Index(1) << 16))
     for (Index r = 0; r < batch; ++r) {
@@ -155,7 +157,7 @@ ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index parti
     result.plan = plan;
     result.partials.resize(std::size_t(plan.tpSize));
     for (Matrix& partial : result.partials)
-        partial.resize(batch, partialCols);
+        partial = uninitializedMatrix(batch, partialCols);
 
     forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
         if (isCancelled(progress))

@@ -5,10 +5,6 @@
 #include <cmath>
 #include <functional>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace tp {
 
 namespace {
@@ -96,19 +92,6 @@ RangeDraw inputDraw(const LayerConfig& config) {
 }
 
 }  // namespace
-
-Matrix uninitializedMatrix(Index rows, Index cols) {
-    Matrix m(rows, cols);
-#if defined(MADV_HUGEPAGE)
-    // Only whole pages inside the allocation; small matrices are left alone.
-    constexpr std::uintptr_t kPage = 4096;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(m.data()) + kPage - 1) & ~(kPage - 1);
-    const auto end = reinterpret_cast<std::uintptr_t>(m.data() + m.size()) & ~(kPage - 1);
-    if (end > begin && end - begin >= (std::uintptr_t(4) << 20))
-        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint; may fail
-#endif
-    return m;
-}
 
 Key streamKey(const LayerConfig& config, std::uint32_t count) {
     return foldIn(seedToKey(config.seed, config.x64), count);

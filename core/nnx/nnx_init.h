@@ -4,6 +4,7 @@
 // as Flax NNX and JAX make them (spec: shared/spec/nnx-init.md, §14 "the scene").
 
 #include "layer/eigen_types.h"
+#include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
 #include "layer/layer_params.h"
 #include "layer/mistakes.h"
@@ -53,11 +54,6 @@ float lecunNormalStddev(std::int64_t fanIn);
 /// lecunNormalStddev(inDim), is the element's value.
 BitsOrigin kernelBitsOrigin(std::int64_t inDim, std::int64_t features, PrngLayout layout,
                             std::int64_t flatIndex);
-
-/// An uninitialised (rows, cols) matrix. On Linux its memory is marked for transparent huge
-/// pages (madvise MADV_HUGEPAGE) before anything touches it, which makes the first write of a
-/// large array (the kernel) several times cheaper in page faults.
-Matrix uninitializedMatrix(Index rows, Index cols);
 
 /// Number of float32 values initLayer draws: inDim*features + features + batch*inDim.
 std::int64_t parameterCount(const LayerConfig& config);

@@ -5,7 +5,6 @@
 #include "io/staged_file.h"
 #include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
-#include "nnx/nnx_init.h"
 
 #include <algorithm>
 #include <bit>

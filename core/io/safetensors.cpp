@@ -4,7 +4,6 @@
 #include "io/file_text.h"
 #include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
-#include "nnx/nnx_init.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,7 @@
 #include "nnx/nnx_init.h"
 
+#include "layer/fresh_matrix.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>

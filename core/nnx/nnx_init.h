@@ -4,7 +4,6 @@
 // as Flax NNX and JAX make them (spec: shared/spec/nnx-init.md, §14 "the scene").
 
 #include "layer/eigen_types.h"
-#include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
 #include "layer/layer_params.h"
 #include "layer/mistakes.h"

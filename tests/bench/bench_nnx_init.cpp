@@ -11,6 +11,7 @@
 //                  <path>_cpu in values per second of CPU time (all threads; robust when other
 //                  work shares the machine), and the ratios <path>/<slower path> of each.
 
+#include "layer/fresh_matrix.h"
 #include "nnx/jax_random.h"
 #include "nnx/nnx_init.h"
 

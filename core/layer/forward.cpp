@@ -162,6 +162,8 @@ ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index parti
     forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
         if (isCancelled(progress))
             return;
+        // The thread that writes the piece maps its pages first, in one call.
+        mapRows(result.partials[std::size_t(i)], rows.start, rows.size());
         computePiece(plan.groups[std::size_t(i)], rows,
                      result.partials[std::size_t(i)].middleRows(rows.start, rows.size()));
         if (rows.stop == batch)

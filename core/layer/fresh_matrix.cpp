@@ -22,4 +22,23 @@ Matrix uninitializedMatrix(Index rows, Index cols) {
     return m;
 }
 
+void mapRows(Matrix& m, Index first, Index count) {
+#if defined(MADV_POPULATE_WRITE)
+    constexpr std::uintptr_t kPage = 4096;
+    const auto from = reinterpret_cast<std::uintptr_t>(m.data() + first * m.cols());
+    const auto to = reinterpret_cast<std::uintptr_t>(m.data() + (first + count) * m.cols());
+    // Every page holding a byte of the rows, and no other: all of them belong to the matrix's
+    // allocation, so they are mapped. Populating writes nothing, so a page shared with other data
+    // keeps it.
+    const auto begin = from & ~(kPage - 1);
+    const auto end = (to + kPage - 1) & ~(kPage - 1);
+    if (end - begin >= (std::uintptr_t(1) << 20))
+        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);  // a hint
+#else
+    (void)m;
+    (void)first;
+    (void)count;
+#endif
+}
+
 }  // namespace tp

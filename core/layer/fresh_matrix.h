@@ -13,8 +13,8 @@ namespace tp {
 /// large array (the kernel, the partials of a split) several times cheaper in page faults.
 Matrix uninitializedMatrix(Index rows, Index cols);
 
-/// Maps the pages of rows [first, first + count) of a fresh matrix, each row of cols() floats and no
-/// gap between rows, before anything writes them (madvise MADV_POPULATE_WRITE): one call instead
+/// Maps the pages of rows [first, first + count) of a fresh matrix, each row of cols() floats and
+/// no gap between rows, before anything writes them (madvise MADV_POPULATE_WRITE): one call instead
 /// of a page fault per page. The thread that will write the rows calls it, so that threads share
 /// the work. A hint: where the system cannot, the first writes fault as before.
 void mapRows(Matrix& m, Index first, Index count);

@@ -17,6 +17,22 @@ template <typename ComputePiece>
 ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
                               Progress* progress, ComputePiece&& computePiece);
 
+// writeRow(r) for every row of `out`, a fresh matrix; when `parallel`, each thread one run of
+// rows, whose pages it maps (mapRows) before it writes them.
+template <typename WriteRow>
+void forEachRowRun(Matrix& out, bool parallel, WriteRow&& writeRow) {
+#pragma omp parallel if (parallel)
+    {
+        const Index threads = omp_get_num_threads();
+        const Index thread = omp_get_thread_num();
+        const Index first = out.rows() * thread / threads;
+        const Index last = out.rows() * (thread + 1) / threads;
+        mapRows(out, first, last - first);
+        for (Index r = first; r < last; ++r)
+            writeRow(r);
+    }
+}
+
 }  // namespace
 
 ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
@@ -83,12 +99,11 @@ void concatenateInGroupOrder(ForwardResult& result) {
     const ShardingPlan& plan = result.plan;
     const Index batch = result.partials.front().rows();
     result.output = uninitializedMatrix(batch, plan.features);
-#pragma omp parallel for schedule(static) if (batch * plan.features > (Index(1) << 16))
-    for (Index r = 0; r < batch; ++r) {
+    forEachRowRun(result.output, batch * plan.features > (Index(1) << 16), [&](Index r) {
         for (const ShardGroup& group : plan.groups)
             result.output.row(r).segment(group.outputCols.start, group.outputCols.size()) =
                 result.partials[std::size_t(group.index)].row(r);
-    }
+    });
 }
 
 // Memory-bound as well (tp partials read, one output written): both threads share it by rows,
@@ -100,12 +115,11 @@ Matrix sumInGroupOrder(std::span<const Matrix> partials) {
     const Index cols = partials.front().cols();
     Matrix sum = uninitializedMatrix(batch, cols);
     const Index elements = batch * cols * Index(partials.size());
-#pragma omp parallel for schedule(static) if (elements > (Index(1) << 16))
-    for (Index r = 0; r < batch; ++r) {
+    forEachRowRun(sum, elements > (Index(1) << 16), [&](Index r) {
         sum.row(r) = partials.front().row(r);
         for (std::size_t k = 1; k < partials.size(); ++k)
             sum.row(r) += partials[k].row(r);
-    }
+    });
     return sum;
 }
 

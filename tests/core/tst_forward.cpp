@@ -2,6 +2,7 @@
 
 #include "layer/finite_max_abs.h"
 #include "layer/forward.h"
+#include "layer/fresh_matrix.h"
 #include "layer/verification.h"
 #include "matrix_bits.h"
 #include "random_matrix.h"
@@ -357,6 +358,21 @@ private slots:
         const Verification wrong = verify(mistaken, reference);
         QVERIFY(!wrong.allclose);
         QVERIFY(qAbs(wrong.maxAbsError - (tp - 1) * 0.75) < 1e-4);
+    }
+
+    // Mapping the pages of a matrix's rows ahead of their writes writes nothing: rows already
+    // written keep their values, including the rows that share a page with the mapped ones.
+    void mappingRowsKeepsTheirValues() {
+        Matrix m = uninitializedMatrix(600, 1000);  // 2.4 MiB: more than one huge page
+        m = randomMatrix(600, 1000, 31);
+        const Matrix before = m;
+        mapRows(m, 101, 300);
+        mapRows(m, 0, 600);
+        QVERIFY(sameBits(m, before));
+        Matrix fresh = uninitializedMatrix(600, 1000);
+        mapRows(fresh, 0, 600);
+        fresh.setConstant(2.5f);
+        QVERIFY(fresh.isConstant(2.5f));
     }
 
     void cancelledWorkStopsEarly() {

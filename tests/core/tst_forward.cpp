@@ -363,8 +363,10 @@ private slots:
     // Mapping the pages of a matrix's rows ahead of their writes writes nothing: rows already
     // written keep their values, including the rows that share a page with the mapped ones.
     void mappingRowsKeepsTheirValues() {
-        Matrix m = uninitializedMatrix(600, 1000);  // 2.4 MiB: more than one huge page
-        m = randomMatrix(600, 1000, 31);
+        // 2.4 MiB, marked for huge pages; written in place (assigning the temporary matrix
+        // itself would take over its memory instead).
+        Matrix m = uninitializedMatrix(600, 1000);
+        m.array() = randomMatrix(600, 1000, 31).array();
         const Matrix before = m;
         mapRows(m, 101, 300);
         mapRows(m, 0, 600);

@@ -2,7 +2,7 @@
 
 // Large matrices in fresh memory. A matrix of many MiB comes from pages the process has never
 // touched, and its first write pays a page fault for each 4 KiB; marked for transparent huge pages
-// it pays one for each 2 MiB.
+// it pays one for each 2 MiB; with its rows mapped ahead (mapRows) one call maps them all.
 
 #include "layer/eigen_types.h"
 

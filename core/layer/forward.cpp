@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <vector>
 
@@ -31,6 +32,38 @@ void forEachRowRun(Matrix& out, bool parallel, WriteRow&& writeRow) {
         for (Index r = first; r < last; ++r)
             writeRow(r);
     }
+}
+
+// A block of the row split's output, the rows and columns it covers.
+struct OutputTile {
+    IndexRange rows, cols;
+};
+
+// The tiles the row split computes its output and each partial by, about 512 KiB each: fixed by
+// the shape alone, so that a partial made on demand is made by the very products that were added.
+std::vector<OutputTile> rowSplitTiles(Index batch, Index features) {
+    const Index cols = std::min<Index>(features, 1024);
+    const Index rows = std::max<Index>(kFewRows + 1, (Index(1) << 17) / cols);
+    std::vector<OutputTile> tiles;
+    for (Index r = 0; r < batch; r += rows)
+        for (Index c = 0; c < features; c += cols)
+            tiles.push_back({{r, std::min(batch, r + rows)}, {c, std::min(features, c + cols)}});
+    return tiles;
+}
+
+Eigen::Block<Matrix> tileOf(Matrix& m, const OutputTile& tile) {
+    return m.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size());
+}
+
+// out = x[tile rows, group's rows] @ kernel[group's rows, tile cols], on the calling thread when
+// called inside a parallel region: one group's partial over one tile.
+void multiplyTile(Eigen::Ref<Matrix> out, const MatrixCRef& x, const MatrixCRef& kernel,
+                  const ShardGroup& group, const OutputTile& tile) {
+    multiply(
+        out,
+        x.block(tile.rows.start, group.inputCols.start, tile.rows.size(), group.inputCols.size()),
+        kernel.block(group.kernelRows.start, tile.cols.start, group.kernelRows.size(),
+                     tile.cols.size()));
 }
 
 }  // namespace
@@ -60,21 +93,48 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     assert(plan.mode == ParallelMode::Row);
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
-    // Group i: x[:, rows_i] @ kernel[rows_i, :], a partial sum of every output, without the bias.
-    ForwardResult result = computePartials(
-        x.rows(), plan, plan.features, progress,
-        [&](const ShardGroup& group, IndexRange rows, auto piece) {
-            multiply(piece, inputSlice(x, group).middleRows(rows.start, rows.size()),
-                     kernelSlice(kernel, group));
-        });
-
+    ForwardResult result;
+    result.plan = plan;
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
     result.partialsAdded = true;
-    if (isCancelled(progress))
-        return result;
-    result.output = sumInGroupOrder(result.partials);
-    // The bias belongs to the layer, not to a group: added once, to the combined sum.
-    result.output.rowwise() += bias;
+    result.output = uninitializedMatrix(x.rows(), plan.features);
+    const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
+    std::atomic<Index> tilesDone{0};
+#pragma omp parallel
+    {
+        Matrix scratch;
+#pragma omp for schedule(dynamic, 1)
+        for (std::size_t t = 0; t < tiles.size(); ++t) {
+            if (isCancelled(progress))
+                continue;
+            const OutputTile& tile = tiles[t];
+            auto sum = tileOf(result.output, tile);
+            scratch.resize(tile.rows.size(), tile.cols.size());
+            // Group 0's partial into the sum, then each next one into the scratch and added.
+            for (const ShardGroup& group : plan.groups) {
+                if (group.index == 0) {
+                    multiplyTile(sum, x, kernel, group, tile);
+                } else {
+                    multiplyTile(scratch, x, kernel, group, tile);
+                    sum += scratch;
+                }
+            }
+            // The bias belongs to the layer, not to a group: added once, to the combined sum.
+            sum.rowwise() += bias.segment(tile.cols.start, tile.cols.size());
+            const Index done = ++tilesDone;
+            const Index count = Index(tiles.size());
+            advance(progress, done * plan.tpSize / count - (done - 1) * plan.tpSize / count);
+        }
+    }
+    result.partials = Partials(plan.tpSize, [x, kernel, plan](Index g) {
+        const ShardGroup& group = plan.groups[std::size_t(g)];
+        Matrix partial = uninitializedMatrix(x.rows(), plan.features);
+        const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (std::size_t t = 0; t < tiles.size(); ++t)
+            multiplyTile(tileOf(partial, tiles[t]), x, kernel, group, tiles[t]);
+        return partial;
+    });
     return result;
 }
 
@@ -110,22 +170,26 @@ void concatenateInGroupOrder(ForwardResult& result) {
 // each row summed through the groups while it is in cache. Nothing else is kept: storing the tp
 // running sums made the split many times slower than the full product at tp 64, first touching
 // their fresh memory.
-Matrix sumInGroupOrder(std::span<const Matrix> partials) {
-    const Index batch = partials.front().rows();
-    const Index cols = partials.front().cols();
+Matrix sumInGroupOrder(const Partials& partials, std::size_t count) {
+    assert(count >= 1 && count <= partials.size());
+    std::vector<const Matrix*> added;
+    for (std::size_t k = 0; k < count; ++k)
+        added.push_back(&partials[k]);
+    const Index batch = added.front()->rows();
+    const Index cols = added.front()->cols();
     Matrix sum = uninitializedMatrix(batch, cols);
-    const Index elements = batch * cols * Index(partials.size());
+    const Index elements = batch * cols * Index(count);
     forEachRowRun(sum, elements > (Index(1) << 16), [&](Index r) {
-        sum.row(r) = partials.front().row(r);
-        for (std::size_t k = 1; k < partials.size(); ++k)
-            sum.row(r) += partials[k].row(r);
+        sum.row(r) = added.front()->row(r);
+        for (std::size_t k = 1; k < count; ++k)
+            sum.row(r) += added[k]->row(r);
     });
     return sum;
 }
 
 Matrix runningSum(const ForwardResult& result, Index k) {
     assert(k >= 0 && k < Index(result.partials.size()));
-    return sumInGroupOrder(std::span(result.partials).first(std::size_t(k) + 1));
+    return sumInGroupOrder(result.partials, std::size_t(k) + 1);
 }
 
 Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, Index k) {
@@ -167,22 +231,24 @@ void forEachGroup(Index tpSize, Index batch, Work&& work) {
 template <typename ComputePiece>
 ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
                               Progress* progress, ComputePiece&& computePiece) {
-    ForwardResult result;
-    result.plan = plan;
-    result.partials.resize(std::size_t(plan.tpSize));
-    for (Matrix& partial : result.partials)
+    std::vector<Matrix> partials(std::size_t(plan.tpSize));
+    for (Matrix& partial : partials)
         partial = uninitializedMatrix(batch, partialCols);
 
     forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
         if (isCancelled(progress))
             return;
         // The thread that writes the piece maps its pages first, in one call.
-        mapRows(result.partials[std::size_t(i)], rows.start, rows.size());
+        Matrix& partial = partials[std::size_t(i)];
+        mapRows(partial, rows.start, rows.size());
         computePiece(plan.groups[std::size_t(i)], rows,
-                     result.partials[std::size_t(i)].middleRows(rows.start, rows.size()));
+                     partial.middleRows(rows.start, rows.size()));
         if (rows.stop == batch)
             advance(progress);
     });
+    ForwardResult result;
+    result.plan = plan;
+    result.partials = std::move(partials);
     return result;
 }
 

@@ -3,22 +3,22 @@
 // The layer's forward pass y = x @ kernel + bias, whole and split across tensor-parallel groups.
 
 #include "layer/eigen_types.h"
+#include "layer/partials.h"
 #include "layer/products.h"
 #include "layer/progress.h"
 #include "layer/sharding_plan.h"
 
-#include <span>
-#include <vector>
-
 namespace tp {
 
-/// A split forward pass with the intermediates the UI shows; a row split's running sums, tp arrays
-/// of the whole output, are not kept but made on demand (runningSum).
+/// A split forward pass with the intermediates the UI shows. A row split's partials and running
+/// sums, tp arrays of the whole output each, are not stored by its pass but made on demand
+/// (partials, runningSum), each partial by the calls that made the one the pass added.
 struct ForwardResult {
     ShardingPlan plan;
     /// Column mode: partials[i] = x @ kernel[:, cols_i] + bias[cols_i], shape (N, chunk).
-    /// Row mode: partials[i] = x[:, rows_i] @ kernel[rows_i, :], shape (N, features), no bias.
-    std::vector<Matrix> partials;
+    /// Row mode: partials[i] = x[:, rows_i] @ kernel[rows_i, :], shape (N, features), no bias,
+    /// made on first read from the x and kernel the pass was given.
+    Partials partials;
     /// Whether the partials are combined by addition, so that runningSum(result, k) means
     /// something: row mode, and the sum-groups mistake. False in column mode, where the running
     /// concatenation is a view of `output`, and for the concat-partials mistake.
@@ -55,7 +55,11 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
                                     Progress* progress = nullptr);
 
 /// Row-parallel: partial sums x[:, rows] @ kernel[rows, :] combined by addition, bias added once.
-/// x (N, inDim), kernel (inDim, features), bias (features); plan.mode == Row.
+/// x (N, inDim), kernel (inDim, features), bias (features); plan.mode == Row. The pass goes through
+/// the output by tiles, each group's product of a tile into a scratch block added to the tile's
+/// sum in group order, so no partial is stored; result.partials makes them on first read, by the
+/// same products, from x and kernel: both must outlive the result, unchanged (a Scene keeps them
+/// in its params), and neither may be a temporary. With progress: tp units in all.
 ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                                  const RowVectorCRef& bias, const ShardingPlan& plan,
                                  Progress* progress = nullptr);
@@ -75,10 +79,10 @@ Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const Row
 /// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)).
 void concatenateInGroupOrder(ForwardResult& result);
 
-/// partials[0] + ... + partials[last], each element added in group order (the same bits however
-/// the work is shared), in one pass over the rows that keeps no running sum: shape of a partial.
-/// The row split's output before its bias.
-Matrix sumInGroupOrder(std::span<const Matrix> partials);
+/// partials[0] + ... + partials[count - 1], each element added in group order (the same bits
+/// however the work is shared), in one pass over the rows that keeps no running sum: shape of a
+/// partial. Over all of a row split's partials, its output before the bias.
+Matrix sumInGroupOrder(const Partials& partials, std::size_t count);
 
 /// The running sum after group k (0 <= k < tp), partials[0] + ... + partials[k], added element by
 /// element in group order: sumInGroupOrder over the first k + 1 partials, computed on demand

@@ -53,22 +53,23 @@ ForwardResult eachGroup(const ShardingPlan& plan, Index rows, Index cols, Progre
                         Piece&& piece) {
     ForwardResult result;
     result.plan = plan;
-    result.partials.resize(std::size_t(plan.tpSize));
+    std::vector<Matrix> partials(std::size_t(plan.tpSize));
     for (Index i = 0; i < plan.tpSize; ++i) {
         if (isCancelled(progress))
-            return result;
-        Matrix& partial = result.partials[std::size_t(i)];
+            break;
+        Matrix& partial = partials[std::size_t(i)];
         partial.resize(rows, cols);
         piece(plan.groups[std::size_t(i)], partial);
         advance(progress);
     }
+    result.partials = std::move(partials);
     return result;
 }
 
 // output = partials[0] + ... + partials[last], the last running sum.
 void addPartials(ForwardResult& result) {
     result.partialsAdded = true;
-    result.output = sumInGroupOrder(result.partials);
+    result.output = sumInGroupOrder(result.partials, result.partials.size());
 }
 
 // output = the partials side by side in group order.
@@ -321,8 +322,12 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             result = forwardRowParallel(x, kernel, bias, plan, progress);
             if (isCancelled(progress))
                 return result;
-            for (Matrix& partial : result.partials)
-                partial.rowwise() += bias;
+            {
+                std::vector<Matrix> partials = std::move(result.partials).take();
+                for (Matrix& partial : partials)
+                    partial.rowwise() += bias;
+                result.partials = std::move(partials);
+            }
             addPartials(result);
             return result;
         case Mistake::InitPerGroup:

@@ -35,7 +35,7 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
     assert(plan.tpSize * chunk == kernel.cols());
     ForwardAndReference both;
     both.split.plan = plan;
-    both.split.partials.assign(std::size_t(plan.tpSize), Matrix(rows, chunk));
+    std::vector<Matrix> partials(std::size_t(plan.tpSize), Matrix(rows, chunk));
     both.reference.resize(rows, kernel.cols());
 
     // Enough blocks for every thread, as in the core's product of few rows.
@@ -77,7 +77,7 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
             for (Index row = 0; row < terms; ++row)
                 largestBits = maxAbsBits(referenceRun.row(row).data(), width, largestBits);
         }
-        both.split.partials[std::size_t(g)].middleCols(c0, width) = splitSums;
+        partials[std::size_t(g)].middleCols(c0, width) = splitSums;
         both.reference.middleCols(referenceC0, width) = referenceSums;
         if (blocksLeft[std::size_t(g)].fetch_sub(1, std::memory_order_relaxed) == 1)
             advance(progress);
@@ -86,8 +86,9 @@ ForwardAndReference columnSplitAndReferenceOfFewRows(const MatrixCRef& x, const 
         return both;
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         const IndexRange cols = plan.groups[g].kernelCols;
-        both.split.partials[g].rowwise() += bias.segment(cols.start, cols.size());
+        partials[g].rowwise() += bias.segment(cols.start, cols.size());
     }
+    both.split.partials = std::move(partials);
     concatenateInGroupOrder(both.split);
     both.reference.rowwise() += bias;
     both.kernelMaxAbs = finiteMaxAbsFromBits(largestBits);

@@ -12,6 +12,7 @@
 
 #include <limits>
 #include <random>
+#include <thread>
 
 using namespace tp;
 using tp::test::sameBits;
@@ -110,7 +111,8 @@ private slots:
         QTest::addColumn<int>("mode");
         const struct {
             int n, in, f;
-        } shapes[] = {{1, 2, 4}, {2, 8, 12}, {3, 7, 30}, {16, 64, 96}, {33, 12, 1}};
+        } shapes[] = {{1, 2, 4},   {2, 8, 12},      {3, 7, 30},     {16, 64, 96},
+                      {33, 12, 1}, {130, 24, 1100}, {300, 48, 2100}};
         for (const auto& s : shapes) {
             for (int mode : {0, 1}) {
                 const QByteArray name = QByteArray::number(s.n) + "x" + QByteArray::number(s.in) +
@@ -187,12 +189,14 @@ private slots:
                                   1.f,   1e-8f};
         ForwardResult result;
         result.partialsAdded = true;
+        std::vector<Matrix> partials;
         for (int k = 0; k < tp; ++k) {
             Matrix partial = randomMatrix(batch, features, unsigned(10 + k));
             for (Index i = 0; i < partial.size(); i += 3)
                 partial.data()[i] = specials[(i / 3 + k) % 10];
-            result.partials.push_back(partial);
+            partials.push_back(partial);
         }
+        result.partials = std::move(partials);
         Matrix expected(batch, features);
         Matrix stepped;
         for (int k = 0; k < tp; ++k) {
@@ -204,7 +208,7 @@ private slots:
             stepped = nextRunningSum(result, stepped, k);
             QVERIFY2(sameBits(stepped, expected), qPrintable(QString::number(k)));
         }
-        QVERIFY(sameBits(sumInGroupOrder(result.partials), expected));
+        QVERIFY(sameBits(sumInGroupOrder(result.partials, std::size_t(tp)), expected));
     }
 
     // With at most kFewRows (8) batch rows every element is summed in order over k, wherever its
@@ -377,6 +381,29 @@ private slots:
         QVERIFY(fresh.isConstant(2.5f));
     }
 
+    // A row split's partials are made on first read, once, however many threads ask at the same
+    // time, by the products its pass added: the same bits as a pass that made them first.
+    void rowPartialsAreMadeOnce() {
+        const Matrix x = randomMatrix(140, 32, 11);
+        const Matrix kernel = randomMatrix(32, 1500, 12);
+        const RowVector bias = randomRow(1500, 13);
+        const auto plan = ShardingPlan::make(ParallelMode::Row, 32, 1500, 4);
+        const ForwardResult result = forwardRowParallel(x, kernel, bias, plan);
+        const ForwardResult copy = result;
+        std::vector<const Matrix*> seen(8);
+        std::vector<std::thread> readers;
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            readers.emplace_back([&, i] { seen[i] = &(i % 2 ? copy : result).partials[i % 4]; });
+        for (std::thread& t : readers)
+            t.join();
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            QCOMPARE(seen[i], &result.partials[i % 4]);
+        const ForwardResult again = forwardRowParallel(x, kernel, bias, plan);
+        for (std::size_t g = 0; g < 4; ++g)
+            QVERIFY(sameBits(again.partials[g], result.partials[g]));
+        QVERIFY(sameBits(again.output, result.output));
+    }
+
     void cancelledWorkStopsEarly() {
         const Matrix x = randomMatrix(2, 8, 7);
         const Matrix kernel = randomMatrix(8, 12, 8);
@@ -393,6 +420,20 @@ private slots:
                               &full);
         QCOMPARE(full.done(), std::int64_t(3));
         QCOMPARE(full.fraction(), 1.0);
+
+        // The row split counts tp units over its tiles (here 9 of them, more than tp).
+        const Matrix tall = randomMatrix(300, 8, 10);
+        const Matrix wide = randomMatrix(8, 2100, 11);
+        const RowVector wideBias = randomRow(2100, 12);
+        const auto rowPlan = ShardingPlan::make(ParallelMode::Row, 8, 2100, 2);
+        Progress rows;
+        rows.cancel();
+        forwardRowParallel(tall, wide, wideBias, rowPlan, &rows);
+        QCOMPARE(rows.done(), std::int64_t(0));
+        Progress allRows;
+        allRows.setTotal(2);
+        forwardRowParallel(tall, wide, wideBias, rowPlan, &allRows);
+        QCOMPARE(allRows.done(), std::int64_t(2));
     }
 
     void verificationFindsTheWorstElement() {

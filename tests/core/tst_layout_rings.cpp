@@ -118,7 +118,9 @@ private slots:
             withLayout(test::meshConfig(ParallelMode::Row, 8, 12, 10, 4, 2, OutputLayout::Sharded),
                        ShardingLayout::Sequence);
         Layer l = layerOf(c);
-        l.forward.partials[2](5, 3) += 1.0f;
+        std::vector<Matrix> partials = std::move(l.forward.partials).take();
+        partials[2](5, 3) += 1.0f;
+        l.forward.partials = std::move(partials);
         const auto runs = runLayoutRings(c, l.params, l.forward, {}, 0);
         QCOMPARE(runs.size(), std::size_t(1));
         QVERIFY(runs[0].simulated);

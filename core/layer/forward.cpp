@@ -102,6 +102,12 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     std::atomic<Index> tilesDone{0};
 #pragma omp parallel
     {
+        // Each thread maps a run of the fresh output's rows in one call before any tile is written.
+        const Index threads = omp_get_num_threads();
+        const Index thread = omp_get_thread_num();
+        const Index first = x.rows() * thread / threads;
+        mapRows(result.output, first, x.rows() * (thread + 1) / threads - first);
+#pragma omp barrier
         Matrix scratch;
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t t = 0; t < tiles.size(); ++t) {

@@ -122,8 +122,8 @@ struct LayerConfig {
 
 /// Bytes that computing and keeping this scene needs: x, kernel, bias, the reference, the output
 /// and every intermediate the UI shows (column: partials, N x features in all; row: tpSize partial
-/// sums and the one running sum made on demand, N x features each); for the MLP block
-/// mlpBytesNeeded (block/mlp.h). Saturates at INT64_MAX instead of overflowing.
+/// sums, each made when first read, and the one running sum made on demand, N x features each); for
+/// the MLP block mlpBytesNeeded (block/mlp.h). Saturates at INT64_MAX instead of overflowing.
 std::int64_t bytesNeeded(const LayerConfig& config);
 
 /// The MLP block's: kernel1, kernel2, both biases and x; h and GeLU(h), split and reference, with

@@ -18,18 +18,22 @@ template <typename ComputePiece>
 ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
                               Progress* progress, ComputePiece&& computePiece);
 
+// This thread's share of `rows` rows in the enclosing parallel region: one run, split statically.
+IndexRange threadRun(Index rows) {
+    const Index threads = omp_get_num_threads();
+    const Index thread = omp_get_thread_num();
+    return {rows * thread / threads, rows * (thread + 1) / threads};
+}
+
 // writeRow(r) for every row of `out`, a fresh matrix; when `parallel`, each thread one run of
 // rows, whose pages it maps (mapRows) before it writes them.
 template <typename WriteRow>
 void forEachRowRun(Matrix& out, bool parallel, WriteRow&& writeRow) {
 #pragma omp parallel if (parallel)
     {
-        const Index threads = omp_get_num_threads();
-        const Index thread = omp_get_thread_num();
-        const Index first = out.rows() * thread / threads;
-        const Index last = out.rows() * (thread + 1) / threads;
-        mapRows(out, first, last - first);
-        for (Index r = first; r < last; ++r)
+        const IndexRange run = threadRun(out.rows());
+        mapRows(out, run.start, run.size());
+        for (Index r = run.start; r < run.stop; ++r)
             writeRow(r);
     }
 }
@@ -103,10 +107,8 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
 #pragma omp parallel
     {
         // Each thread maps a run of the fresh output's rows in one call before any tile is written.
-        const Index threads = omp_get_num_threads();
-        const Index thread = omp_get_thread_num();
-        const Index first = x.rows() * thread / threads;
-        mapRows(result.output, first, x.rows() * (thread + 1) / threads - first);
+        const IndexRange run = threadRun(x.rows());
+        mapRows(result.output, run.start, run.size());
 #pragma omp barrier
         Matrix scratch;
 #pragma omp for schedule(dynamic, 1)

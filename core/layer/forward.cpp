@@ -18,21 +18,23 @@ template <typename ComputePiece>
 ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
                               Progress* progress, ComputePiece&& computePiece);
 
-// This thread's share of `rows` rows in the enclosing parallel region: one run, split statically.
-IndexRange threadRun(Index rows) {
+// Inside a parallel region: this thread's share of a fresh matrix's rows, one run split
+// statically, whose pages it maps in one call (mapRows) before anything writes them.
+IndexRange mapThreadRun(Matrix& m) {
     const Index threads = omp_get_num_threads();
     const Index thread = omp_get_thread_num();
-    return {rows * thread / threads, rows * (thread + 1) / threads};
+    const IndexRange run{m.rows() * thread / threads, m.rows() * (thread + 1) / threads};
+    mapRows(m, run.start, run.size());
+    return run;
 }
 
 // writeRow(r) for every row of `out`, a fresh matrix; when `parallel`, each thread one run of
-// rows, whose pages it maps (mapRows) before it writes them.
+// rows, whose pages it maps before it writes them.
 template <typename WriteRow>
 void forEachRowRun(Matrix& out, bool parallel, WriteRow&& writeRow) {
 #pragma omp parallel if (parallel)
     {
-        const IndexRange run = threadRun(out.rows());
-        mapRows(out, run.start, run.size());
+        const IndexRange run = mapThreadRun(out);
         for (Index r = run.start; r < run.stop; ++r)
             writeRow(r);
     }
@@ -104,20 +106,23 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     result.output = uninitializedMatrix(x.rows(), plan.features);
     const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
     std::atomic<Index> tilesDone{0};
+    // A scratch block for each thread, as large as the first tile (the largest), allocated here:
+    // an exception cannot leave a parallel region.
+    std::vector<Matrix> scratches(std::size_t(omp_get_max_threads()),
+                                  Matrix(tiles.front().rows.size(), tiles.front().cols.size()));
 #pragma omp parallel
     {
-        // Each thread maps a run of the fresh output's rows in one call before any tile is written.
-        const IndexRange run = threadRun(x.rows());
-        mapRows(result.output, run.start, run.size());
+        // The fresh output's pages are mapped before any tile is written.
+        mapThreadRun(result.output);
 #pragma omp barrier
-        Matrix scratch;
+        Matrix& scratchBlock = scratches[std::size_t(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t t = 0; t < tiles.size(); ++t) {
             if (isCancelled(progress))
                 continue;
             const OutputTile& tile = tiles[t];
             auto sum = tileOf(result.output, tile);
-            scratch.resize(tile.rows.size(), tile.cols.size());
+            auto scratch = scratchBlock.topLeftCorner(tile.rows.size(), tile.cols.size());
             // Group 0's partial into the sum, then each next one into the scratch and added.
             for (const ShardGroup& group : plan.groups) {
                 if (group.index == 0) {
@@ -138,9 +143,14 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
         const ShardGroup& group = plan.groups[std::size_t(g)];
         Matrix partial = uninitializedMatrix(x.rows(), plan.features);
         const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
-#pragma omp parallel for schedule(dynamic, 1)
-        for (std::size_t t = 0; t < tiles.size(); ++t)
-            multiplyTile(tileOf(partial, tiles[t]), x, kernel, group, tiles[t]);
+#pragma omp parallel
+        {
+            mapThreadRun(partial);
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+            for (std::size_t t = 0; t < tiles.size(); ++t)
+                multiplyTile(tileOf(partial, tiles[t]), x, kernel, group, tiles[t]);
+        }
         return partial;
     });
     return result;

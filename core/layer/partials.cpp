@@ -7,7 +7,10 @@ namespace tp {
 Partials::Partials(std::vector<Matrix> made)
     : m_slots(std::make_shared<std::vector<Slot>>(made.size())) {
     for (std::size_t g = 0; g < made.size(); ++g)
-        std::call_once((*m_slots)[g].made, [&] { (*m_slots)[g].partial = std::move(made[g]); });
+        std::call_once((*m_slots)[g].once, [&] {
+            (*m_slots)[g].partial = std::move(made[g]);
+            (*m_slots)[g].made.store(true, std::memory_order_release);
+        });
 }
 
 Partials::Partials(Index count, Make make)
@@ -16,7 +19,10 @@ Partials::Partials(Index count, Make make)
 const Matrix& Partials::operator[](std::size_t g) const {
     assert(g < size());
     Slot& slot = (*m_slots)[g];
-    std::call_once(slot.made, [&] { slot.partial = m_make(Index(g)); });
+    std::call_once(slot.once, [&] {
+        slot.partial = m_make(Index(g));
+        slot.made.store(true, std::memory_order_release);
+    });
     return slot.partial;
 }
 

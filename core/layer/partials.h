@@ -6,6 +6,7 @@
 
 #include "layer/eigen_types.h"
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <iterator>
@@ -31,6 +32,8 @@ public:
     bool empty() const { return size() == 0; }
     /// Group g's partial, made now if it was made on demand and never read.
     const Matrix& operator[](std::size_t g) const;
+    /// Whether group g's partial is in memory already (made, or kept as made).
+    bool made(std::size_t g) const { return (*m_slots)[g].made.load(std::memory_order_acquire); }
     const Matrix& front() const { return (*this)[0]; }
     const Matrix& back() const { return (*this)[size() - 1]; }
 
@@ -69,7 +72,8 @@ public:
 
 private:
     struct Slot {
-        std::once_flag made;
+        std::once_flag once;
+        std::atomic<bool> made{false};
         Matrix partial;
     };
     // Shared between copies: a partial is the same whoever reads it first.

@@ -68,6 +68,7 @@ SceneComputer::SceneComputer(QObject* parent)
 SceneComputer::~SceneComputer() {
     if (m_current)
         m_current->progress.cancel();
+    stopMakingPartials();
     for (QThread* thread : m_threads) {
         thread->wait();
         delete thread;
@@ -104,6 +105,7 @@ void SceneComputer::startPending() {
     const bool wasBusy = isBusy();
     if (m_current)
         m_current->progress.cancel();  // its thread ends soon; its result is dropped
+    stopMakingPartials();              // the cores go to the new computation
 
     auto job = std::make_shared<Job>();
     job->clock.start();
@@ -150,6 +152,7 @@ void SceneComputer::finishJob(const std::shared_ptr<Job>& job) {
     emit busyChanged(false);
     if (job->scene) {
         emit sceneReady(job->scene, elapsed);
+        startMakingPartials(job->scene);
     } else if (!job->failure.empty()) {
         emit failed(QString::fromStdString(job->failure));
     } else if (!job->arrayProblems.empty()) {
@@ -163,6 +166,33 @@ void SceneComputer::finishJob(const std::shared_ptr<Job>& job) {
 void SceneComputer::pollProgress() {
     if (m_current)
         emit progressChanged(m_current->progress.fraction());
+}
+
+void SceneComputer::startMakingPartials(const ScenePtr& scene) {
+    stopMakingPartials();
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    m_stopMaking = stop;
+    QThread* thread = QThread::create([scene, stop] {
+        const Partials& partials = scene->result.partials;
+        try {
+            for (std::size_t g = 0; g < partials.size() && !stop->load(); ++g)
+                (void)partials[g];
+        } catch (const std::bad_alloc&) {
+            // Not made here: whoever reads it first makes it.
+        }
+    });
+    m_threads.push_back(thread);
+    connect(thread, &QThread::finished, this, [this, thread] {
+        m_threads.erase(std::remove(m_threads.begin(), m_threads.end(), thread), m_threads.end());
+        thread->deleteLater();
+    });
+    thread->start(QThread::LowPriority);
+}
+
+void SceneComputer::stopMakingPartials() {
+    if (m_stopMaking)
+        m_stopMaking->store(true);
+    m_stopMaking.reset();
 }
 
 }  // namespace tp

@@ -12,6 +12,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,7 +28,10 @@ SceneRun runOf(const Scene& scene);
 /// Runs tp::computeScene on worker threads. request() restarts a short debounce timer; when it
 /// fires, the running computation (if any) is cancelled and a new one starts. Only the newest
 /// computation's result is delivered; a cancelled or superseded one is dropped. Progress is polled
-/// from tp::Progress on a timer, so the worker never touches Qt.
+/// from tp::Progress on a timer, so the worker never touches Qt. Once a scene is delivered, a row
+/// split's partials, which its pass does not store (layer/partials.h), are made on a worker in
+/// group order, so that a step, the devices view or a trace seldom waits for one; the next
+/// computation stops that.
 class SceneComputer : public QObject {
     Q_OBJECT
 
@@ -86,6 +90,8 @@ private:
     void startPending();
     void finishJob(const std::shared_ptr<Job>& job);
     void pollProgress();
+    void startMakingPartials(const ScenePtr& scene);
+    void stopMakingPartials();
 
     QTimer m_debounce;
     QTimer m_poll;
@@ -94,6 +100,8 @@ private:
     std::shared_ptr<LoadedArrays> m_pendingLoaded;  ///< read already: computeNow's `loaded`
     std::shared_ptr<Job> m_current;
     std::vector<QThread*> m_threads;  ///< every thread not yet finished, current or cancelled
+    /// Set to stop the worker that makes the delivered scene's partials.
+    std::shared_ptr<std::atomic<bool>> m_stopMaking;
 };
 
 }  // namespace tp

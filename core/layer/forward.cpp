@@ -12,7 +12,7 @@
 namespace tp {
 namespace {
 
-// The partials of a split forward pass: one (batch, partialCols) matrix per group, each filled by
+// The column split's partials: one (batch, partialCols) matrix per group, each filled by
 // computePiece(group, rows, piece) for blocks of batch rows, with progress and cancellation.
 template <typename ComputePiece>
 ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
@@ -45,11 +45,17 @@ struct OutputTile {
     IndexRange rows, cols;
 };
 
-// The tiles the row split computes its output and each partial by, about 512 KiB each: fixed by
+// The tiles the row split computes its output and each partial by, about 512 KiB each, and at
+// least four where the columns allow (narrower ones then), so that both threads work: fixed by
 // the shape alone, so that a partial made on demand is made by the very products that were added.
 std::vector<OutputTile> rowSplitTiles(Index batch, Index features) {
-    const Index cols = std::min<Index>(features, 1024);
+    Index cols = std::min<Index>(features, 1024);
     const Index rows = std::max<Index>(kFewRows + 1, (Index(1) << 17) / cols);
+    const auto count = [&](Index c) {
+        return (batch + rows - 1) / rows * ((features + c - 1) / c);
+    };
+    while (count(cols) < 4 && cols > 64)
+        cols = (cols + 1) / 2;
     std::vector<OutputTile> tiles;
     for (Index r = 0; r < batch; r += rows)
         for (Index c = 0; c < features; c += cols)

@@ -15,12 +15,8 @@ class TestSceneComputer : public QObject {
 
 private slots:
     void rowPartialsAreMadeAfterTheSceneArrives() {
-        LayerConfig c;
-        c.batch = 300;
-        c.inDim = 64;
-        c.features = 2100;
-        c.tpSize = 4;
-        c.mode = ParallelMode::Row;
+        const LayerConfig c{
+            .batch = 300, .inDim = 64, .features = 2100, .tpSize = 4, .mode = ParallelMode::Row};
         SceneComputer computer;
         QSignalSpy ready(&computer, &SceneComputer::sceneReady);
         computer.computeNow(c, SceneSource::Nnx);

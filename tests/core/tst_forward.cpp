@@ -10,6 +10,7 @@
 
 #include <QTest>
 
+#include <functional>
 #include <limits>
 #include <random>
 #include <thread>
@@ -31,6 +32,20 @@ struct BriefExample {
     Matrix kernel{{1.f, 0.f, 2.f, -1.f}, {0.f, 1.f, 1.f, 3.f}};
     RowVector bias{{0.5f, -0.5f, 1.f, 2.f}};
 };
+
+// A pass given a cancelled Progress does no unit of work; run to its end it counts `units`, the
+// whole of its total.
+void checkCancelAndProgress(const std::function<void(Progress*)>& pass, std::int64_t units) {
+    Progress cancelled;
+    cancelled.cancel();
+    pass(&cancelled);
+    QCOMPARE(cancelled.done(), std::int64_t(0));
+    Progress full;
+    full.setTotal(units);
+    pass(&full);
+    QCOMPARE(full.done(), units);
+    QCOMPARE(full.fraction(), 1.0);
+}
 
 }  // namespace
 
@@ -314,15 +329,8 @@ private slots:
         const Matrix kernel = randomMatrix(8, 12, 8);
         const RowVector bias = randomRow(12, 9);
         const auto plan = ShardingPlan::make(ParallelMode::Column, 8, 12, 3);
-        Progress progress;
-        progress.cancel();
-        forwardWithReference(x, kernel, bias, plan, &progress);
-        QCOMPARE(progress.done(), std::int64_t(0));
-
-        Progress full;
-        full.setTotal(3);
-        forwardWithReference(x, kernel, bias, plan, &full);
-        QCOMPARE(full.done(), std::int64_t(3));
+        checkCancelAndProgress([&](Progress* p) { forwardWithReference(x, kernel, bias, plan, p); },
+                               3);
     }
 
     // Each group reads the one kernel through a view: its data pointer lies inside the kernel.
@@ -408,32 +416,17 @@ private slots:
         const Matrix x = randomMatrix(2, 8, 7);
         const Matrix kernel = randomMatrix(8, 12, 8);
         const RowVector bias = randomRow(12, 9);
-        Progress progress;
-        progress.cancel();
-        forwardColumnParallel(x, kernel, bias, ShardingPlan::make(ParallelMode::Column, 8, 12, 3),
-                              &progress);
-        QCOMPARE(progress.done(), std::int64_t(0));
-
-        Progress full;
-        full.setTotal(3);
-        forwardColumnParallel(x, kernel, bias, ShardingPlan::make(ParallelMode::Column, 8, 12, 3),
-                              &full);
-        QCOMPARE(full.done(), std::int64_t(3));
-        QCOMPARE(full.fraction(), 1.0);
+        const auto plan = ShardingPlan::make(ParallelMode::Column, 8, 12, 3);
+        checkCancelAndProgress(
+            [&](Progress* p) { forwardColumnParallel(x, kernel, bias, plan, p); }, 3);
 
         // The row split counts tp units over its tiles (here 9 of them, more than tp).
         const Matrix tall = randomMatrix(300, 8, 10);
         const Matrix wide = randomMatrix(8, 2100, 11);
         const RowVector wideBias = randomRow(2100, 12);
         const auto rowPlan = ShardingPlan::make(ParallelMode::Row, 8, 2100, 2);
-        Progress rows;
-        rows.cancel();
-        forwardRowParallel(tall, wide, wideBias, rowPlan, &rows);
-        QCOMPARE(rows.done(), std::int64_t(0));
-        Progress allRows;
-        allRows.setTotal(2);
-        forwardRowParallel(tall, wide, wideBias, rowPlan, &allRows);
-        QCOMPARE(allRows.done(), std::int64_t(2));
+        checkCancelAndProgress(
+            [&](Progress* p) { forwardRowParallel(tall, wide, wideBias, rowPlan, p); }, 2);
     }
 
     void verificationFindsTheWorstElement() {

@@ -12,11 +12,35 @@
 namespace tp {
 namespace {
 
-// The column split's partials: one (batch, partialCols) matrix per group, each filled by
-// computePiece(group, rows, piece) for blocks of batch rows, with progress and cancellation.
-template <typename ComputePiece>
-ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
-                              Progress* progress, ComputePiece&& computePiece);
+// How many blocks of batch rows the column split cuts each group's product into: one, unless the
+// threads share the groups and tp is not a multiple of their count, so that no thread idles at the
+// end (and never blocks of fewer than 8 rows).
+Index rowBlocksPerGroup(Index tpSize, Index batch);
+
+// Whether the column split's threads share its groups, each product on one thread, or run each
+// product together, group after group (tp 1, or one thread).
+bool threadsShareGroups(Index tpSize) {
+    return tpSize > 1 && omp_get_max_threads() > 1;
+}
+
+// Runs work(group, rows) for `groups` groups and `rowBlocks` blocks of batch rows each: shared by
+// the threads, or in turn.
+template <typename Work>
+void forEachGroup(Index groups, Index rowBlocks, Index batch, bool shared, Work&& work);
+
+IndexRange rowBlock(Index batch, Index rowBlocks, Index block) {
+    return {batch * block / rowBlocks, batch * (block + 1) / rowBlocks};
+}
+
+// Group g's piece of the column split over rows of the batch, x[rows] @ kernel[:, cols_g] +
+// bias[cols_g], into `piece`: the same bits whatever memory `piece` is (a partial, or the output's
+// own columns).
+void columnPiece(Eigen::Ref<Matrix> piece, const MatrixCRef& x, const MatrixCRef& kernel,
+                 const RowVectorCRef& bias, const ShardGroup& group, IndexRange rows) {
+    const IndexRange cols = group.kernelCols;
+    multiply(piece, x.middleRows(rows.start, rows.size()), kernelSlice(kernel, group));
+    piece.rowwise() += bias.segment(cols.start, cols.size());
+}
 
 // Inside a parallel region: this thread's share of a fresh matrix's rows, one run split
 // statically, whose pages it maps in one call (mapRows) before anything writes them.
@@ -86,16 +110,38 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
     assert(plan.mode == ParallelMode::Column);
     assert(x.cols() == plan.inDim && kernel.rows() == plan.inDim);
     assert(kernel.cols() == plan.features && bias.size() == plan.features);
-    // Group i: x @ kernel[:, cols_i] + bias[cols_i], its own columns of the output.
-    ForwardResult result = computePartials(
-        x.rows(), plan, plan.chunk, progress,
-        [&](const ShardGroup& group, IndexRange rows, auto piece) {
-            const IndexRange cols = group.kernelCols;
-            multiply(piece, x.middleRows(rows.start, rows.size()), kernelSlice(kernel, group));
-            piece.rowwise() += bias.segment(cols.start, cols.size());
+    const Index batch = x.rows();
+    ForwardResult result;
+    result.plan = plan;
+    result.output = uninitializedMatrix(batch, plan.features);
+    // The fresh output's pages are mapped before any product writes them.
+#pragma omp parallel if (batch * plan.features > (Index(1) << 16))
+    mapThreadRun(result.output);
+    // Group i: x @ kernel[:, cols_i] + bias[cols_i], straight into its own columns of the output:
+    // the pieces side by side in group order (an all-gather), never summed.
+    const Index rowBlocks = rowBlocksPerGroup(plan.tpSize, batch);
+    const bool shared = threadsShareGroups(plan.tpSize);
+    forEachGroup(plan.tpSize, rowBlocks, batch, shared, [&](Index i, IndexRange rows) {
+        if (isCancelled(progress))
+            return;
+        const ShardGroup& group = plan.groups[std::size_t(i)];
+        columnPiece(result.output.block(rows.start, group.outputCols.start, rows.size(),
+                                        group.outputCols.size()),
+                    x, kernel, bias, group, rows);
+        if (rows.stop == batch)
+            advance(progress);
+    });
+    // A partial made on demand runs the pass's products of its group as the pass ran them: the
+    // same row blocks, each on one thread or shared by the threads (the split of a product between
+    // threads can change its last bits).
+    result.partials = Partials(plan.tpSize, [x, kernel, bias, plan, rowBlocks, shared](Index g) {
+        const ShardGroup& group = plan.groups[std::size_t(g)];
+        Matrix partial = uninitializedMatrix(x.rows(), plan.chunk);
+        forEachGroup(1, rowBlocks, x.rows(), shared, [&](Index, IndexRange rows) {
+            columnPiece(partial.middleRows(rows.start, rows.size()), x, kernel, bias, group, rows);
         });
-    // Different columns are never summed: the pieces are put side by side (an all-gather).
-    concatenateInGroupOrder(result);
+        return partial;
+    });
     return result;
 }
 
@@ -227,53 +273,21 @@ Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, I
 
 namespace {
 
-// Runs work(group, rowBlock) for every group and every block of batch rows.
-// On one thread, or for tp = 1, the groups run in turn and Eigen threads inside each product.
-// Otherwise the threads share the groups: many small products side by side use two cores better
-// than one small product split in two. When tp is not a multiple of the thread count, each group
-// is also split by batch rows so that no thread idles at the end.
-template <typename Work>
-void forEachGroup(Index tpSize, Index batch, Work&& work) {
-    const int threads = omp_get_max_threads();
-    if (tpSize == 1 || threads == 1) {
-        for (Index i = 0; i < tpSize; ++i)
-            work(i, IndexRange{0, batch});
-        return;
-    }
-    Index rowBlocks = tpSize % threads == 0 ? 1 : threads;
-    if (batch < rowBlocks * 8)
-        rowBlocks = 1;
-    const Index tasks = tpSize * rowBlocks;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (Index task = 0; task < tasks; ++task) {
-        const Index group = task / rowBlocks;
-        const Index block = task % rowBlocks;
-        work(group, IndexRange{batch * block / rowBlocks, batch * (block + 1) / rowBlocks});
-    }
+Index rowBlocksPerGroup(Index tpSize, Index batch) {
+    const Index threads = omp_get_max_threads();
+    if (tpSize == 1 || threads == 1 || tpSize % threads == 0 || batch < threads * 8)
+        return 1;
+    return threads;
 }
 
-template <typename ComputePiece>
-ForwardResult computePartials(Index batch, const ShardingPlan& plan, Index partialCols,
-                              Progress* progress, ComputePiece&& computePiece) {
-    std::vector<Matrix> partials(std::size_t(plan.tpSize));
-    for (Matrix& partial : partials)
-        partial = uninitializedMatrix(batch, partialCols);
-
-    forEachGroup(plan.tpSize, batch, [&](Index i, IndexRange rows) {
-        if (isCancelled(progress))
-            return;
-        // The thread that writes the piece maps its pages first, in one call.
-        Matrix& partial = partials[std::size_t(i)];
-        mapRows(partial, rows.start, rows.size());
-        computePiece(plan.groups[std::size_t(i)], rows,
-                     partial.middleRows(rows.start, rows.size()));
-        if (rows.stop == batch)
-            advance(progress);
-    });
-    ForwardResult result;
-    result.plan = plan;
-    result.partials = std::move(partials);
-    return result;
+// Shared: many small products side by side use two cores better than one small product split in
+// two. In turn, the region below is inactive and each product threads as it would alone.
+template <typename Work>
+void forEachGroup(Index groups, Index rowBlocks, Index batch, bool shared, Work&& work) {
+    const Index tasks = groups * rowBlocks;
+#pragma omp parallel for schedule(dynamic, 1) if (shared)
+    for (Index task = 0; task < tasks; ++task)
+        work(task / rowBlocks, rowBlock(batch, rowBlocks, task % rowBlocks));
 }
 
 }  // namespace

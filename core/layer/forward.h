@@ -10,14 +10,15 @@
 
 namespace tp {
 
-/// A split forward pass with the intermediates the UI shows. A row split's partials and running
-/// sums, tp arrays of the whole output each, are not stored by its pass but made on demand
-/// (partials, runningSum), each partial by the calls that made the one the pass added.
+/// A split forward pass with the intermediates the UI shows. A split's partials (and a row split's
+/// running sums) are not stored by its pass but made on demand (partials, runningSum), each
+/// partial by the calls that made the one the pass added: the same bits.
 struct ForwardResult {
     ShardingPlan plan;
-    /// Column mode: partials[i] = x @ kernel[:, cols_i] + bias[cols_i], shape (N, chunk).
-    /// Row mode: partials[i] = x[:, rows_i] @ kernel[rows_i, :], shape (N, features), no bias,
-    /// made on first read from the x and kernel the pass was given.
+    /// Column mode: partials[i] = x @ kernel[:, cols_i] + bias[cols_i], shape (N, chunk), the
+    /// output's columns of group i. Row mode: partials[i] = x[:, rows_i] @ kernel[rows_i, :],
+    /// shape (N, features), no bias. Made on first read from the x, kernel and bias the pass was
+    /// given (kept as made by the mistakes' passes and the fused pass of few rows).
     Partials partials;
     /// Whether the partials are combined by addition, so that runningSum(result, k) means
     /// something: row mode, and the sum-groups mistake. False in column mode, where the running
@@ -46,10 +47,13 @@ auto inputSlice(const Eigen::MatrixBase<Derived>& x, const ShardGroup& group) {
 }
 
 /// Column-parallel: for each group, x @ kernel[:, cols] + bias[cols] through views of the one
-/// kernel (middleCols / segment, never a copy), then the pieces concatenated in group order. The
-/// groups' outputs are different columns and are never summed. x (N, inDim), kernel (inDim,
-/// features), bias (features); plan.mode == Column. With progress: one unit per group; stops early
-/// when cancelled (discard the result then).
+/// kernel (middleCols / segment, never a copy), each written into its own columns of the output:
+/// the pieces concatenated in group order. The groups' outputs are different columns and are never
+/// summed. x (N, inDim), kernel (inDim, features), bias (features); plan.mode == Column. No
+/// partial is stored: result.partials makes them on first read, by the same products, from x,
+/// kernel and bias, which must outlive the result, unchanged (a Scene keeps them in its params),
+/// and none of which may be a temporary. With progress: one unit per group; stops early when
+/// cancelled (discard the result then).
 ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                                     const RowVectorCRef& bias, const ShardingPlan& plan,
                                     Progress* progress = nullptr);
@@ -76,7 +80,8 @@ ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
 Matrix forwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const RowVectorCRef& bias);
 
 /// Column mode: result.output, (N, features), from result.partials concatenated in group order
-/// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)).
+/// along the last axis, each partial into its group's outputCols (jnp.concatenate(partials, -1)):
+/// for a pass that keeps its partials (the fused pass of few rows).
 void concatenateInGroupOrder(ForwardResult& result);
 
 /// partials[0] + ... + partials[count - 1], each element added in group order (the same bits

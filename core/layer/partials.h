@@ -1,8 +1,8 @@
 #pragma once
 
 // The groups' partials of a split pass, one matrix per group: kept as they were made, or made on
-// first read and then kept (the row split's, tp arrays of the whole output that its pass never
-// stores).
+// first read and then kept (the splits' own: a row split's are tp arrays of the whole output, a
+// column split's the output's columns again, neither of which its pass stores).
 
 #include "layer/eigen_types.h"
 

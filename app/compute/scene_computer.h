@@ -28,7 +28,7 @@ SceneRun runOf(const Scene& scene);
 /// Runs tp::computeScene on worker threads. request() restarts a short debounce timer; when it
 /// fires, the running computation (if any) is cancelled and a new one starts. Only the newest
 /// computation's result is delivered; a cancelled or superseded one is dropped. Progress is polled
-/// from tp::Progress on a timer, so the worker never touches Qt. Once a scene is delivered, a row
+/// from tp::Progress on a timer, so the worker never touches Qt. Once a scene is delivered, the
 /// split's partials, which its pass does not store (layer/partials.h), are made on a worker in
 /// group order, so that a step, the devices view or a trace seldom waits for one; the next
 /// computation stops that.

@@ -73,8 +73,10 @@ DeviceScene makeDeviceScene(ScenePtr scene, const HardwarePreset& hardware) {
     ds.biasScale = scaleOf(MatrixData::ofRow(scene, scene->params.bias));
     ds.xScale = scaleOf(MatrixData::of(scene, scene->params.x));
     float out = scaleOf(MatrixData::of(scene, scene->result.output));
-    for (const Matrix& partial : scene->result.partials)
-        out = std::max(out, scaleOf(MatrixData::of(scene, partial)));
+    // Partials set side by side are the output's own columns; added ones can be larger than it.
+    if (scene->result.partialsAdded)
+        for (const Matrix& partial : scene->result.partials)
+            out = std::max(out, scaleOf(MatrixData::of(scene, partial)));
     ds.outputScale = out;
     if (const SceneBackward* b = scene->backward.get()) {
         const Gradients& g = b->result.gradients;

@@ -91,15 +91,18 @@ Eigen::Block<Matrix> tileOf(Matrix& m, const OutputTile& tile) {
     return m.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size());
 }
 
-// out = x[tile rows, group's rows] @ kernel[group's rows, tile cols], on the calling thread when
-// called inside a parallel region: one group's partial over one tile.
+// out = x[tile rows, group's rows] @ kernel[group's rows, tile cols], or out += it where `add`, on
+// the calling thread when called inside a parallel region: one group's partial over one tile.
 void multiplyTile(Eigen::Ref<Matrix> out, const MatrixCRef& x, const MatrixCRef& kernel,
-                  const ShardGroup& group, const OutputTile& tile) {
-    multiply(
-        out,
-        x.block(tile.rows.start, group.inputCols.start, tile.rows.size(), group.inputCols.size()),
-        kernel.block(group.kernelRows.start, tile.cols.start, group.kernelRows.size(),
-                     tile.cols.size()));
+                  const ShardGroup& group, const OutputTile& tile, bool add = false) {
+    const auto a =
+        x.block(tile.rows.start, group.inputCols.start, tile.rows.size(), group.inputCols.size());
+    const auto b = kernel.block(group.kernelRows.start, tile.cols.start, group.kernelRows.size(),
+                                tile.cols.size());
+    if (add)
+        multiplyAdd(out, a, b);
+    else
+        multiply(out, a, b);
 }
 
 }  // namespace
@@ -158,28 +161,31 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     result.output = uninitializedMatrix(x.rows(), plan.features);
     const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
     std::atomic<Index> tilesDone{0};
-    // A scratch block for each thread, as large as the first tile (the largest), allocated here:
-    // an exception cannot leave a parallel region.
-    std::vector<Matrix> scratches(std::size_t(omp_get_max_threads()),
+    // A group's product of at most kOneBlockDepth terms is added straight into the sum, with the
+    // bits of its partial added (layer/products.h). A deeper one goes into a scratch block of the
+    // thread, as large as the first tile (the largest), allocated here: an exception cannot leave
+    // a parallel region.
+    const bool addedInPlace = plan.chunk <= kOneBlockDepth;
+    std::vector<Matrix> scratches(addedInPlace ? 0 : std::size_t(omp_get_max_threads()),
                                   Matrix(tiles.front().rows.size(), tiles.front().cols.size()));
 #pragma omp parallel
     {
         // The fresh output's pages are mapped before any tile is written.
         mapThreadRun(result.output);
 #pragma omp barrier
-        Matrix& scratchBlock = scratches[std::size_t(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t t = 0; t < tiles.size(); ++t) {
             if (isCancelled(progress))
                 continue;
             const OutputTile& tile = tiles[t];
             auto sum = tileOf(result.output, tile);
-            auto scratch = scratchBlock.topLeftCorner(tile.rows.size(), tile.cols.size());
-            // Group 0's partial into the sum, then each next one into the scratch and added.
+            // Group 0's partial into the sum, then each next one added to it, in group order.
             for (const ShardGroup& group : plan.groups) {
-                if (group.index == 0) {
-                    multiplyTile(sum, x, kernel, group, tile);
+                if (group.index == 0 || addedInPlace) {
+                    multiplyTile(sum, x, kernel, group, tile, group.index > 0);
                 } else {
+                    auto scratch = scratches[std::size_t(omp_get_thread_num())].topLeftCorner(
+                        tile.rows.size(), tile.cols.size());
                     multiplyTile(scratch, x, kernel, group, tile);
                     sum += scratch;
                 }

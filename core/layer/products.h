@@ -86,6 +86,13 @@ void warmProducts();
 void multiply(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
               SimdPath path = SimdPath::Best);
 
+/// Products of at most this many terms (a.cols()) have, by multiplyAdd(out, a, b), the bits of
+/// out + product(a, b): on every route, a @ b is summed apart and then added to out once.
+/// OpenBLAS's and Eigen's blocked kernels add out's value in after each block of terms, 320 or more
+/// on the CPUs and paths measured (docs/speed.md); tst_forward checks the path in use at this
+/// depth.
+inline constexpr std::int64_t kOneBlockDepth = 64;
+
 /// out += a @ b, the same shapes.
 void multiplyAdd(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
                  SimdPath path = SimdPath::Best);

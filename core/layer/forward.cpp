@@ -15,7 +15,12 @@ namespace {
 // How many blocks of batch rows the column split cuts each group's product into: one, unless the
 // threads share the groups and tp is not a multiple of their count, so that no thread idles at the
 // end (and never blocks of fewer than 8 rows).
-Index rowBlocksPerGroup(Index tpSize, Index batch);
+Index rowBlocksPerGroup(Index tpSize, Index batch) {
+    const Index threads = omp_get_max_threads();
+    if (tpSize == 1 || threads == 1 || tpSize % threads == 0 || batch < threads * 8)
+        return 1;
+    return threads;
+}
 
 // Whether the column split's threads share its groups, each product on one thread, or run each
 // product together, group after group (tp 1, or one thread).
@@ -278,13 +283,6 @@ Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, I
 }
 
 namespace {
-
-Index rowBlocksPerGroup(Index tpSize, Index batch) {
-    const Index threads = omp_get_max_threads();
-    if (tpSize == 1 || threads == 1 || tpSize % threads == 0 || batch < threads * 8)
-        return 1;
-    return threads;
-}
 
 // Shared: many small products side by side use two cores better than one small product split in
 // two. In turn, the region below is inactive and each product threads as it would alone.

@@ -1,5 +1,6 @@
 #include "layer/backward.h"
 
+#include "layer/group_tasks.h"
 #include "layer/products.h"
 
 #include <omp.h>
@@ -72,8 +73,7 @@ BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, c
     // inside products of few rows cost more than they give on two shared cores. Each group writes
     // only its own blocks.
     const Index groups = plan.tpSize;
-#pragma omp parallel for schedule(dynamic, 1) if (groups > 1 && omp_get_max_threads() > 1)
-    for (Index i = 0; i < groups; ++i) {
+    forEachTask(groups, groups > 1 && omp_get_max_threads() > 1, [&](Index i) {
         const ShardGroup& g = plan.groups[std::size_t(i)];
         // The group's own x columns (all of x in column mode) and dy columns (all in row mode).
         const auto xs = x.middleCols(g.inputCols.start, g.inputCols.size());
@@ -90,7 +90,7 @@ BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, c
             multiply(grads.dx.middleCols(g.kernelRows.start, g.kernelRows.size()), dy,
                      transposed(ks));
         }
-    }
+    });
     if (column) {
         // The all-reduce over "model" (Megatron's f in the backward): the partials summed.
         grads.dx = result.dxPartials.front();

@@ -1,6 +1,7 @@
 #include "layer/forward.h"
 
 #include "layer/fresh_matrix.h"
+#include "layer/group_tasks.h"
 
 #include <omp.h>
 
@@ -285,13 +286,12 @@ Matrix nextRunningSum(const ForwardResult& result, const MatrixCRef& previous, I
 namespace {
 
 // Shared: many small products side by side use two cores better than one small product split in
-// two. In turn, the region below is inactive and each product threads as it would alone.
+// two. In turn, each product threads as it would alone.
 template <typename Work>
 void forEachGroup(Index groups, Index rowBlocks, Index batch, bool shared, Work&& work) {
-    const Index tasks = groups * rowBlocks;
-#pragma omp parallel for schedule(dynamic, 1) if (shared)
-    for (Index task = 0; task < tasks; ++task)
+    forEachTask(groups * rowBlocks, shared, [&](Index task) {
         work(task / rowBlocks, rowBlock(batch, rowBlocks, task % rowBlocks));
+    });
 }
 
 }  // namespace

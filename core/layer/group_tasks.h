@@ -10,8 +10,7 @@ namespace tp {
 /// thread, where `sideBySide`; otherwise one after another on the calling thread, outside any
 /// parallel region, so that each task's products use the threads as they would alone. Inside even
 /// an inactive region (`omp parallel if (false)`), OpenBLAS's OpenMP build ran the column split's
-/// one (256, 1024, 4096) product at 1.27x to 1.51x its time alone on an AMD EPYC with AVX2 (the
-/// region's nested teams start threads of their own).
+/// one (256, 1024, 4096) product at 1.27x to 1.51x its time alone on an AMD EPYC with AVX2.
 template <typename Work>
 void forEachTask(Index count, bool sideBySide, Work&& work) {
     if (!sideBySide) {

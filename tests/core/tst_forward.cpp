@@ -3,6 +3,7 @@
 #include "layer/finite_max_abs.h"
 #include "layer/forward.h"
 #include "layer/fresh_matrix.h"
+#include "layer/group_tasks.h"
 #include "layer/verification.h"
 #include "matrix_bits.h"
 #include "random_matrix.h"
@@ -10,6 +11,9 @@
 
 #include <QTest>
 
+#include <omp.h>
+
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <random>
@@ -437,6 +441,31 @@ private slots:
                          qPrintable(QString("%1 rows, depth %2").arg(rows).arg(depth)));
             }
         }
+    }
+
+    // Groups the threads do not share run in order on the calling thread, outside any parallel
+    // region, even an inactive one (where OpenBLAS's threads ran a product slower); shared, each
+    // runs once on a thread of the team.
+    void groupTasksRunOutsideARegionUnlessShared() {
+        std::vector<Index> order;
+        bool outside = true;
+        forEachTask(5, false, [&](Index task) {
+            order.push_back(task);
+            outside = outside && omp_get_level() == 0;
+        });
+        QCOMPARE(order, (std::vector<Index>{0, 1, 2, 3, 4}));
+        QVERIFY(outside);
+
+        std::vector<std::atomic<int>> runs(8);
+        std::atomic<bool> inTeam{true};
+        forEachTask(8, true, [&](Index task) {
+            ++runs[std::size_t(task)];
+            if (omp_get_level() != 1)
+                inTeam = false;
+        });
+        for (const std::atomic<int>& r : runs)
+            QCOMPARE(r.load(), 1);
+        QVERIFY(inTeam);
     }
 
     void cancelledWorkStopsEarly() {

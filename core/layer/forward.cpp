@@ -75,17 +75,20 @@ struct OutputTile {
     IndexRange rows, cols;
 };
 
-// The tiles the row split computes its output and each partial by, about 512 KiB each, and at
-// least four where the columns allow (narrower ones then), so that both threads work: fixed by
-// the shape alone, so that a partial made on demand is made by the very products that were added.
+// The tiles the row split computes its output and each partial by: 256 rows by 480 columns
+// (10 strips of kGroupStrip, about 480 KiB of sums), and at least four where the columns allow
+// (narrower ones then), so that both threads work. A tile's rows share each strip of the kernel
+// that sumGroupProducts copies, and its columns share x's rows. An element's bits do not depend
+// on its tile, so a partial made on demand by other tiles has the bits that were added.
 std::vector<OutputTile> rowSplitTiles(Index batch, Index features) {
-    Index cols = std::min<Index>(features, 1024);
-    const Index rows = std::max<Index>(kFewRows + 1, (Index(1) << 17) / cols);
+    const Index rows = 256;
+    Index cols = std::min<Index>(features, 10 * kGroupStrip);
     const auto count = [&](Index c) {
         return (batch + rows - 1) / rows * ((features + c - 1) / c);
     };
-    while (count(cols) < 4 && cols > 64)
-        cols = (cols + 1) / 2;
+    while (count(cols) < 4 && cols > kGroupStrip)
+        cols =
+            std::max<Index>(kGroupStrip, (cols / 2 + kGroupStrip - 1) / kGroupStrip * kGroupStrip);
     std::vector<OutputTile> tiles;
     for (Index r = 0; r < batch; r += rows)
         for (Index c = 0; c < features; c += cols)
@@ -97,18 +100,15 @@ Eigen::Block<Matrix> tileOf(Matrix& m, const OutputTile& tile) {
     return m.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size());
 }
 
-// out = x[tile rows, group's rows] @ kernel[group's rows, tile cols], or out += it where `add`, on
-// the calling thread when called inside a parallel region: one group's partial over one tile.
-void multiplyTile(Eigen::Ref<Matrix> out, const MatrixCRef& x, const MatrixCRef& kernel,
-                  const ShardGroup& group, const OutputTile& tile, bool add = false) {
-    const auto a =
-        x.block(tile.rows.start, group.inputCols.start, tile.rows.size(), group.inputCols.size());
-    const auto b = kernel.block(group.kernelRows.start, tile.cols.start, group.kernelRows.size(),
-                                tile.cols.size());
-    if (add)
-        multiplyAdd(out, a, b);
-    else
-        multiply(out, a, b);
+// One strip buffer for sumGroupProducts per thread, allocated before a parallel region (an
+// exception cannot leave one).
+std::vector<std::vector<float>> stripsPerThread(Index terms) {
+    return std::vector<std::vector<float>>(std::size_t(omp_get_max_threads()),
+                                           std::vector<float>(std::size_t(kGroupStrip * terms)));
+}
+
+float* threadStrip(std::vector<std::vector<float>>& strips) {
+    return strips[std::size_t(omp_get_thread_num())].data();
 }
 
 }  // namespace
@@ -167,13 +167,11 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     result.output = uninitializedMatrix(x.rows(), plan.features);
     const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
     std::atomic<Index> tilesDone{0};
-    // A group's product of at most kOneBlockDepth terms is added straight into the sum, with the
-    // bits of its partial added (layer/products.h). A deeper one goes into a scratch block of the
-    // thread, as large as the first tile (the largest), allocated here: an exception cannot leave
-    // a parallel region.
-    const bool addedInPlace = plan.chunk <= kOneBlockDepth;
-    std::vector<Matrix> scratches(addedInPlace ? 0 : std::size_t(omp_get_max_threads()),
-                                  Matrix(tiles.front().rows.size(), tiles.front().cols.size()));
+    // Group g reads kernel rows [bounds[g], bounds[g + 1]).
+    std::vector<Index> bounds{0};
+    for (const ShardGroup& group : plan.groups)
+        bounds.push_back(group.kernelRows.stop);
+    std::vector<std::vector<float>> strips = stripsPerThread(plan.inDim);
 #pragma omp parallel
     {
         // The fresh output's pages are mapped before any tile is written.
@@ -185,17 +183,10 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                 continue;
             const OutputTile& tile = tiles[t];
             auto sum = tileOf(result.output, tile);
-            // Group 0's partial into the sum, then each next one added to it, in group order.
-            for (const ShardGroup& group : plan.groups) {
-                if (group.index == 0 || addedInPlace) {
-                    multiplyTile(sum, x, kernel, group, tile, group.index > 0);
-                } else {
-                    auto scratch = scratches[std::size_t(omp_get_thread_num())].topLeftCorner(
-                        tile.rows.size(), tile.cols.size());
-                    multiplyTile(scratch, x, kernel, group, tile);
-                    sum += scratch;
-                }
-            }
+            // Each group's product summed apart, added to the groups' sum in group order.
+            sumGroupProducts(sum, x.middleRows(tile.rows.start, tile.rows.size()),
+                             kernel.middleCols(tile.cols.start, tile.cols.size()), bounds,
+                             threadStrip(strips));
             // The bias belongs to the layer, not to a group: added once, to the combined sum.
             sum.rowwise() += bias.segment(tile.cols.start, tile.cols.size());
             const Index done = ++tilesDone;
@@ -207,13 +198,22 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
         const ShardGroup& group = plan.groups[std::size_t(g)];
         Matrix partial = uninitializedMatrix(x.rows(), plan.features);
         const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
+        const Index terms = group.kernelRows.size();
+        std::vector<std::vector<float>> strips = stripsPerThread(terms);
+        const std::vector<Index> alone{0, terms};
 #pragma omp parallel
         {
             mapThreadRun(partial);
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 1)
-            for (std::size_t t = 0; t < tiles.size(); ++t)
-                multiplyTile(tileOf(partial, tiles[t]), x, kernel, group, tiles[t]);
+            for (std::size_t t = 0; t < tiles.size(); ++t) {
+                const OutputTile& tile = tiles[t];
+                sumGroupProducts(
+                    tileOf(partial, tile),
+                    x.block(tile.rows.start, group.inputCols.start, tile.rows.size(), terms),
+                    kernel.block(group.kernelRows.start, tile.cols.start, terms, tile.cols.size()),
+                    alone, threadStrip(strips));
+            }
         }
         return partial;
     });

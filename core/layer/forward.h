@@ -60,11 +60,11 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
 
 /// Row-parallel: partial sums x[:, rows] @ kernel[rows, :] combined by addition, bias added once.
 /// x (N, inDim), kernel (inDim, features), bias (features); plan.mode == Row. The pass goes through
-/// the output by tiles, each group's product of a tile added to the tile's sum in group order
-/// (through a scratch block, or in place for at most kOneBlockDepth terms: the same bits), so no
-/// partial is stored; result.partials makes them on first read, by the same products, from x and
-/// kernel: both must outlive the result, unchanged (a Scene keeps them in its params), and neither
-/// may be a temporary. With progress: tp units in all.
+/// the output by tiles, each group's product summed apart and added to the sum of the groups before
+/// it, in group order and in registers (sumGroupProducts, layer/products.h), so no partial is
+/// stored; result.partials makes them on first read, the same products with the same bits, from x
+/// and kernel: both must outlive the result, unchanged (a Scene keeps them in its params), and
+/// neither may be a temporary. With progress: tp units in all.
 ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                                  const RowVectorCRef& bias, const ShardingPlan& plan,
                                  Progress* progress = nullptr);

@@ -48,6 +48,10 @@ inline constexpr std::int64_t kDepthRun = 8;
 /// follows.
 inline constexpr std::int64_t kColumnBlock = 4096;
 
+/// Columns of b a sum of group products (sumGroupProducts) copies together at a time, and so
+/// the floats per term of its caller's scratch.
+inline constexpr std::int64_t kGroupStrip = 48;
+
 // out = a @ b, or out += a @ b when `accumulate`, for each instruction set; a (N, K), b (K, M),
 // out (N, M). Each may only be called on a CPU that has its instruction set. multiplyInOrder sums
 // each element in order over k (a of at most kFewRows rows, neither factor transposed);
@@ -57,16 +61,22 @@ inline constexpr std::int64_t kColumnBlock = 4096;
 namespace baseline {
 void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate);
 void addInOrder(const Output& sums, const Factor& a, const Factor& b);
+void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
+                      const std::int64_t* bounds, std::int64_t groups, float* scratch);
 void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate);
 }  // namespace baseline
 namespace avx2 {
 void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate);
 void addInOrder(const Output& sums, const Factor& a, const Factor& b);
+void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
+                      const std::int64_t* bounds, std::int64_t groups, float* scratch);
 void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate);
 }  // namespace avx2
 namespace avx512 {
 void multiplyInOrder(const Output& out, const Factor& a, const Factor& b, bool accumulate);
 void addInOrder(const Output& sums, const Factor& a, const Factor& b);
+void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
+                      const std::int64_t* bounds, std::int64_t groups, float* scratch);
 void multiplyBlocked(const Output& out, const Factor& a, const Factor& b, bool accumulate);
 }  // namespace avx512
 

@@ -204,6 +204,26 @@ void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFa
     }
 }
 
+void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
+                      const std::vector<Index>& bounds, float* scratch, SimdPath path) {
+    assert(bounds.size() >= 2 && bounds.front() == 0 && bounds.back() == a.cols());
+    const products::Output o = outputOf(out);
+    const products::Factor fa = factorOf(a);
+    const products::Factor fb = factorOf(b);
+    const auto groups = std::int64_t(bounds.size()) - 1;
+    switch (resolveSimdPath(path)) {
+        case SimdPath::Avx512:
+            products::avx512::sumGroupProducts(o, fa, fb, bounds.data(), groups, scratch);
+            return;
+        case SimdPath::Avx2:
+            products::avx2::sumGroupProducts(o, fa, fb, bounds.data(), groups, scratch);
+            return;
+        default:
+            products::baseline::sumGroupProducts(o, fa, fb, bounds.data(), groups, scratch);
+            return;
+    }
+}
+
 Matrix product(const ProductFactor& a, const ProductFactor& b, SimdPath path) {
     Matrix out(a.rows(), b.cols());
     multiply(out, a, b, path);

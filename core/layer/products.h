@@ -11,13 +11,16 @@
 // instruction set has FMA (AVX2 + FMA, AVX-512) and not on the baseline, or OpenBLAS's, which
 // block and fuse in their own way; so their last bits differ between paths and between the two
 // (each within the rounding bound the check allows, which holds for any order of summation). On
-// one path and one thread count they are the same from run to run.
+// one path and one thread count they are the same from run to run. The row split's sums of group
+// products (sumGroupProducts) run a kernel of the core's own on every path, fused where the
+// instruction set has FMA, whose bits do not depend on tiles or threads.
 
 #include "layer/eigen_types.h"
 #include "layer/product_kernel.h"
 #include "layer/simd_path.h"
 
 #include <string>
+#include <vector>
 
 namespace tp {
 
@@ -48,6 +51,7 @@ ProductFactor transposed(const Eigen::MatrixBase<Derived>& m) {
 using products::kColumnBlock;
 using products::kDepthRun;
 using products::kFewRows;
+using products::kGroupStrip;
 
 /// Who computes a product.
 enum class ProductRoute {
@@ -86,13 +90,6 @@ void warmProducts();
 void multiply(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
               SimdPath path = SimdPath::Best);
 
-/// Products of at most this many terms (a.cols()) have, by multiplyAdd(out, a, b), the bits of
-/// out + product(a, b): on every route, a @ b is summed apart and then added to out once.
-/// OpenBLAS's and Eigen's blocked kernels add out's value in after each block of terms, 320 or more
-/// on the CPUs and paths measured (docs/speed.md); tst_forward checks the path in use at this
-/// depth.
-inline constexpr std::int64_t kOneBlockDepth = 64;
-
 /// out += a @ b, the same shapes.
 void multiplyAdd(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFactor& b,
                  SimdPath path = SimdPath::Best);
@@ -102,6 +99,16 @@ void multiplyAdd(Eigen::Ref<Matrix> out, const ProductFactor& a, const ProductFa
 /// most kFewRows rows, neither factor transposed; sums (N, M). The same bits on every path.
 void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFactor& b,
                 SimdPath path = SimdPath::Best);
+
+/// out = the sum over the groups g, in order, of a[:, bounds[g]:bounds[g + 1]] @ b[the same rows],
+/// on the calling thread: each group's product summed apart from zero and then added to the sum of
+/// the groups before it, all in registers. bounds[0] = 0 and bounds.back() = a.cols(). An element
+/// depends on its row of a, its column of b and the bounds only, so a group's product computed
+/// alone (bounds {0, its terms}) has the bits that were added. `scratch` holds
+/// kGroupStrip x a.cols() floats. Neither factor transposed; the bits differ between paths.
+void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
+                      const std::vector<Index>& bounds, float* scratch,
+                      SimdPath path = SimdPath::Best);
 
 /// a @ b as a new (N, M) matrix.
 Matrix product(const ProductFactor& a, const ProductFactor& b, SimdPath path = SimdPath::Best);

@@ -426,23 +426,6 @@ private slots:
         QVERIFY(sameBits(again.output, result.output));
     }
 
-    // The row split adds a product of at most kOneBlockDepth terms straight into its sum
-    // (multiplyAdd), trusting that this has the bits of the partial added: on the route of a tile
-    // of few rows, of a whole tile and of a taller block.
-    void shallowProductsAddAsTheirPartials() {
-        for (const Index rows : {Index(5), Index(128), Index(300)}) {
-            for (const Index depth : {Index(1), Index(16), kOneBlockDepth}) {
-                const Matrix a = randomMatrix(rows, depth, 21);
-                const Matrix b = randomMatrix(depth, 1024, 22);
-                Matrix sum = randomMatrix(rows, 1024, 23);
-                const Matrix expected = sum + product(a, b);
-                multiplyAdd(sum, a, b);
-                QVERIFY2(sameBits(sum, expected),
-                         qPrintable(QString("%1 rows, depth %2").arg(rows).arg(depth)));
-            }
-        }
-    }
-
     // Groups the threads do not share run in order on the calling thread, outside any parallel
     // region, even an inactive one (where OpenBLAS's threads ran a product slower); shared, each
     // runs once on a thread of the team.

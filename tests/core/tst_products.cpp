@@ -222,6 +222,58 @@ private slots:
         }
     }
 
+    // The row split's sums of group products: on every path, each group's product computed alone
+    // and added to the sum of the groups before it in order gives the sum's bits; a block of rows
+    // and columns alone has the bits of the same block of the whole; and the sum is a product of
+    // all the terms, within its rounding bound. The shapes leave tiles of fewer rows and columns
+    // than the path's (6 or 8 rows, 8, 16 or 48 columns) and a last strip narrower than
+    // kGroupStrip; the bounds include groups of one term and groups of unequal depth.
+    void groupSumsHaveTheBitsOfTheirProductsAdded() {
+        const std::vector<std::vector<Index>> boundsList = {
+            {0, 64}, {0, 16, 32, 48, 64}, {0, 1, 2, 40, 63, 64}};
+        for (const Index rows : {Index(1), Index(7), Index(53)}) {
+            for (const Index cols : {Index(5), Index(48), Index(151)}) {
+                const Matrix a = randomMatrix(rows, 64, unsigned(rows));
+                const Matrix b = randomMatrix(64, cols, unsigned(cols));
+                const Exact exact = exactProduct(a, b);
+                for (const SimdPath path : availableSimdPaths()) {
+                    for (const std::vector<Index>& bounds : boundsList) {
+                        const QString name = QString("%1 x %2, %3 groups, %4")
+                                                 .arg(rows)
+                                                 .arg(cols)
+                                                 .arg(bounds.size() - 1)
+                                                 .arg(simdPathName(path));
+                        std::vector<float> strip(std::size_t(kGroupStrip * 64));
+                        Matrix sum(rows, cols);
+                        sumGroupProducts(sum, a, b, bounds, strip.data(), path);
+                        Matrix added(rows, cols);
+                        for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
+                            const Index start = bounds[g], terms = bounds[g + 1] - bounds[g];
+                            Matrix alone(rows, cols);
+                            sumGroupProducts(alone, a.middleCols(start, terms),
+                                             b.middleRows(start, terms), {0, terms}, strip.data(),
+                                             path);
+                            if (g == 0)
+                                added = alone;
+                            else
+                                added += alone;
+                        }
+                        QVERIFY2(sameBits(sum, added), qPrintable(name));
+                        const Index r0 = rows / 3, c0 = cols / 3;
+                        Matrix block(rows - r0, cols - c0);
+                        sumGroupProducts(block, a.bottomRows(rows - r0), b.rightCols(cols - c0),
+                                         bounds, strip.data(), path);
+                        QVERIFY2(sameBits(block, sum.bottomRightCorner(rows - r0, cols - c0)),
+                                 qPrintable(name));
+                        QString where;
+                        QVERIFY2(withinBound(sum, exact, 64, &where),
+                                 qPrintable(name + ": " + where));
+                    }
+                }
+            }
+        }
+    }
+
     // Eigen's kernels on a path below the one in use really run that path: a path with FMA gives
     // other last bits than the baseline on a long sum (when this process runs such a path).
     void aPathWithFusedMultiplyAddsGivesOtherLastBits() {

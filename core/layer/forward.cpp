@@ -103,8 +103,9 @@ Eigen::Block<Matrix> tileOf(Matrix& m, const OutputTile& tile) {
 // One strip buffer for sumGroupProducts per thread, allocated before a parallel region (an
 // exception cannot leave one).
 std::vector<std::vector<float>> stripsPerThread(Index terms) {
-    return std::vector<std::vector<float>>(std::size_t(omp_get_max_threads()),
-                                           std::vector<float>(std::size_t(kGroupStrip * terms)));
+    return std::vector<std::vector<float>>(
+        std::size_t(omp_get_max_threads()),
+        std::vector<float>(std::size_t(groupStripFloats(terms))));
 }
 
 float* threadStrip(std::vector<std::vector<float>>& strips) {

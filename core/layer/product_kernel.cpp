@@ -17,6 +17,7 @@
 #include <omp.h>
 #include <Eigen/Core>
 #include <cassert>
+#include <cstdint>
 
 namespace tp::products::TPVIZ_PRODUCT_ISA {
 namespace {
@@ -253,14 +254,18 @@ void sumGroupsRows(Index& r, const Output& out, Index c, Index width, const Fact
 }  // namespace
 
 // out = the sum over groups g in order of a[:, bounds[g]:bounds[g + 1]] @ b[those rows, :], on the
-// calling thread. b's columns are copied kGroupStrip at a time into `scratch` (b.rows x
-// kGroupStrip floats, the last strip padded with zeros), and each strip serves every row of a.
-// An element's value depends only on its row of a, its column of b and the bounds: not on the
-// strip, the tile or the rows summed beside it.
+// calling thread. b's columns are copied kGroupStrip at a time into `scratch`
+// (groupStripFloats(b.rows) floats, the last strip padded with zeros), and each strip serves every
+// row of a. An element's value depends only on its row of a, its column of b and the bounds: not on
+// the strip, the tile or the rows summed beside it.
 void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
                       const std::int64_t* bounds, std::int64_t groups, float* scratch) {
     assert(!a.transposed && !b.transposed && a.cols == b.rows);
     assert(out.rows == a.rows && out.cols == b.cols && bounds[0] == 0 && bounds[groups] == a.cols);
+    // The strip starts on a cache line (groupStripFloats leaves room), so that no load of it
+    // straddles two.
+    const auto address = reinterpret_cast<std::uintptr_t>(scratch);
+    scratch = reinterpret_cast<float*>((address + 63) & ~std::uintptr_t(63));
     for (Index c0 = 0; c0 < b.cols; c0 += kGroupStrip) {
         const Index stripWidth = smaller(kGroupStrip, b.cols - c0);
         for (Index k = 0; k < b.rows; ++k) {

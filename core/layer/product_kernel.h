@@ -51,6 +51,11 @@ inline constexpr std::int64_t kColumnBlock = 4096;
 /// Columns of b a sum of group products (sumGroupProducts) copies together at a time, and so
 /// the floats per term of its caller's scratch.
 inline constexpr std::int64_t kGroupStrip = 48;
+/// The floats of scratch a sum of group products of `terms` terms takes: kGroupStrip per term, and
+/// room to start them on a cache line (loads that straddle two lines slowed the AVX2 path).
+constexpr std::int64_t groupStripFloats(std::int64_t terms) {
+    return kGroupStrip * terms + 16;
+}
 
 // out = a @ b, or out += a @ b when `accumulate`, for each instruction set; a (N, K), b (K, M),
 // out (N, M). Each may only be called on a CPU that has its instruction set. multiplyInOrder sums

@@ -243,7 +243,7 @@ private slots:
                                                  .arg(cols)
                                                  .arg(bounds.size() - 1)
                                                  .arg(simdPathName(path));
-                        std::vector<float> strip(std::size_t(kGroupStrip * 64));
+                        std::vector<float> strip(std::size_t(groupStripFloats(64)));
                         Matrix sum(rows, cols);
                         sumGroupProducts(sum, a, b, bounds, strip.data(), path);
                         Matrix added(rows, cols);

@@ -69,6 +69,10 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                                  const RowVectorCRef& bias, const ShardingPlan& plan,
                                  Progress* progress = nullptr);
 
+/// x @ kernel as the row split makes a group's partial sum (x the group's columns of the input,
+/// kernel its rows): the bits the split added to its output.
+Matrix rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel);
+
 /// Dispatches on plan.mode.
 ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                               const RowVectorCRef& bias, const ShardingPlan& plan,

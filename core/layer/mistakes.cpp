@@ -345,7 +345,7 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             assert(own.kernel.rows() == plan.chunk && own.kernel.cols() == plan.features);
             result = eachGroup(plan, batch, plan.features, progress,
                                [&](const ShardGroup& g, Matrix& partial) {
-                                   multiply(partial, inputSlice(x, g), own.kernel);
+                                   partial = rowGroupProduct(inputSlice(x, g), own.kernel);
                                });
             if (isCancelled(progress))
                 return result;

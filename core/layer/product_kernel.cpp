@@ -189,8 +189,9 @@ namespace {
 // The sums of group products (sumGroupProducts below) in Eigen's vectors of this instruction set,
 // whose multiply-add is fused where the set has FMA. A tile of kGroupRows rows and kGroupVectors
 // vectors of columns: as many sums side by side as the registers hold with room for the loads of
-// b and a. Measured on the row split (docs/speed.md): AVX2 + FMA's 16 registers, 6 rows of 2
-// vectors took 1.16x to 1.21x the full product where 4 of 3 took 1.34x to 1.64x.
+// b and a. For AVX2 + FMA's 16 registers, measured on the row split against OpenBLAS's AVX2
+// kernels on an AVX-512 CPU (docs/speed.md), strip unaligned: 4 rows of 3 vectors 1.35x to 1.64x
+// the full product, 6 rows of 2 vectors 1.37x to 1.75x, and 1.11x to 1.30x once aligned.
 using Packet = Eigen::internal::packet_traits<float>::type;
 static_assert(sizeof(Packet) == kLanes * sizeof(float));
 #if defined(__AVX512F__)

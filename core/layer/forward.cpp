@@ -75,6 +75,10 @@ struct OutputTile {
     IndexRange rows, cols;
 };
 
+// The row split's tiles' rows at most: each block of a strip of the kernel that sumGroupProducts
+// copies serves them all.
+constexpr Index kTileRows = 256;
+
 // The row split's tiles' columns at most: 10 strips of kGroupStrip, or for a batch of at most
 // kFewRows rows 1024, whose products, summed in order, read the kernel's rows in longer runs (480
 // columns took 1.48x to 1.83x the full product at (8, 4096, 16384), 1024 columns 1.13x to 1.24x).
@@ -82,13 +86,13 @@ Index tileColumns(Index batch) {
     return batch <= kFewRows ? 1024 : 10 * kGroupStrip;
 }
 
-// The tiles the row split computes its output and each partial by: 256 rows by tileColumns
+// The tiles the row split computes its output and each partial by: kTileRows rows by tileColumns
 // columns (480: 10 strips of kGroupStrip, about 480 KiB of sums), and at least four where the
 // columns allow (narrower ones then), so that both threads work. A tile's rows share each strip of
 // the kernel that sumGroupProducts copies, and its columns share x's rows. An element's bits do not
 // depend on its tile, so a partial made on demand by other tiles has the bits that were added.
 std::vector<OutputTile> rowSplitTiles(Index batch, Index features) {
-    const Index rows = 256;
+    const Index rows = kTileRows;
     Index cols = std::min<Index>(features, tileColumns(batch));
     const auto count = [&](Index c) {
         return (batch + rows - 1) / rows * ((features + c - 1) / c);
@@ -110,7 +114,8 @@ Eigen::Block<Matrix> tileOf(Matrix& m, const OutputTile& tile) {
 // The floats of scratch sumTileGroups takes for a batch of `batch` rows and `depth` terms in all
 // (every group's).
 Index tileScratchFloats(Index batch, Index depth) {
-    return batch <= kFewRows ? batch * tileColumns(batch) : groupStripFloats(depth);
+    return batch <= kFewRows ? batch * tileColumns(batch)
+                             : groupScratchFloats(std::min(batch, kTileRows), depth);
 }
 
 // One scratch buffer per thread, allocated before a parallel region (an exception cannot leave

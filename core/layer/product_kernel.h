@@ -48,13 +48,20 @@ inline constexpr std::int64_t kDepthRun = 8;
 /// follows.
 inline constexpr std::int64_t kColumnBlock = 4096;
 
-/// Columns of b a sum of group products (sumGroupProducts) copies together at a time, and so
-/// the floats per term of its caller's scratch.
+/// Columns of b a sum of group products (sumGroupProducts) copies together at a time: a strip.
 inline constexpr std::int64_t kGroupStrip = 48;
-/// The floats of scratch a sum of group products of `terms` terms takes: kGroupStrip per term, and
-/// room to start them on a cache line (loads that straddle two lines slowed the AVX2 path).
-constexpr std::int64_t groupStripFloats(std::int64_t terms) {
-    return kGroupStrip * terms + 16;
+/// Terms (rows of b) of a strip it copies and sums together at a time: a block of 192 KiB, which
+/// stays in the L2 cache while every row of a passes it. A whole strip of more terms need not
+/// fit: at 16384 terms (3 MiB) the AVX2 path took 1.65x to 1.81x the full product with whole
+/// strips, 1.17x to 1.22x by blocks (docs/speed.md); at 4096 terms a strip is 768 KiB, over
+/// Zen 3's L2 of 512 KiB.
+inline constexpr std::int64_t kGroupDepth = 1024;
+/// The floats of scratch a sum of group products of `rows` rows and `terms` terms takes: a block
+/// of a strip, and where there are several, each row's sums of the strip held between them (two
+/// of kGroupStrip floats); and room to start them on a cache line (loads that straddle two lines
+/// slowed the AVX2 path).
+constexpr std::int64_t groupScratchFloats(std::int64_t rows, std::int64_t terms) {
+    return kGroupStrip * (terms <= kGroupDepth ? terms : kGroupDepth + 2 * rows) + 16;
 }
 
 // out = a @ b, or out += a @ b when `accumulate`, for each instruction set; a (N, K), b (K, M),

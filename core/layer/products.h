@@ -48,10 +48,11 @@ ProductFactor transposed(const Eigen::MatrixBase<Derived>& m) {
     return ProductFactor(m, true);
 }
 
-using products::groupStripFloats;
+using products::groupScratchFloats;
 using products::kColumnBlock;
 using products::kDepthRun;
 using products::kFewRows;
+using products::kGroupDepth;
 using products::kGroupStrip;
 
 /// Who computes a product.
@@ -106,7 +107,8 @@ void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFa
 /// the groups before it, all in registers. bounds[0] = 0 and bounds.back() = a.cols(). An element
 /// depends on its row of a, its column of b and the bounds only, so a group's product computed
 /// alone (bounds {0, its terms}) has the bits that were added. `scratch` holds
-/// groupStripFloats(a.cols()) floats. Neither factor transposed; the bits differ between paths.
+/// groupScratchFloats(a.rows(), a.cols()) floats. Neither factor transposed; the bits differ
+/// between paths.
 void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
                       const std::vector<Index>& bounds, float* scratch,
                       SimdPath path = SimdPath::Best);

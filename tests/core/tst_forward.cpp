@@ -186,6 +186,28 @@ private slots:
         }
     }
 
+    // The row split of a deep layer reads the kernel by blocks of kGroupDepth terms, and its groups
+    // end inside a block, on a block's edge or span several: its output is still its partials
+    // added in group order, plus the bias, bit for bit, and within the rounding bound of the
+    // reference.
+    void rowSplitAcrossDepthBlocksAddsItsPartials() {
+        const Index batch = 20, inDim = 2 * kGroupDepth + 52, features = 50;
+        const Matrix x = randomMatrix(batch, inDim, 4);
+        const Matrix kernel = randomMatrix(inDim, features, 5) / std::sqrt(float(inDim));
+        const RowVector bias = randomRow(features, 6);
+        const Matrix reference = forwardReference(x, kernel, bias);
+        for (const std::int64_t tp : {1, 3, 7, 25}) {
+            QVERIFY(inDim % tp == 0);
+            const auto plan = ShardingPlan::make(ParallelMode::Row, inDim, features, tp);
+            const ForwardResult result = forwardParallel(x, kernel, bias, plan);
+            Matrix expected = runningSum(result, tp - 1);
+            expected.rowwise() += bias;
+            QVERIFY2(sameBits(result.output, expected), qPrintable(QString("tp %1").arg(tp)));
+            QVERIFY2(verify(result.output, reference, x, kernel, bias).passed(),
+                     qPrintable(QString("tp %1").arg(tp)));
+        }
+    }
+
     void runningSumsAddInGroupOrder_data() {
         QTest::addColumn<int>("batch");
         QTest::addColumn<int>("features");

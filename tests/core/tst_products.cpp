@@ -243,7 +243,7 @@ private slots:
                                                  .arg(cols)
                                                  .arg(bounds.size() - 1)
                                                  .arg(simdPathName(path));
-                        std::vector<float> strip(std::size_t(groupStripFloats(64)));
+                        std::vector<float> strip(std::size_t(groupScratchFloats(rows, 64)));
                         Matrix sum(rows, cols);
                         sumGroupProducts(sum, a, b, bounds, strip.data(), path);
                         Matrix added(rows, cols);
@@ -270,6 +270,53 @@ private slots:
                                  qPrintable(name + ": " + where));
                     }
                 }
+            }
+        }
+    }
+
+    // Each element of a sum of group products, however deep, is made as the kernel says: each
+    // group's terms summed from zero in order over k, a fused multiply-add per term where the path
+    // has FMA (a multiply and then an add on the baseline), and each group then added to the sum of
+    // the groups before it. The depth spans several of the blocks the kernel copies its strips by
+    // (kGroupDepth terms), with groups that end inside a block, on its edge, one term long, empty,
+    // and one longer than a block, so a group's sum must carry from block to block unchanged.
+    void groupSumsAreMultiplyAddsInOrderAcrossDepthBlocks() {
+        const Index depth = 2 * kGroupDepth + 44;
+        const std::vector<std::vector<Index>> boundsList = {
+            {0, depth},
+            {0, 100, kGroupDepth, kGroupDepth + 1, 2 * kGroupDepth, depth},
+            {0, 5, 5, kGroupDepth + 7, depth, depth}};
+        const Index rows = 11, cols = 61;
+        const Matrix a = randomMatrix(rows, depth, 21), b = randomMatrix(depth, cols, 22);
+        for (const SimdPath path : availableSimdPaths()) {
+            const bool fused = path != SimdPath::Scalar;
+            for (const std::vector<Index>& bounds : boundsList) {
+                std::vector<float> scratch(std::size_t(groupScratchFloats(rows, depth)));
+                Matrix sum(rows, cols);
+                sumGroupProducts(sum, a, b, bounds, scratch.data(), path);
+                Matrix expected(rows, cols);
+                for (Index r = 0; r < rows; ++r) {
+                    for (Index c = 0; c < cols; ++c) {
+                        float total = 0.0f;
+                        for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
+                            float held = 0.0f;
+                            for (Index k = bounds[g]; k < bounds[g + 1]; ++k) {
+                                if (fused) {
+                                    held = std::fma(a(r, k), b(k, c), held);
+                                } else {
+                                    const float term = a(r, k) * b(k, c);
+                                    held = held + term;
+                                }
+                            }
+                            total = g == 0 ? held : total + held;
+                        }
+                        expected(r, c) = total;
+                    }
+                }
+                QVERIFY2(
+                    sameBits(sum, expected),
+                    qPrintable(
+                        QString("%1 groups, %2").arg(bounds.size() - 1).arg(simdPathName(path))));
             }
         }
     }

@@ -216,10 +216,12 @@ struct GroupScratch {
     float* total;
 };
 
-// A block of one strip: its terms [k0, k1) of `depth`, the groups [first, last) that have terms
-// there (or none, and begin there), and out at the strip's first column, `width` columns.
+// A block of one strip: its terms [k0, k1) of `depth`, whether the strip has several blocks, the
+// groups [first, last) that have terms there (or none, and begin there), and out at the strip's
+// first column, `width` columns.
 struct StripBlock {
     Index k0, k1, depth;
+    bool blocked;
     const std::int64_t* bounds;
     Index first, last;
     float* out;
@@ -339,9 +341,8 @@ void sumGroupsTile(Index r0, Index c, const Factor& a, const GroupScratch& s,
 template <Index rows>
 void sumGroupsRows(Index& r, Index outRows, Index c, const Factor& a, const GroupScratch& s,
                    const StripBlock& block) {
-    const bool blocked = block.k0 > 0 || block.k1 < block.depth;
     for (; r + rows <= outRows; r += rows)
-        (blocked ? sumGroupsTile<rows, true> : sumGroupsTile<rows, false>)(r, c, a, s, block);
+        (block.blocked ? sumGroupsTile<rows, true> : sumGroupsTile<rows, false>)(r, c, a, s, block);
 }
 
 }  // namespace
@@ -369,6 +370,7 @@ void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
                          blocks ? aligned + (blockTerms + out.rows) * kGroupStrip : nullptr};
     for (Index c0 = 0; c0 < b.cols; c0 += kGroupStrip) {
         const Index stripWidth = smaller(kGroupStrip, b.cols - c0);
+        StripBlock block{0, 0, depth, blocks, bounds, 0, 0, out.data + c0, out.stride, stripWidth};
         // Blocks until the last term; one when there are none, so that the sums (of empty groups)
         // are still made.
         for (Index k0 = 0;; k0 += kGroupDepth) {
@@ -379,7 +381,8 @@ void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
                 for (Index c = 0; c < kGroupStrip; ++c)
                     to[c] = c < stripWidth ? from[c] : 0.0f;
             }
-            StripBlock block{k0, k1, depth, bounds, 0, 0, out.data + c0, out.stride, stripWidth};
+            block.k0 = k0;
+            block.k1 = k1;
             setGroupsOfBlock(block, groups);
             for (Index c = 0; c < stripWidth; c += kGroupTile) {
                 Index r = 0;

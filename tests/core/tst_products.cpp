@@ -243,15 +243,15 @@ private slots:
                                                  .arg(cols)
                                                  .arg(bounds.size() - 1)
                                                  .arg(simdPathName(path));
-                        std::vector<float> strip(std::size_t(groupScratchFloats(rows, 64)));
+                        std::vector<float> scratch(std::size_t(groupScratchFloats(rows, 64)));
                         Matrix sum(rows, cols);
-                        sumGroupProducts(sum, a, b, bounds, strip.data(), path);
+                        sumGroupProducts(sum, a, b, bounds, scratch.data(), path);
                         Matrix added(rows, cols);
                         for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
                             const Index start = bounds[g], terms = bounds[g + 1] - bounds[g];
                             Matrix alone(rows, cols);
                             sumGroupProducts(alone, a.middleCols(start, terms),
-                                             b.middleRows(start, terms), {0, terms}, strip.data(),
+                                             b.middleRows(start, terms), {0, terms}, scratch.data(),
                                              path);
                             if (g == 0)
                                 added = alone;
@@ -262,7 +262,7 @@ private slots:
                         const Index r0 = rows / 3, c0 = cols / 3;
                         Matrix block(rows - r0, cols - c0);
                         sumGroupProducts(block, a.bottomRows(rows - r0), b.rightCols(cols - c0),
-                                         bounds, strip.data(), path);
+                                         bounds, scratch.data(), path);
                         QVERIFY2(sameBits(block, sum.bottomRightCorner(rows - r0, cols - c0)),
                                  qPrintable(name));
                         QString where;

@@ -467,6 +467,23 @@ private slots:
                     .shapeMismatch.empty());
     }
 
+    // Without the factors (the allclose rule alone), the largest error is found and placed.
+    void verificationFindsTheWorstElement() {
+        Matrix reference = Matrix::Constant(3, 4, 2.0f);
+        Matrix actual = reference;
+        actual(1, 2) = 2.5f;
+        actual(2, 0) = 2.0f + 1e-6f;
+        const Verification v = verify(actual, reference);
+        QVERIFY(!v.allclose);
+        QCOMPARE(v.worstRow, Index(1));
+        QCOMPARE(v.worstCol, Index(2));
+        QCOMPARE(v.maxAbsError, 0.5);
+        QCOMPARE(v.maxRelError, 0.25);
+        QVERIFY(verify(actual, reference, Tolerance{0.0, 0.6}).allclose);
+        actual(0, 0) = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(!verify(actual, reference, Tolerance{0.0, 10.0}).allclose);
+    }
+
     // Given rtol and atol, allclose decides; the rounding figures are still reported.
     void allcloseRuleDecidesWhenGiven() {
         const Matrix x{{1.f, 2.f}};

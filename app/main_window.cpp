@@ -190,15 +190,13 @@ MainWindow::MainWindow(Options options) : m_options(options) {
         statusBar()->showMessage(
             tr("The array files cannot be used: the picture shows the last valid scene"), 10000);
     });
-    connect(m_timelines, &TabTimelines::loopStepChanged, this, &MainWindow::showLoopStep);
+    connect(m_timelines, &TabTimelines::loopStepChanged, this, [this](const TimelineStep& step) {
+        if (m_session->scene())
+            m_layerTab->setStep(step);
+    });
     connect(m_timelines, &TabTimelines::programStepChanged, this,
             [this](const TimelineStep& step) { m_devices->setStep(step.step); });
-    connect(m_timelines, &TabTimelines::shownStepChanged, this, [this](const TimelineStep& step) {
-        if (!m_session->scene())
-            return;
-        m_equation->setText(QString::fromStdString(step.equation));
-        m_caption->setText(QString::fromStdString(step.caption));
-    });
+    connect(m_timelines, &TabTimelines::shownStepChanged, this, &MainWindow::showStep);
     connect(m_stepActions, &StepActions::speedRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(reason, 6000); });
     connect(m_groupTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
@@ -352,10 +350,11 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     emit sceneShown();
 }
 
-void MainWindow::showLoopStep(const TimelineStep& step) {
+void MainWindow::showStep(const TimelineStep& step) {
     if (!m_session->scene())
         return;
-    m_layerTab->setStep(step);
+    m_equation->setText(QString::fromStdString(step.equation));
+    m_caption->setText(QString::fromStdString(step.caption));
     m_groups->setStep(step);
     const int group = step.currentGroup;
     if (group >= 0)

@@ -123,8 +123,9 @@ private:
     void cancelComputation();
     void onSceneReady(ScenePtr scene, qint64 elapsedMs);
     void onBusyChanged(bool busy);
-    /// Shows a step of the loop in the Layer tab: the layer, the outputs and the groups.
-    void showLoopStep(const TimelineStep& step);
+    /// Shows the step of the tab on screen in what both tabs share: the words over the tabs and
+    /// the Groups dock (each group waiting, computing or done at that step).
+    void showStep(const TimelineStep& step);
     void showAbout();
     void saveSettings();
 

@@ -308,7 +308,7 @@ void appendMeshLinear1(Timeline& program, const LayerConfig& c, const MlpPlan& p
 void appendMeshLinear2(Timeline& program, const LayerConfig& c, const MlpPlan& plan,
                        Mistake mistake) {
     TimelineStep& s = appendStep(program, StepPhase::Linear2Computes);
-    s.mlp.linear2Done = int(c.tpSize);
+    s.groupsDone = s.mlp.linear2Done = int(c.tpSize);
     const Index chunk = plan.linear2.chunk;
     const std::string all = "all " + str(c.tpSize) + " devices";
     if (plan.linear2.mode == ParallelMode::Column) {

@@ -1,7 +1,7 @@
 // Each tab steps through its own timeline in the real window: the Layer tab through the loop, the
 // Devices tab through the mesh program. Switching tabs, and changing tp_size or the mode at the
-// last step of either tab and back, keeps a valid step in both. The stepping keys step again once
-// an input is done with.
+// last step of either tab and back, keeps a valid step in both. The Groups dock says the step of
+// the tab on screen. The stepping keys step again once an input is done with.
 
 #include "devices/devices_view.h"
 #include "main_window.h"
@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTabWidget>
 #include <QTest>
 
@@ -79,10 +80,29 @@ struct Window {
                 .arg(slider()->maximum())
                 .arg(shown->step())
                 .arg(timeline.lastStep());
-        if (equation() != q(timeline.at(shown->step()).equation) ||
-            caption() != q(timeline.at(shown->step()).caption))
+        const TimelineStep& step = timeline.at(shown->step());
+        if (equation() != q(step.equation) || caption() != q(step.caption))
             return QStringLiteral("the words \"%1\" are not those of the step").arg(caption());
+        const QStringList statuses = groupStatuses();
+        for (int g = 0; g < statuses.size(); ++g) {
+            const QString expected = g == step.currentGroup && !step.complete ? "computing"
+                                     : g < step.groupsDone                    ? "done"
+                                                                              : "waiting";
+            if (statuses[g] != expected)
+                return QStringLiteral("the Groups dock says group %1 is %2 at a step where it "
+                                      "is %3")
+                    .arg(g)
+                    .arg(statuses[g], expected);
+        }
         return {};
+    }
+    /// The Groups dock's Status column, group by group.
+    QStringList groupStatuses() const {
+        const QAbstractItemModel* groups = window.findChild<QTableView*>("groupTable")->model();
+        QStringList statuses;
+        for (int g = 0; g < groups->rowCount(); ++g)
+            statuses << groups->index(g, groups->columnCount() - 1).data().toString();
+        return statuses;
     }
     void showDevices() { tabs()->setCurrentWidget(window.devicesView()); }
     void showLayer() { tabs()->setCurrentIndex(0); }
@@ -154,6 +174,10 @@ private slots:
         QCOMPARE(program->step(), 2);
         QCOMPARE(loop->step(), 2);
         QCOMPARE(w.window.devicesView()->step(), 2);
+        // The Groups dock follows the tab on screen: every device has computed its block here,
+        // while the Layer tab's loop is still at group 1.
+        QCOMPARE(w.groupStatuses(), QStringList(4, QStringLiteral("done")));
+        QCOMPARE(w.inconsistency(), QString());
         QCOMPARE(w.equation(), "all-gather 1/3: device m sends chunk m to device (m + 1) mod 4");
         QVERIFY2(w.caption().contains("all-gather ring step 1 of 3"), qPrintable(w.caption()));
         w.window.stepActions()->endAction()->trigger();
@@ -161,6 +185,7 @@ private slots:
         QCOMPARE(loop->step(), 2);
         w.showLayer();
         QCOMPARE(w.window.stepController(), loop);
+        QCOMPARE(w.groupStatuses(), QStringList({"done", "computing", "waiting", "waiting"}));
         QCOMPARE(w.slider()->value(), 2);
         QCOMPARE(w.slider()->maximum(), 4);
         QCOMPARE(w.caption(), q(w.window.timelines()->loop().at(2).caption));

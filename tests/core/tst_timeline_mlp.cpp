@@ -74,6 +74,7 @@ private slots:
             QCOMPARE(s.currentGroup, g);
             QCOMPARE(s.mlp.hiddenDone, tp);
             QCOMPARE(s.mlp.linear2Done, g + 1);
+            QCOMPARE(s.groupsDone, g + 1);
             const QString slice = QStringLiteral("%1:%2").arg(g * chunk).arg((g + 1) * chunk);
             QVERIFY2(q(s.equation)
                          .startsWith(QStringLiteral("partial_%1 = a[:, %2] @ "
@@ -172,6 +173,11 @@ private slots:
         QVERIFY(program.at(1).phase == StepPhase::Linear1Gelu && program.at(1).mlp.hiddenDone == 4);
         QCOMPARE(program.at(1).currentGroup, -1);
         QVERIFY(program.at(2).phase == StepPhase::Linear2Computes);
+        // Every device's linear2 is in, as at the loop's last linear2 step (the Groups dock says
+        // so on either tab).
+        QCOMPARE(program.at(1).groupsDone, 0);
+        QCOMPARE(program.at(2).groupsDone, 4);
+        QCOMPARE(program.at(2).mlp.linear2Done, 4);
         // reduce-scatter 3, bias2, all-gather 3
         for (int k = 0; k < 7; ++k) {
             const TimelineStep& s = program.at(3 + k);

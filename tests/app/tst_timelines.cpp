@@ -19,8 +19,8 @@
 #include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
-#include <QTableView>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 using namespace tp;
@@ -89,8 +89,9 @@ struct Window {
                                      : g < step.groupsDone                    ? "done"
                                                                               : "waiting";
             if (statuses[g] != expected)
-                return QStringLiteral("the Groups dock says group %1 is %2 at a step where it "
-                                      "is %3")
+                return QStringLiteral(
+                           "the Groups dock says group %1 is %2 at a step where it "
+                           "is %3")
                     .arg(g)
                     .arg(statuses[g], expected);
         }

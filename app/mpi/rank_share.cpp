@@ -1,6 +1,7 @@
 #include "rank_share.h"
 
 #include "devices/mesh_costs.h"
+#include "layer/forward.h"
 #include "layer/products.h"
 #include "nnx/nnx_init.h"
 
@@ -51,8 +52,7 @@ void columnPartial(const RankShare& share, Eigen::Ref<Matrix, 0, Eigen::OuterStr
 }
 
 void rowPartial(const RankShare& share, Eigen::Ref<Matrix> out) {
-    assert(out.rows() == share.x.rows() && out.cols() == share.kernel.cols());
-    multiply(out, share.x, share.kernel);
+    rowGroupProduct(share.x, share.kernel, out);
 }
 
 void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Matrix> out) {
@@ -60,8 +60,8 @@ void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Ma
     const Index width = share.kernel.cols() / tpSize;
     assert(out.rows() == rows * tpSize && out.cols() == width);
     for (Index b = 0; b < tpSize; ++b)
-        multiply(out.middleRows(b * rows, rows), share.x,
-                 share.kernel.middleCols(b * width, width));
+        rowGroupProduct(share.x, share.kernel.middleCols(b * width, width),
+                        out.middleRows(b * rows, rows));
 }
 
 std::int64_t rankBytesNeeded(const LayerConfig& config) {

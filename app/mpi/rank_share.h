@@ -56,11 +56,13 @@ RankShare drawShare(const LayerConfig& config, const RankPlace& place);
 /// block of a wider row-major matrix (a column block of the replicated output).
 void columnPartial(const RankShare& share, Eigen::Ref<Matrix, 0, Eigen::OuterStride<>> out);
 
-/// Row mode: out = x @ kernel, the core's row-parallel partial sum, (Nd, F), no bias.
+/// Row mode: out = x @ kernel, the core's row-parallel partial sum (rowGroupProduct), (Nd, F), no
+/// bias: bit-identical to that group's rows of the single process's partial.
 void rowPartial(const RankShare& share, Eigen::Ref<Matrix> out);
 
 /// Row mode, packed for a reduce-scatter: out (P*Nd, F/P) holds column block b of the partial sum
-/// in rows [b*Nd, (b+1)*Nd): out[b*Nd + i, j] = (x @ kernel)[i, b*F/P + j].
+/// in rows [b*Nd, (b+1)*Nd): out[b*Nd + i, j] = (x @ kernel)[i, b*F/P + j]. The bits are
+/// rowPartial's.
 void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Matrix> out);
 
 /// Bytes a rank needs at its peak: its holdings as meshCosts counts them (kernel, bias, x,

@@ -245,22 +245,26 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     return result;
 }
 
-Matrix rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel) {
-    assert(x.cols() == kernel.rows());
-    Matrix partial = uninitializedMatrix(x.rows(), kernel.cols());
+void rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel, Eigen::Ref<Matrix> out) {
+    assert(x.cols() == kernel.rows() && out.rows() == x.rows() && out.cols() == kernel.cols());
     const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), kernel.cols());
     std::vector<std::vector<float>> scratch =
         scratchPerThread(tileScratchFloats(x.rows(), x.cols()));
     const std::vector<Index> alone{0, x.cols()};
-#pragma omp parallel
-    {
-        mapThreadRun(partial);
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 1)
-        for (std::size_t t = 0; t < tiles.size(); ++t)
-            sumTileGroups(tileOf(partial, tiles[t]), x, kernel, alone, tiles[t],
-                          threadScratch(scratch));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t t = 0; t < tiles.size(); ++t) {
+        const OutputTile& tile = tiles[t];
+        sumTileGroups(
+            out.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size()), x,
+            kernel, alone, tile, threadScratch(scratch));
     }
+}
+
+Matrix rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel) {
+    Matrix partial = uninitializedMatrix(x.rows(), kernel.cols());
+#pragma omp parallel
+    mapThreadRun(partial);
+    rowGroupProduct(x, kernel, partial);
     return partial;
 }
 

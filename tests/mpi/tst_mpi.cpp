@@ -1,7 +1,7 @@
 // tpviz-mpi under mpirun, oversubscribed on this machine's cores: the same report as tpviz-cli
-// (column output bit for bit, row output within the rounding bound), each rank's bytes as the cost
-// model counts them, the per-block check, and refusals and failures that end the job without a
-// hang.
+// (column output bit for bit, row output within the rounding bound, row partials bit for bit),
+// each rank's bytes as the cost model counts them, the per-block check, and refusals and failures
+// that end the job without a hang.
 
 #include "help_columns.h"
 #include "layer/eigen_types.h"
@@ -174,6 +174,35 @@ private slots:
                                         << "single-process";
         QTest::newRow("per-block") << "3000000"
                                    << "per-block";
+    }
+
+    // Row mode with more rows per rank than the products sum in order (kFewRows): each rank's
+    // partial sum is its group's partial of the single process bit for bit, whole or packed by
+    // column blocks for a reduce-scatter, as both make it by the row split's kernel. A blocked
+    // product (OpenBLAS's, Eigen's) adds the terms of in_dim 2048 in another order.
+    void rowPartialsHaveTheSplitsBits_data() {
+        QTest::addColumn<QString>("output");
+        QTest::newRow("replicated") << "replicated";
+        QTest::newRow("sharded") << "sharded";
+    }
+    void rowPartialsHaveTheSplitsBits() {
+        QFETCH(QString, output);
+        const QStringList args{"--batch",  "24",   "--in-dim", "2048",   "--features",
+                               "48",       "--tp", "2",        "--mode", "row",
+                               "--output", output, "--seed",   "5",      "--json"};
+        const ProcessRun cliRun = tp::test::runProcess(QStringLiteral(TPVIZ_CLI_PATH), args);
+        QCOMPARE(cliRun.exitCode, 0);
+        const ProcessRun mpiRun = runMpi(2, args);
+        QVERIFY2(mpiRun.finished, qPrintable(mpiRun.errText()));
+        QCOMPARE(mpiRun.exitCode, 0);
+        const QJsonArray mpiGroups = jsonOf(mpiRun)["groups"].toArray();
+        const QJsonArray cliGroups = jsonOf(cliRun)["groups"].toArray();
+        QCOMPARE(mpiGroups.size(), 2);
+        for (int g = 0; g < 2; ++g) {
+            QCOMPARE(mpiGroups[g]["partial"].toArray().size(), 24);
+            QVERIFY2(mpiGroups[g]["partial"] == cliGroups[g]["partial"],
+                     qPrintable(QStringLiteral("group %1").arg(g)));
+        }
     }
 
     // Row mode over in_dim 4096: the partial sums' order moves the output by a few 1e-6, beyond

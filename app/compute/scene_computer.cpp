@@ -1,5 +1,6 @@
 #include "scene_computer.h"
 
+#include "scene/mlp_scene.h"
 #include "scene/scene_request.h"
 
 #include <QThread>
@@ -173,7 +174,7 @@ void SceneComputer::startMakingPartials(const ScenePtr& scene) {
     auto stop = std::make_shared<std::atomic<bool>>(false);
     m_stopMaking = stop;
     QThread* thread = QThread::create([scene, stop] {
-        const Partials& partials = scene->result.partials;
+        const Partials& partials = scene->mlp ? scene->mlp->split.partials : scene->result.partials;
         try {
             for (std::size_t g = 0; g < partials.size() && !stop->load(); ++g)
                 (void)partials[g];

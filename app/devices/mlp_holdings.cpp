@@ -311,7 +311,7 @@ DeviceHoldingsView mlpDeviceHoldings(const DeviceScene& ds, int m, const Timelin
                {},
                ownStyle(c.features, m, ds.outputScale)};
         if (st.linear2Done > 0)
-            out.data = MatrixData::of(owner, s.split.partials.at(std::size_t(m)));
+            out.data = MatrixData::of(owner, s.split.partials[std::size_t(m)]);
     } else {
         out = {QStringLiteral("y[:, %1]").arg(slice(g2.kernelCols)),
                QStringLiteral("P(None, 'model')"),

@@ -1,6 +1,7 @@
 #include "block/mlp.h"
 
 #include "block/gelu.h"
+#include "layer/forward.h"
 #include "layer/products.h"
 
 #include <cassert>
@@ -15,7 +16,9 @@ void affine(Eigen::Ref<Matrix> out, const MatrixCRef& x, const MatrixCRef& kerne
     out.rowwise() += bias;
 }
 
+// Each element is its own GeLU, so the threads' share of the rows does not change a bit.
 void geluInPlace(Eigen::Ref<Matrix> m) {
+#pragma omp parallel for schedule(static) if (m.size() > (Index(1) << 16))
     for (Index r = 0; r < m.rows(); ++r)
         for (Index c = 0; c < m.cols(); ++c)
             m(r, c) = gelu(m(r, c));
@@ -31,32 +34,19 @@ Matrix sumInOrder(const std::vector<Matrix>& parts, const RowVectorCRef* bias) {
     return sum;
 }
 
-// Megatron's linear1 and GeLU: each device's slice of h and a.
+// Megatron's linear1 and GeLU: each device's slice of h, x @ kernel1[:, slice] + bias1[slice],
+// by the column split (layer/forward.h), and of a = gelu(h).
 void columnLinear1(MlpForward& f, const MlpParams& p, Progress* progress) {
-    const Index n = p.x.rows();
-    f.h.resize(n, p.kernel1.cols());
-    f.a.resize(n, p.kernel1.cols());
-    for (const ShardGroup& g : f.plan.linear1.groups) {
-        const IndexRange s = g.kernelCols;
-        auto h = f.h.middleCols(s.start, s.size());
-        affine(h, p.x, p.kernel1.middleCols(s.start, s.size()), p.bias1.segment(s.start, s.size()));
-        f.a.middleCols(s.start, s.size()) = h;
-        geluInPlace(f.a.middleCols(s.start, s.size()));
-        advance(progress);
-    }
+    f.h =
+        std::move(forwardColumnParallel(p.x, p.kernel1, p.bias1, f.plan.linear1, progress).output);
+    f.a = geluOf(f.h);
 }
 
 // linear2 column-parallel on the whole of a: y[:, cols g] = a @ kernel2[:, cols g] + bias2[cols g]
-// on each device, the blocks side by side (after their all-gather).
+// on each device by the column split, the blocks side by side (after their all-gather).
 void columnLinear2(MlpForward& f, const MlpParams& p, Progress* progress) {
-    f.output.resize(p.x.rows(), p.kernel2.cols());
-    for (const ShardGroup& g : f.plan.linear2.groups) {
-        const IndexRange cols = g.kernelCols;
-        affine(f.output.middleCols(cols.start, cols.size()), f.a,
-               p.kernel2.middleCols(cols.start, cols.size()),
-               p.bias2.segment(cols.start, cols.size()));
-        advance(progress);
-    }
+    f.output =
+        std::move(forwardColumnParallel(f.a, p.kernel2, p.bias2, f.plan.linear2, progress).output);
 }
 
 }  // namespace
@@ -116,19 +106,30 @@ MlpForward mlpForward(const MlpParams& p, const LayerConfig& c, Mistake mistake,
             assert(false && "not a mistake of the MLP block");
     }
     columnLinear1(f, p, progress);
-    f.partials.resize(std::size_t(c.tpSize));
+    if (mistake == Mistake::None && c.tpSize > 1) {
+        // Megatron's linear2 is the row split: each device's partial sum summed apart and added
+        // in device order, bias2 once, with no partial stored (made on first read, from a and
+        // kernel2).
+        ForwardResult linear2 =
+            forwardRowParallel(f.a, p.kernel2, p.bias2, f.plan.linear2, progress);
+        f.output = std::move(linear2.output);
+        f.partials = std::move(linear2.partials);
+        return f;
+    }
+    // One device's partial is its output before bias2, kept; bias2-per-partial adds bias2 to each
+    // device's. Each partial has the bits of the row split's (rowGroupProduct).
+    std::vector<Matrix> partials;
     for (const ShardGroup& g : f.plan.linear2.groups) {
         const IndexRange rows = g.kernelRows;
-        Matrix& partial = f.partials[std::size_t(g.index)];
-        partial.resize(n, c.features);
-        multiply(partial, f.a.middleCols(rows.start, rows.size()),
-                 p.kernel2.middleRows(rows.start, rows.size()));
+        partials.push_back(rowGroupProduct(f.a.middleCols(rows.start, rows.size()),
+                                           p.kernel2.middleRows(rows.start, rows.size())));
         if (mistake == Mistake::Bias2PerPartial)
-            partial.rowwise() += p.bias2;
+            partials.back().rowwise() += p.bias2;
         advance(progress);
     }
     const RowVectorCRef bias2 = p.bias2;
-    f.output = sumInOrder(f.partials, mistake == Mistake::Bias2PerPartial ? nullptr : &bias2);
+    f.output = sumInOrder(partials, mistake == Mistake::Bias2PerPartial ? nullptr : &bias2);
+    f.partials = std::move(partials);
     return f;
 }
 

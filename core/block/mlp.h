@@ -23,6 +23,7 @@
 #include "layer/layer_config.h"
 #include "layer/layer_params.h"
 #include "layer/mistakes.h"
+#include "layer/partials.h"
 #include "layer/progress.h"
 #include "layer/sharding_plan.h"
 
@@ -53,7 +54,9 @@ struct MlpForward {
     std::vector<Matrix> hPartials;
     /// linear2's tp partial sums (batch, features), all-reduced into the output (bias2-per-partial:
     /// each with bias2); empty where linear2 is column-parallel (row-then-column, gather-between).
-    std::vector<Matrix> partials;
+    /// Megatron's split on several devices stores none: each is made on first read from `a` and
+    /// the params' kernel2 (layer/forward.h's row split), which must outlive it, unchanged.
+    Partials partials;
     Matrix output;  ///< (batch, features)
 };
 

@@ -45,9 +45,10 @@ void gather(RingRun& run, const MatrixCRef& whole, std::int64_t stepRoom) {
         collectiveCheck(run.final, expected, verify(run.final, expected, Tolerance{}), true);
 }
 
-// Device m starts with parts[m]; an all-reduce (bias added once between its halves when given).
-void reduce(RingRun& run, const std::vector<Matrix>& parts, const RowVectorCRef* bias,
-            std::int64_t stepRoom) {
+// Device m starts with parts[m] (stored, or a partial made on first read); an all-reduce (bias
+// added once between its halves when given).
+template <typename Parts>
+void reduce(RingRun& run, const Parts& parts, const RowVectorCRef* bias, std::int64_t stepRoom) {
     run.initial.resize(run.model * run.rowsPerDevice, parts.front().cols());
     for (std::int64_t m = 0; m < run.model; ++m)
         run.device(run.initial, 0, m) = parts[std::size_t(m)];

@@ -3,8 +3,10 @@
 // cblas_sgemm. Each iteration times both sides back to back, so the reported ratio (median over
 // iterations) is measured under the same machine load.
 
+#include "block/mlp.h"
 #include "layer/forward.h"
 #include "layer/fresh_matrix.h"
+#include "nnx/nnx_init.h"
 
 #include <benchmark/benchmark.h>
 
@@ -84,6 +86,37 @@ void BM_RowForwardVsFull(benchmark::State& state) {
     forwardVsFull(state, ParallelMode::Row);
 }
 
+// Arguments: batch, inDim, hidden, tp. The MLP block split over tp devices (mlpForward, Megatron's
+// column -> GeLU -> row) against its unsharded reference (mlpReference), features = inDim.
+void BM_MlpForwardVsReference(benchmark::State& state) {
+    LayerConfig config;
+    config.block = Block::Mlp;
+    config.batch = state.range(0);
+    config.inDim = config.features = state.range(1);
+    config.hidden = state.range(2);
+    config.tpSize = state.range(3);
+    static LayerConfig drawn;
+    static MlpParams params;
+    if (drawn.batch != config.batch || drawn.inDim != config.inDim ||
+        drawn.hidden != config.hidden) {
+        params = initMlp(config);
+        drawn = config;
+    }
+    std::vector<double> ratios;
+    for (auto _ : state) {
+        MlpReference reference;
+        const double referenceTime = seconds([&] { reference = mlpReference(params); });
+        MlpForward split;
+        const double splitTime = seconds([&] { split = mlpForward(params, config); });
+        benchmark::DoNotOptimize(reference.output.data());
+        benchmark::DoNotOptimize(split.output.data());
+        ratios.push_back(splitTime / referenceTime);
+        state.SetIterationTime(splitTime);
+    }
+    state.counters["ratio_to_reference"] = median(ratios);
+    state.SetLabel(simdPathName());
+}
+
 #ifdef TPVIZ_HAVE_OPENBLAS
 // Arguments: batch, inDim, features, SIMD path (0 scalar, 1 avx2, 2 avx512; a path this CPU
 // does not run is skipped). Ratio = the core's full product / cblas_sgemm (below 1: the core
@@ -153,6 +186,14 @@ BENCHMARK(BM_ColumnForwardVsFull)
     ->MinTime(2.0);
 BENCHMARK(BM_RowForwardVsFull)
     ->Apply(forwardArgs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+BENCHMARK(BM_MlpForwardVsReference)
+    ->Args({256, 1024, 4096, 1})
+    ->Args({256, 1024, 4096, 8})
+    ->Args({256, 1024, 4096, 64})
+    ->Args({1024, 2048, 8192, 8})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);

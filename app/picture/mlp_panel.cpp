@@ -311,11 +311,11 @@ void MlpPanel::showForwardArrays() {
     m_bias2->setGroups(row2 ? std::vector<IndexRange>{} : ranges2, Qt::Horizontal);
     m_bias2->setTitle(tr("bias2 (%1,)").arg(c.features));
 
-    // One scale for every output so that their colours compare.
-    float out =
+    // One scale for every output so that their colours compare: the reference's and the split's
+    // (a partial beyond it shows in full colour, as in one Linear's output panel). The partials
+    // are not read here: made on first read, they would all be made now, on this thread.
+    const float out =
         largest({MatrixData::of(owner, s.reference.output), MatrixData::of(owner, s.split.output)});
-    for (const Matrix& partial : s.split.partials)
-        out = std::max(out, maxAbs(MatrixData::of(owner, partial)));
     for (MatrixView* view : {m_partial, m_y, m_reference})
         view->setScale(out);
     m_y->setName(QStringLiteral("y"));

@@ -18,6 +18,7 @@
 #include "python_dialog.h"
 #include "scene/mlp_scene.h"
 #include "scene/python_snippet.h"
+#include "scene/scene_request.h"
 #include "scene/timeline.h"
 #include "screenshot.h"
 #include "step_controller.h"
@@ -254,6 +255,25 @@ private slots:
         QVERIFY(p->verificationView()->state() == VerificationView::State::Passed);
         QVERIFY(p->stagesLabel()->text().contains("a = gelu(h): <b>passed</b>"));
         QVERIFY(!p->errorView()->isVisible());
+    }
+
+    // Showing the block reads only the partial sum of linear2 it shows: each is made on first
+    // read, and reading them all for a colour scale made them all at once, on the thread of the
+    // window. Step 0 shows device 0's (under its overlay), device 1's step device 1's.
+    void showingTheBlockMakesOnlyThePartialItShows() {
+        LayerConfig c = block();
+        c.batch = 16;  // more rows than the products of few rows, which the pass keeps
+        const ScenePtr scene = std::make_shared<const Scene>(*computeScene({c, SceneSource::Nnx}));
+        const Partials& partials = scene->mlp->split.partials;
+        const Timeline loop = loopTimeline(*scene);
+        MlpPanel panel;
+        panel.setScene(scene);
+        panel.setStep(loop.at(0));
+        QVERIFY(partials.made(0));
+        QVERIFY(!partials.made(1) && !partials.made(2) && !partials.made(3));
+        panel.setStep(loop.at(6));  // device 1's linear2
+        QVERIFY(views(panel.partialView(), partials[1]));
+        QVERIFY(partials.made(1) && !partials.made(2) && !partials.made(3));
     }
 
     // row-then-column: a fails where h passes, and the error map shows |y - reference|.

@@ -9,13 +9,6 @@
 namespace tp {
 namespace {
 
-// out = x @ kernel + bias, bias broadcast over the rows.
-void affine(Eigen::Ref<Matrix> out, const MatrixCRef& x, const MatrixCRef& kernel,
-            const RowVectorCRef& bias) {
-    multiply(out, x, kernel);
-    out.rowwise() += bias;
-}
-
 // Each element is its own GeLU, so the threads' share of the rows does not change a bit.
 void geluInPlace(Eigen::Ref<Matrix> m) {
 #pragma omp parallel for schedule(static) if (m.size() > (Index(1) << 16))
@@ -135,11 +128,9 @@ MlpForward mlpForward(const MlpParams& p, const LayerConfig& c, Mistake mistake,
 
 MlpReference mlpReference(const MlpParams& p) {
     MlpReference r;
-    r.h.resize(p.x.rows(), p.kernel1.cols());
-    affine(r.h, p.x, p.kernel1, p.bias1);
+    r.h = forwardReference(p.x, p.kernel1, p.bias1);
     r.a = geluOf(r.h);
-    r.output.resize(p.x.rows(), p.kernel2.cols());
-    affine(r.output, r.a, p.kernel2, p.bias2);
+    r.output = forwardReference(r.a, p.kernel2, p.bias2);
     return r;
 }
 

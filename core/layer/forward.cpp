@@ -107,7 +107,9 @@ std::vector<OutputTile> rowSplitTiles(Index batch, Index features) {
     return tiles;
 }
 
-Eigen::Block<Matrix> tileOf(Matrix& m, const OutputTile& tile) {
+// The block of `m` (a matrix, or a Ref to one) that `tile` covers.
+template <typename M>
+auto tileOf(M& m, const OutputTile& tile) {
     return m.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size());
 }
 
@@ -252,12 +254,8 @@ void rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel, Eigen::Ref<M
         scratchPerThread(tileScratchFloats(x.rows(), x.cols()));
     const std::vector<Index> alone{0, x.cols()};
 #pragma omp parallel for schedule(dynamic, 1)
-    for (std::size_t t = 0; t < tiles.size(); ++t) {
-        const OutputTile& tile = tiles[t];
-        sumTileGroups(
-            out.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size()), x,
-            kernel, alone, tile, threadScratch(scratch));
-    }
+    for (std::size_t t = 0; t < tiles.size(); ++t)
+        sumTileGroups(tileOf(out, tiles[t]), x, kernel, alone, tiles[t], threadScratch(scratch));
 }
 
 Matrix rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel) {

@@ -6,8 +6,9 @@
 namespace tp {
 namespace {
 
-// dh = da * gelu'(h), element by element.
+// dh = da * gelu'(h), element by element (each its own: the rows run on every thread).
 void geluGradient(Eigen::Ref<Matrix> dh, const MatrixCRef& da, const MatrixCRef& h) {
+#pragma omp parallel for schedule(static)
     for (Index r = 0; r < h.rows(); ++r)
         for (Index c = 0; c < h.cols(); ++c)
             dh(r, c) = da(r, c) * geluDerivative(h(r, c));

@@ -11,46 +11,58 @@ namespace {
 
 constexpr double kUnitRoundoff = 0x1p-24;
 
-// The factor as the product reads it, |factor| + difference (when given), as a matrix.
-Matrix widened(const ProductFactor& f, const Matrix* difference) {
-    Matrix m = f.transposed ? Matrix(f.matrix.transpose().cwiseAbs()) : Matrix(f.matrix.cwiseAbs());
-    if (difference)
-        m += *difference;
-    return m;
+// |factor| as the product reads it.
+Matrix absolute(const ProductFactor& f) {
+    return f.transposed ? Matrix(f.matrix.transpose().cwiseAbs()) : Matrix(f.matrix.cwiseAbs());
 }
 
-// A float32 sum of nonnegative terms, widened so that it bounds the exact sum: `terms` roundings.
-double widen(float value, Index terms) {
-    const double gamma = roundingGamma(terms);
-    return std::isfinite(gamma) ? double(value) * (1.0 + gamma) : INFINITY;
+// A float32 sum of nonnegative terms, widened by its own `terms` roundings so that it bounds the
+// exact sum (infinite once gamma(terms) is).
+class Widening {
+public:
+    explicit Widening(Index terms) : gamma_(roundingGamma(terms)), finite_(std::isfinite(gamma_)) {}
+    double operator()(float value) const {
+        return finite_ ? double(value) * (1.0 + gamma_) : INFINITY;
+    }
+
+private:
+    double gamma_;
+    bool finite_;
+};
+
+// Each element's bound from M and D (absent: zero): roundingBound, or worstCaseBound when `worst`,
+// of M widened by its own roundings (each widened factor element carries one more, each sum K + 1
+// of its own), plus D widened by its own. Each element is its own: the rows run on every thread.
+Matrix elementBounds(const Matrix& m, const Matrix* d, Index k, bool worst) {
+    const BoundModel model(k);
+    const Widening magnitude(k + 3);
+    const Widening difference(2 * k + 4);
+    Matrix bound(m.rows(), m.cols());
+#pragma omp parallel for schedule(static)
+    for (Index r = 0; r < m.rows(); ++r)
+        for (Index c = 0; c < m.cols(); ++c) {
+            const double s = magnitude(m(r, c));
+            const double rounding = worst ? model.worstCase(s) : model.bound(s);
+            bound(r, c) = float(rounding + difference(d ? (*d)(r, c) : 0.0f));
+        }
+    return bound;
 }
 
-// One of the two bounds: roundingBound or worstCaseBound for the magnitudes M, plus D.
-Matrix productBound(const ProductFactor& a, const Matrix* da, const ProductFactor& b,
-                    const Matrix* db, const RowVectorCRef* bias, bool worst) {
-    const Index k = a.cols();
-    const Matrix absA = widened(a, nullptr);
-    const Matrix absB = widened(b, nullptr);
-    const Matrix wideA = da ? Matrix(absA + *da) : absA;
-    const Matrix wideB = db ? Matrix(absB + *db) : absB;
-    Matrix m = product(wideA, wideB);
+// One of the two bounds, for factors' differences dA and dB of its kind (nullptr: none): M and D
+// (the formulas at the top of mlp_check.h), then each element's bound.
+Matrix productBound(const Matrix& absA, const Matrix* da, const Matrix& absB, const Matrix* db,
+                    const RowVectorCRef* bias, bool worst) {
+    const Matrix wideB = db ? Matrix(absB + *db) : Matrix();
+    const Matrix& b = db ? wideB : absB;
+    Matrix m = da ? product(Matrix(absA + *da), b) : product(absA, b);
     if (bias)
         m.rowwise() += bias->cwiseAbs();
     Matrix d = Matrix::Zero(m.rows(), m.cols());
     if (da)
-        multiplyAdd(d, *da, wideB);
+        multiplyAdd(d, *da, b);
     if (db)
         multiplyAdd(d, absA, *db);
-    Matrix bound(m.rows(), m.cols());
-    for (Index r = 0; r < m.rows(); ++r)
-        for (Index c = 0; c < m.cols(); ++c) {
-            // Each widened factor element carries one more rounding, each sum K + 1 of its own.
-            const double magnitude = widen(m(r, c), k + 3);
-            const double rounding =
-                worst ? worstCaseBound(magnitude, k) : roundingBound(magnitude, k);
-            bound(r, c) = float(rounding + widen(d(r, c), 2 * k + 4));
-        }
-    return bound;
+    return elementBounds(m, &d, absA.cols(), worst);
 }
 
 }  // namespace
@@ -58,12 +70,23 @@ Matrix productBound(const ProductFactor& a, const Matrix* da, const ProductFacto
 ElementBounds productBounds(const ProductFactor& a, const ElementBounds* da, const ProductFactor& b,
                             const ElementBounds* db, const RowVectorCRef* bias) {
     assert(a.cols() == b.rows());
+    const Matrix absA = absolute(a);
+    const Matrix absB = absolute(b);
     ElementBounds out;
     out.inDim = a.cols();
+    if (!da && !db) {
+        // Both passes read the same factors: D is zero and one M serves both bounds.
+        Matrix m = product(absA, absB);
+        if (bias)
+            m.rowwise() += bias->cwiseAbs();
+        out.bound = elementBounds(m, nullptr, out.inDim, false);
+        out.worstCase = elementBounds(m, nullptr, out.inDim, true);
+        return out;
+    }
     out.bound =
-        productBound(a, da ? &da->bound : nullptr, b, db ? &db->bound : nullptr, bias, false);
-    out.worstCase = productBound(a, da ? &da->worstCase : nullptr, b, db ? &db->worstCase : nullptr,
-                                 bias, true);
+        productBound(absA, da ? &da->bound : nullptr, absB, db ? &db->bound : nullptr, bias, false);
+    out.worstCase = productBound(absA, da ? &da->worstCase : nullptr, absB,
+                                 db ? &db->worstCase : nullptr, bias, true);
     return out;
 }
 
@@ -72,6 +95,7 @@ ElementBounds geluBounds(const MatrixCRef& h, const ElementBounds& dh) {
     out.inDim = dh.inDim;
     const auto one = [&h](const Matrix& d) {
         Matrix m(h.rows(), h.cols());
+#pragma omp parallel for schedule(static)
         for (Index r = 0; r < h.rows(); ++r)
             for (Index c = 0; c < h.cols(); ++c) {
                 const double input = std::abs(double(h(r, c))) + double(d(r, c));
@@ -92,6 +116,7 @@ ElementBounds geluGradientBounds(const MatrixCRef& da, const ElementBounds& dda,
     out.inDim = dda.inDim;
     const auto one = [&](const Matrix& ddaBound, const Matrix& dhBound) {
         Matrix m(h.rows(), h.cols());
+#pragma omp parallel for schedule(static)
         for (Index r = 0; r < h.rows(); ++r)
             for (Index c = 0; c < h.cols(); ++c) {
                 const double dh = dhBound(r, c);

@@ -64,8 +64,9 @@ void checkGeluSum(RingRun& run, const std::vector<Matrix>& gelus, const MatrixCR
     const Index p = Index(gelus.size());
     ElementBounds bounds;
     bounds.inDim = p;
-    bounds.bound = magnitude.unaryExpr([p](float s) { return float(roundingBound(s, p)); });
-    bounds.worstCase = magnitude.unaryExpr([p](float s) { return float(worstCaseBound(s, p)); });
+    const BoundModel model(p);
+    bounds.bound = magnitude.unaryExpr([&model](float s) { return float(model.bound(s)); });
+    bounds.worstCase = magnitude.unaryExpr([&model](float s) { return float(model.worstCase(s)); });
     const Matrix expected = stacked(run, a);
     ElementBounds stackedBounds{stacked(run, bounds.bound), stacked(run, bounds.worstCase), p};
     run.check = collectiveCheck(run.final, expected,

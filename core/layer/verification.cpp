@@ -34,44 +34,6 @@ std::string shapeText(Index rows, Index cols) {
     return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
 }
 
-// The rounding bound's constants for one inner dimension K.
-struct BoundModel {
-    Index inDim = 0;
-    double gamma = 0.0;       // min(gamma~(K + 1), gamma(K + 1)): the rounding bound's
-    double worstGamma = 0.0;  // gamma(K + 1), the worst case's (infinite once (K + 1) u >= 1)
-    double underflow = 0.0;   // (K + 1) * 2^-125: one computation's underflow allowance
-    bool enabled() const { return inDim > 0; }
-
-    explicit BoundModel(Index k = 0) : inDim(k) {
-        if (k > 0) {
-            worstGamma = roundingGamma(k + 1);
-            // Both bound the error; the worst case is the smaller below about lambda^2 terms.
-            gamma = std::min(probabilisticGamma(k + 1), worstGamma);
-            underflow = double(k + 1) * kUnderflowPerRounding;
-        }
-    }
-    // A lower bound of the exact s_ij from what is known without a product: s_ij >= |bias_j|, and
-    // |reference_ij| <= (1 + gamma) * s_ij + underflow since the reference is a correct product.
-    double magnitudeLowerBound(float reference, float bias) const {
-        const double fromReference = (std::abs(double(reference)) - underflow) / (1.0 + gamma);
-        return std::max(std::abs(double(bias)), fromReference);
-    }
-    // The bound for an exact magnitude s (or a lower bound of it).
-    double boundOfExact(double s) const { return 2.0 * gamma * s + 2.0 * underflow; }
-    // The exact s at most, from a float32 sum of K + 1 nonnegative terms that came to `computed`.
-    double widened(double computed, double g) const {
-        return (computed + underflow) / (1.0 - std::min(g, 0.5));
-    }
-    double bound(double computedMagnitude) const {
-        return boundOfExact(widened(computedMagnitude, gamma));
-    }
-    double worstCase(double computedMagnitude) const {
-        return std::isinf(worstGamma)
-                   ? worstGamma
-                   : 2.0 * worstGamma * widened(computedMagnitude, worstGamma) + 2.0 * underflow;
-    }
-};
-
 // Clears an element without its full magnitude s_ij when its error is within the bound of a lower
 // bound of s_ij: first max(|bias_j|, what the reference implies), then, for the few elements near
 // a zero of the reference, the first (up to 64) terms of the sum plus |bias_j| (every term is >=
@@ -429,6 +391,15 @@ double probabilisticGamma(Index n) {
 double roundingGamma(Index n) {
     const double nu = double(n) * kUnitRoundoff;
     return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
+}
+
+BoundModel::BoundModel(Index k) : inDim(k) {
+    if (k > 0) {
+        worstGamma = roundingGamma(k + 1);
+        // Both bound the error; the worst case is the smaller below about lambda^2 terms.
+        gamma = std::min(probabilisticGamma(k + 1), worstGamma);
+        underflow = double(k + 1) * kUnderflowPerRounding;
+    }
 }
 
 double roundingBound(double magnitude, Index inDim) {

@@ -5,6 +5,8 @@
 
 #include "layer/eigen_types.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -87,6 +89,42 @@ inline constexpr double kResolutionShare = 1.0 / 16.0;
 
 /// gamma(n) = n * u / (1 - n * u) with u = 2^-24, the relative error bound of n float32 roundings.
 double roundingGamma(Index n);
+
+/// roundingBound and worstCaseBound for one inner dimension K, with their constants computed
+/// once: roundingBound(m, K) is BoundModel(K).bound(m). A check that bounds many elements of one K
+/// builds one model (its gamma~ takes an exp).
+struct BoundModel {
+    Index inDim = 0;
+    double gamma = 0.0;       ///< min(gamma~(K + 1), gamma(K + 1)): the rounding bound's
+    double worstGamma = 0.0;  ///< gamma(K + 1), the worst case's (infinite once (K + 1) u >= 1)
+    double underflow = 0.0;   ///< (K + 1) * 2^-125: one computation's underflow allowance
+    bool enabled() const { return inDim > 0; }
+
+    explicit BoundModel(Index k = 0);
+    /// A lower bound of the exact s_ij from what is known without a product: s_ij >= |bias_j|,
+    /// and |reference_ij| <= (1 + gamma) * s_ij + underflow since the reference is a correct
+    /// product.
+    double magnitudeLowerBound(float reference, float bias) const {
+        const double fromReference = (std::abs(double(reference)) - underflow) / (1.0 + gamma);
+        return std::max(std::abs(double(bias)), fromReference);
+    }
+    /// The bound for an exact magnitude s (or a lower bound of it).
+    double boundOfExact(double s) const { return 2.0 * gamma * s + 2.0 * underflow; }
+    /// The exact s at most, from a float32 sum of K + 1 nonnegative terms that came to `computed`.
+    double widened(double computed, double g) const {
+        return (computed + underflow) / (1.0 - std::min(g, 0.5));
+    }
+    /// roundingBound of a magnitude computed in float32.
+    double bound(double computedMagnitude) const {
+        return boundOfExact(widened(computedMagnitude, gamma));
+    }
+    /// worstCaseBound of a magnitude computed in float32.
+    double worstCase(double computedMagnitude) const {
+        return std::isinf(worstGamma)
+                   ? worstGamma
+                   : 2.0 * worstGamma * widened(computedMagnitude, worstGamma) + 2.0 * underflow;
+    }
+};
 
 /// s = |x| @ |kernel| + |bias| for every element, shape (N, features), in float32. A second
 /// product as large as the forward pass: verify() computes it only where it needs it; tests and

@@ -14,7 +14,9 @@ bool MlpScene::passed() const {
 namespace {
 
 // One pass over the block's products, kMultiplyAddsPerUnit multiply-adds to a unit: the split's
-// forward, or the reference's; the forward's bounds weigh two, the backward six.
+// forward, or the reference's. The forward's bounds weigh two (five products: h's, and four for
+// the output, whose factor a differs between the passes). The backward's gradients weigh two for
+// the split and two for the reference (four products each), and their check six (thirteen).
 std::int64_t passUnits(const LayerConfig& c) {
     return (c.batch * c.inDim * c.hidden + c.batch * c.hidden * c.features) / kMultiplyAddsPerUnit +
            c.tpSize;
@@ -23,7 +25,7 @@ std::int64_t passUnits(const LayerConfig& c) {
 }  // namespace
 
 std::int64_t mlpWorkUnits(const LayerConfig& c, bool backward) {
-    return mlpParameterCount(c) + passUnits(c) * (backward ? 10 : 4);
+    return mlpParameterCount(c) + passUnits(c) * (backward ? 14 : 4);
 }
 
 std::optional<MlpScene> computeMlpScene(const LayerConfig& c, Mistake mistake,
@@ -55,11 +57,16 @@ std::optional<MlpScene> computeMlpScene(const LayerConfig& c, Mistake mistake,
         MlpBackwardScene b;
         b.dy = mlpCotangentBlock(c, {0, c.batch}, {0, c.features});
         b.split = mlpBackwardParallel(s.params, s.split, b.dy);
+        advance(progress, 2 * pass);
+        if (isCancelled(progress))
+            return std::nullopt;
         b.reference = mlpBackwardReference(s.params, s.reference, b.dy);
-        advance(progress, 3 * pass);
+        advance(progress, 2 * pass);
+        if (isCancelled(progress))
+            return std::nullopt;
         b.verification = verifyMlpBackward(b.split.gradients, b.reference, s.params, s.reference,
                                            s.bounds, b.dy, check);
-        advance(progress, 3 * pass);
+        advance(progress, 6 * pass);
         s.backward = std::move(b);
     }
     if (isCancelled(progress))

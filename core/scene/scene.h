@@ -108,9 +108,10 @@ LayerParams briefExampleParams();
 inline constexpr std::int64_t kMultiplyAddsPerUnit = 128;
 std::int64_t productWorkUnits(const LayerConfig& config);
 
-/// Work units computeScene reports, all the work it does: parameterCount values drawn (0 for the
-/// brief and files), the split forward pass and the reference (productWorkUnits each), and the
-/// check (one unit per output element, batch * features); with `backward`, backwardWorkUnits too.
+/// Work units computeScene reports for one Linear (the MLP block's: mlpWorkUnits), all the work
+/// it does: parameterCount values drawn (0 for the brief and files), the split forward pass and
+/// the reference (productWorkUnits each), and the check (one unit per output element,
+/// batch * features); with `backward`, backwardWorkUnits too.
 std::int64_t sceneWorkUnits(const LayerConfig& config, SceneSource source, bool backward = false);
 
 /// Work units of the backward pass: dkernel and dx split and again as the reference (four

@@ -2,6 +2,7 @@
 // and the check, each by what it costs, so that a big batch does not reach 99% while its products
 // are still to come.
 
+#include "scene/mlp_scene.h"
 #include "scene/scene.h"
 #include "scene/scene_request.h"
 
@@ -19,26 +20,40 @@ private slots:
     void progressEndsAtItsTotal_data() {
         QTest::addColumn<LayerConfig>("config");
         QTest::addColumn<SceneSource>("source");
-        QTest::newRow("8x12 tp3 column") << LayerConfig{} << SceneSource::Nnx;
+        QTest::addColumn<bool>("backward");
+        QTest::newRow("8x12 tp3 column") << LayerConfig{} << SceneSource::Nnx << false;
         QTest::newRow("batch 300 64x96 tp4 row") << LayerConfig{.batch = 300,
                                                                 .inDim = 64,
                                                                 .features = 96,
                                                                 .tpSize = 4,
                                                                 .mode = ParallelMode::Row}
-                                                 << SceneSource::Nnx;
+                                                 << SceneSource::Nnx << true;
         QTest::newRow("batch 37 40x30 tp5 column")
             << LayerConfig{.batch = 37, .inDim = 40, .features = 30, .tpSize = 5}
-            << SceneSource::Nnx;
-        QTest::newRow("worked example") << briefExampleConfig() << SceneSource::Brief;
+            << SceneSource::Nnx << false;
+        QTest::newRow("worked example") << briefExampleConfig() << SceneSource::Brief << false;
+        const LayerConfig mlp{.batch = 24,
+                              .inDim = 32,
+                              .features = 32,
+                              .tpSize = 4,
+                              .block = Block::Mlp,
+                              .hidden = 128};
+        QTest::newRow("mlp 24x32 -> 128 tp4") << mlp << SceneSource::Nnx << false;
+        QTest::newRow("mlp 24x32 -> 128 tp4, backward") << mlp << SceneSource::Nnx << true;
     }
 
     // Every unit of the total is advanced once: the bar ends at 100%, not before, not past.
     void progressEndsAtItsTotal() {
         QFETCH(LayerConfig, config);
         QFETCH(SceneSource, source);
+        QFETCH(bool, backward);
+        SceneRun run;
+        run.backward = backward;
         Progress progress;
-        QVERIFY(computeScene({config, source}, &progress));
-        QCOMPARE(progress.total(), sceneWorkUnits(config, source));
+        QVERIFY(computeScene({config, source, run}, &progress));
+        QCOMPARE(progress.total(), config.block == Block::Mlp
+                                       ? mlpWorkUnits(config, backward)
+                                       : sceneWorkUnits(config, source, backward));
         QCOMPARE(progress.done(), progress.total());
     }
 

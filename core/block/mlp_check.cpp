@@ -48,15 +48,22 @@ Matrix elementBounds(const Matrix& m, const Matrix* d, Index k, bool worst) {
     return bound;
 }
 
+// M = (|A| + dA) @ wideB + |bias|, wideB being |B| + dB (dA nullptr: none).
+Matrix magnitudes(const Matrix& absA, const Matrix* da, const Matrix& wideB,
+                  const RowVectorCRef* bias) {
+    Matrix m = da ? product(Matrix(absA + *da), wideB) : product(absA, wideB);
+    if (bias)
+        m.rowwise() += bias->cwiseAbs();
+    return m;
+}
+
 // One of the two bounds, for factors' differences dA and dB of its kind (nullptr: none): M and D
 // (the formulas at the top of mlp_check.h), then each element's bound.
 Matrix productBound(const Matrix& absA, const Matrix* da, const Matrix& absB, const Matrix* db,
                     const RowVectorCRef* bias, bool worst) {
     const Matrix wideB = db ? Matrix(absB + *db) : Matrix();
     const Matrix& b = db ? wideB : absB;
-    Matrix m = da ? product(Matrix(absA + *da), b) : product(absA, b);
-    if (bias)
-        m.rowwise() += bias->cwiseAbs();
+    const Matrix m = magnitudes(absA, da, b, bias);
     Matrix d = Matrix::Zero(m.rows(), m.cols());
     if (da)
         multiplyAdd(d, *da, b);
@@ -76,9 +83,7 @@ ElementBounds productBounds(const ProductFactor& a, const ElementBounds* da, con
     out.inDim = a.cols();
     if (!da && !db) {
         // Both passes read the same factors: D is zero and one M serves both bounds.
-        Matrix m = product(absA, absB);
-        if (bias)
-            m.rowwise() += bias->cwiseAbs();
+        const Matrix m = magnitudes(absA, nullptr, absB, bias);
         out.bound = elementBounds(m, nullptr, out.inDim, false);
         out.worstCase = elementBounds(m, nullptr, out.inDim, true);
         return out;

@@ -5,29 +5,22 @@
 // factor differs, and runs the elements on every thread: none of that may move a bit.
 
 #include "block/mlp_check.h"
+#include "matrix_bits.h"
+#include "random_matrix.h"
 
 #include <QTest>
 
 #include <cmath>
-#include <cstring>
-#include <random>
 
 using namespace tp;
+using tp::test::randomMatrix;
+using tp::test::sameBits;
 
 namespace {
 
-Matrix drawn(Index rows, Index cols, std::mt19937& random, float scale = 1.0f) {
-    std::normal_distribution<float> normal(0.0f, scale);
-    Matrix m(rows, cols);
-    for (Index r = 0; r < rows; ++r)
-        for (Index c = 0; c < cols; ++c)
-            m(r, c) = normal(random);
-    return m;
-}
-
 // Differences of both kinds, each element nonnegative, the worst case's the larger.
-ElementBounds differences(Index rows, Index cols, std::mt19937& random) {
-    const Matrix small = drawn(rows, cols, random, 1e-6f).cwiseAbs();
+ElementBounds differences(Index rows, Index cols, unsigned seed) {
+    const Matrix small = randomMatrix(rows, cols, seed).cwiseAbs() * 1e-6f;
     return {small, Matrix(small * 3.0f), 0};
 }
 
@@ -61,11 +54,6 @@ Matrix formula(const Matrix& a, const Matrix* da, const Matrix& b, const Matrix*
     return bound;
 }
 
-bool sameBits(const Matrix& actual, const Matrix& expected) {
-    return actual.rows() == expected.rows() && actual.cols() == expected.cols() &&
-           std::memcmp(actual.data(), expected.data(), sizeof(float) * actual.size()) == 0;
-}
-
 }  // namespace
 
 class TestMlpCheck : public QObject {
@@ -86,14 +74,13 @@ private slots:
         QFETCH(bool, withDa);
         QFETCH(bool, withDb);
         QFETCH(bool, withBias);
-        std::mt19937 random(7);
         // Rows enough for every thread to take some.
         const Index n = 67, k = 300, m = 45;
-        const Matrix a = drawn(n, k, random);
-        const Matrix b = drawn(k, m, random);
-        const RowVector bias = drawn(1, m, random);
-        const ElementBounds da = differences(n, k, random);
-        const ElementBounds db = differences(k, m, random);
+        const Matrix a = randomMatrix(n, k, 7);
+        const Matrix b = randomMatrix(k, m, 8);
+        const RowVector bias = randomMatrix(1, m, 9);
+        const ElementBounds da = differences(n, k, 10);
+        const ElementBounds db = differences(k, m, 11);
         const RowVectorCRef biasRef = bias;
         const ElementBounds out = productBounds(
             a, withDa ? &da : nullptr, b, withDb ? &db : nullptr, withBias ? &biasRef : nullptr);
@@ -108,10 +95,9 @@ private slots:
 
     // A factor read transposed gives the bounds of the transposed copy.
     void aTransposedFactorIsReadAsItsTranspose() {
-        std::mt19937 random(11);
-        const Matrix a = drawn(40, 9, random);  // read as (9, 40)
-        const Matrix b = drawn(40, 13, random);
-        const ElementBounds db = differences(40, 13, random);
+        const Matrix a = randomMatrix(40, 9, 12);  // read as (9, 40)
+        const Matrix b = randomMatrix(40, 13, 13);
+        const ElementBounds db = differences(40, 13, 14);
         const Matrix aT = a.transpose();
         const ElementBounds byView = productBounds(transposed(a), nullptr, b, &db);
         const ElementBounds byCopy = productBounds(aT, nullptr, b, &db);

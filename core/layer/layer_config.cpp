@@ -187,10 +187,13 @@ std::int64_t bytesNeeded(const LayerConfig& c) {
     floats = addSat(floats, mulSat(c.batch, c.inDim));        // x
     floats = addSat(floats, c.features);                      // bias
     floats = addSat(floats, mulSat(output, 2));               // reference and output
-    // column: the partials tile one output; row: tpSize partial sums and the one running sum
-    // made on demand (the step shown, the group a report writes).
+    // column: the partials tile one output, and from tp 4 on, where a thread's groups may run as
+    // one product, making a run's partials again holds that product beside them, at most half the
+    // columns (layer/forward.cpp); row: tpSize partial sums and the one running sum made on demand
+    // (the step shown, the group a report writes).
     const std::int64_t intermediates =
-        c.mode == ParallelMode::Column ? output : mulSat(output, addSat(c.tpSize, 1));
+        c.mode == ParallelMode::Column ? addSat(output, c.tpSize >= 4 ? output / 2 : 0)
+                                       : mulSat(output, addSat(c.tpSize, 1));
     floats = addSat(floats, intermediates);
     return mulSat(floats, std::int64_t(sizeof(float)));
 }

@@ -98,6 +98,21 @@ private slots:
                  QString("bias stddev (-1) must be a finite number above 0"));
     }
 
+    // From tp 4 on a thread's groups may run as one product, and making their partials again
+    // holds it beside them: at most half the output's columns.
+    void columnModeBudgetCountsARunBesideThePartials() {
+        LayerConfig config;
+        config.batch = 4;
+        config.inDim = 8;
+        config.features = 12;
+        config.tpSize = 2;
+        // kernel 96 + x 32 + bias 12 + reference and output 96 + the partials 48.
+        QCOMPARE(bytesNeeded(config), std::int64_t(4 * (96 + 32 + 12 + 96 + 48)));
+        config.tpSize = 4;
+        // ... and one run's product, 24.
+        QCOMPARE(bytesNeeded(config), std::int64_t(4 * (96 + 32 + 12 + 96 + 48 + 24)));
+    }
+
     void rowModeBudgetCountsEveryPartialSum() {
         LayerConfig config;
         config.mode = ParallelMode::Row;

@@ -8,6 +8,21 @@
 using namespace tp;
 using tp::test::messagesFor;
 
+namespace {
+
+// A (4, 8 -> 12) layer split tp ways, whose arrays' sizes the budget tests add up.
+LayerConfig budgetScene(ParallelMode mode, std::int64_t tp) {
+    LayerConfig config;
+    config.mode = mode;
+    config.batch = 4;
+    config.inDim = 8;
+    config.features = 12;
+    config.tpSize = tp;
+    return config;
+}
+
+}  // namespace
+
 class TestLayerConfig : public QObject {
     Q_OBJECT
 
@@ -101,11 +116,7 @@ private slots:
     // From tp 4 on a thread's groups may run as one product, and making their partials again
     // holds it beside them: at most half the output's columns.
     void columnModeBudgetCountsARunBesideThePartials() {
-        LayerConfig config;
-        config.batch = 4;
-        config.inDim = 8;
-        config.features = 12;
-        config.tpSize = 2;
+        LayerConfig config = budgetScene(ParallelMode::Column, 2);
         // kernel 96 + x 32 + bias 12 + reference and output 96 + the partials 48.
         QCOMPARE(bytesNeeded(config), std::int64_t(4 * (96 + 32 + 12 + 96 + 48)));
         config.tpSize = 4;
@@ -114,12 +125,7 @@ private slots:
     }
 
     void rowModeBudgetCountsEveryPartialSum() {
-        LayerConfig config;
-        config.mode = ParallelMode::Row;
-        config.batch = 4;
-        config.inDim = 8;
-        config.features = 12;
-        config.tpSize = 4;
+        LayerConfig config = budgetScene(ParallelMode::Row, 4);
         // kernel 96 + x 32 + bias 12 + reference and output 96 + 4 partials and 1 running sum 240.
         QCOMPARE(bytesNeeded(config), std::int64_t(4 * (96 + 32 + 12 + 96 + 240)));
         config.memoryBudgetBytes = bytesNeeded(config) - 1;

@@ -191,9 +191,9 @@ std::int64_t bytesNeeded(const LayerConfig& c) {
     // one product, making a run's partials again holds that product beside them, at most half the
     // columns (layer/forward.cpp); row: tpSize partial sums and the one running sum made on demand
     // (the step shown, the group a report writes).
-    const std::int64_t intermediates =
-        c.mode == ParallelMode::Column ? addSat(output, c.tpSize >= 4 ? output / 2 : 0)
-                                       : mulSat(output, addSat(c.tpSize, 1));
+    const std::int64_t intermediates = c.mode == ParallelMode::Column
+                                           ? addSat(output, c.tpSize >= 4 ? output / 2 : 0)
+                                           : mulSat(output, addSat(c.tpSize, 1));
     floats = addSat(floats, intermediates);
     return mulSat(floats, std::int64_t(sizeof(float)));
 }

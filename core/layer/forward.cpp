@@ -15,16 +15,6 @@
 namespace tp {
 namespace {
 
-// How many blocks of batch rows the column split cuts each run's product into: one, unless the
-// threads share the groups and tp is not a multiple of their count, so that no thread idles at the
-// end (and never blocks of fewer than 8 rows).
-Index rowBlocksPerRun(Index tpSize, Index batch) {
-    const Index threads = omp_get_max_threads();
-    if (tpSize == 1 || threads == 1 || tpSize % threads == 0 || batch < threads * 8)
-        return 1;
-    return threads;
-}
-
 // Whether each group's kernel columns are its output columns, in group order side by side, as
 // ShardingPlan::make lays them out.
 bool columnsInPlace(const ShardingPlan& plan) {
@@ -44,8 +34,9 @@ bool columnsInPlace(const ShardingPlan& plan) {
 // the product packs x once for the run instead of once per group (one product per group took
 // 1.13x the full product's time at tp 8 and 1.33x at tp 64 at (256, 1024, 4096) on an AMD EPYC
 // with AVX-512, packing x 64 times). With tp a multiple of the threads, each thread runs one run;
-// otherwise each group is a run, cut into rowBlocks blocks of batch rows. `shared`: the threads
-// share the runs, each product on one thread, or (tp 1, or one thread) run each product together.
+// otherwise each group is a run, cut into one block of batch rows per thread so that no thread
+// idles at the end (never blocks of fewer than 8 rows). `shared`: the threads share the runs, each
+// product on one thread, or (tp 1, or one thread) run each product together.
 struct ColumnTasks {
     Index runLength = 1;
     Index rowBlocks = 1;
@@ -55,8 +46,13 @@ struct ColumnTasks {
         const Index threads = omp_get_max_threads();
         ColumnTasks t;
         t.shared = plan.tpSize > 1 && threads > 1;
-        t.rowBlocks = rowBlocksPerRun(plan.tpSize, batch);
-        if (t.shared && plan.tpSize % threads == 0 && columnsInPlace(plan))
+        if (!t.shared)
+            return t;
+        if (plan.tpSize % threads != 0) {
+            t.rowBlocks = batch < threads * 8 ? 1 : threads;
+            return t;
+        }
+        if (columnsInPlace(plan))
             t.runLength = plan.tpSize / threads;
         return t;
     }

@@ -3,7 +3,6 @@
 #include "layer/finite_max_abs.h"
 #include "layer/forward.h"
 #include "layer/fresh_matrix.h"
-#include "layer/group_tasks.h"
 #include "layer/verification.h"
 #include "matrix_bits.h"
 #include "random_matrix.h"
@@ -11,9 +10,6 @@
 
 #include <QTest>
 
-#include <omp.h>
-
-#include <atomic>
 #include <functional>
 #include <limits>
 #include <random>
@@ -49,6 +45,16 @@ void checkCancelAndProgress(const std::function<void(Progress*)>& pass, std::int
     pass(&full);
     QCOMPARE(full.done(), units);
     QCOMPARE(full.fraction(), 1.0);
+}
+
+// Each column partial, made on first read, is its group's columns of the output, bit for bit (the
+// pieces are put side by side, never summed).
+bool partialsAreTheirColumns(const ForwardResult& result) {
+    for (const ShardGroup& g : result.plan.groups)
+        if (!sameBits(result.output.middleCols(g.outputCols.start, g.outputCols.size()),
+                      result.partials[std::size_t(g.index)]))
+            return false;
+    return true;
 }
 
 }  // namespace
@@ -169,12 +175,7 @@ private slots:
                          m == ParallelMode::Column ? split / tp : Index(features));
             }
             if (m == ParallelMode::Column) {
-                // Each partial, made on first read, is its group's columns of the output, bit for
-                // bit (the pieces are put side by side, never summed).
-                for (const ShardGroup& g : plan.groups)
-                    QVERIFY(
-                        sameBits(result.output.middleCols(g.outputCols.start, g.outputCols.size()),
-                                 result.partials[std::size_t(g.index)]));
+                QVERIFY(partialsAreTheirColumns(result));
                 QVERIFY(result.runningConcatenation(0) == result.partials[0]);
                 QCOMPARE(result.runningConcatenation(tp - 1).cols(), Index(features));
             } else {
@@ -445,38 +446,11 @@ private slots:
         // Column mode at tp 4 on two threads runs two groups per product: partials of one run,
         // made at the same time by different readers, are still its columns of the output.
         if (mode == 0)
-            for (const ShardGroup& g : plan.groups)
-                QVERIFY(sameBits(result.output.middleCols(g.outputCols.start, g.outputCols.size()),
-                                 result.partials[std::size_t(g.index)]));
+            QVERIFY(partialsAreTheirColumns(result));
         const ForwardResult again = forwardParallel(x, kernel, bias, plan);
         for (std::size_t g = 0; g < 4; ++g)
             QVERIFY(sameBits(again.partials[g], result.partials[g]));
         QVERIFY(sameBits(again.output, result.output));
-    }
-
-    // Groups the threads do not share run in order on the calling thread, outside any parallel
-    // region, even an inactive one (where OpenBLAS's threads ran a product slower); shared, each
-    // runs once on a thread of the team.
-    void groupTasksRunOutsideARegionUnlessShared() {
-        std::vector<Index> order;
-        bool outside = true;
-        forEachTask(5, false, [&](Index task) {
-            order.push_back(task);
-            outside = outside && omp_get_level() == 0;
-        });
-        QCOMPARE(order, (std::vector<Index>{0, 1, 2, 3, 4}));
-        QVERIFY(outside);
-
-        std::vector<std::atomic<int>> runs(8);
-        std::atomic<bool> inTeam{true};
-        forEachTask(8, true, [&](Index task) {
-            ++runs[std::size_t(task)];
-            if (omp_get_level() != 1)
-                inTeam = false;
-        });
-        for (const std::atomic<int>& r : runs)
-            QCOMPARE(r.load(), 1);
-        QVERIFY(inTeam);
     }
 
     void cancelledWorkStopsEarly() {

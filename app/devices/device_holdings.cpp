@@ -371,7 +371,7 @@ DeviceHoldingsView deviceGradients(const DeviceScene& ds, int d, int m, const Ti
         } else if (computed && !state.dxIn) {
             dx.name = QStringLiteral("dx_%1[%2, :]").arg(m).arg(slice(rows));
             dx.spec = partialOver(MeshAxis::Model);
-            dx.data = MatrixData::of(ds.scene, r.dxPartials.at(std::size_t(m))).block(rows, all);
+            dx.data = MatrixData::of(ds.scene, r.dxPartials[std::size_t(m)]).block(rows, all);
         } else if (computed) {
             const bool ringDone = ring.run && ring.run->simulated;
             dx.data = ringDone ? ringRows(ds, *ring.run, ring.run->final, ring.line, ring.position)

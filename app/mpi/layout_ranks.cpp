@@ -269,8 +269,9 @@ LayoutRankRun runLayoutRanks(const LayerConfig& c, const RankPlace& place, MPI_C
         std::max(run.bytesPeak, bytesOf(share.kernel.size() + share.x.size() + dy.size() +
                                         g.dx.size() + g.dkernel.size() + g.dbias.size()) +
                                     run.biasBytesAtRest);
+    // One group's dx is its partial, bit for bit (backward.h): kept before the all-reduce.
     if (keepPartial && !own.dxPartials.empty())
-        out.dxPartial = std::move(own.dxPartials.front());
+        out.dxPartial = g.dx;
     keepChunks();
 
     for (; next < program.size(); ++next) {
@@ -345,15 +346,17 @@ BackwardResult gatherLayoutGradients(const LayerConfig& c, const RankPlace& plac
         },
         8, world);
     if (c.mode == ParallelMode::Column && mine.dxPartial.size() != 0) {
+        std::vector<Matrix> partials;
         if (place.rank == 0)
-            result.dxPartials.assign(std::size_t(c.tpSize), Matrix(c.batch, c.inDim));
+            partials.assign(std::size_t(c.tpSize), Matrix(c.batch, c.inDim));
         collectOnRankZero(
             c, place, mine.dxPartial.data(), mine.dxPartial.rows(), mine.dxPartial.cols(), every,
             [&](const RankPlace& from, const MatrixCRef& b) {
-                result.dxPartials[std::size_t(from.m)].middleRows(
-                    shareRanges(c, from).batchRows.start, b.rows()) = b;
+                partials[std::size_t(from.m)].middleRows(shareRanges(c, from).batchRows.start,
+                                                         b.rows()) = b;
             },
             9, world);
+        result.dxPartials = std::move(partials);
     }
     return result;
 }

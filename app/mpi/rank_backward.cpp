@@ -144,9 +144,10 @@ RankGradients runBackward(const LayerConfig& config, const RankPlace& place, con
         own = {};
         own = backwardParallel(share.x, share.kernel, out.dy, one);
     });
-    out.gradients = std::move(own.gradients);
+    // One group's dx is its partial, bit for bit (backward.h): kept before the all-reduce.
     if (keepPartial && !own.dxPartials.empty())
-        out.dxPartial = std::move(own.dxPartials.front());
+        out.dxPartial = own.gradients.dx;
+    out.gradients = std::move(own.gradients);
     own = BackwardResult();
 
     for (; next < collectives.size(); ++next)
@@ -200,17 +201,18 @@ BackwardResult gatherGradients(const LayerConfig& config, const RankPlace& place
         },
         3, world);
     if (column && mine.dxPartial.size() != 0) {
+        std::vector<Matrix> partials;
         if (zero)
-            result.dxPartials.assign(std::size_t(config.tpSize),
-                                     Matrix(config.batch, config.inDim));
+            partials.assign(std::size_t(config.tpSize), Matrix(config.batch, config.inDim));
         collectOnRankZero(
             config, place, mine.dxPartial.data(), mine.dxPartial.rows(), mine.dxPartial.cols(),
             [](const RankPlace&) { return true; },
             [&](const RankPlace& from, const MatrixCRef& block) {
-                result.dxPartials[std::size_t(from.m)].middleRows(
-                    shareRanges(config, from).batchRows.start, block.rows()) = block;
+                partials[std::size_t(from.m)].middleRows(shareRanges(config, from).batchRows.start,
+                                                         block.rows()) = block;
             },
             4, world);
+        result.dxPartials = std::move(partials);
     }
     return result;
 }

@@ -2,6 +2,7 @@
 
 #include "devices/mesh_costs.h"
 #include "layer/forward.h"
+#include "layer/group_sums.h"
 #include "layer/products.h"
 #include "nnx/nnx_init.h"
 
@@ -52,7 +53,7 @@ void columnPartial(const RankShare& share, Eigen::Ref<Matrix, 0, Eigen::OuterStr
 }
 
 void rowPartial(const RankShare& share, Eigen::Ref<Matrix> out) {
-    rowGroupProduct(share.x, share.kernel, out);
+    groupProduct(share.x, share.kernel, out);
 }
 
 void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Matrix> out) {
@@ -60,8 +61,8 @@ void rowPartialPacked(const RankShare& share, std::int64_t tpSize, Eigen::Ref<Ma
     const Index width = share.kernel.cols() / tpSize;
     assert(out.rows() == rows * tpSize && out.cols() == width);
     for (Index b = 0; b < tpSize; ++b)
-        rowGroupProduct(share.x, share.kernel.middleCols(b * width, width),
-                        out.middleRows(b * rows, rows));
+        groupProduct(share.x, share.kernel.middleCols(b * width, width),
+                     out.middleRows(b * rows, rows));
 }
 
 std::int64_t rankBytesNeeded(const LayerConfig& config) {

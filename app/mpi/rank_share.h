@@ -56,8 +56,9 @@ RankShare drawShare(const LayerConfig& config, const RankPlace& place);
 /// block of a wider row-major matrix (a column block of the replicated output).
 void columnPartial(const RankShare& share, Eigen::Ref<Matrix, 0, Eigen::OuterStride<>> out);
 
-/// Row mode: out = x @ kernel, the core's row-parallel partial sum (rowGroupProduct), (Nd, F), no
-/// bias: bit-identical to that group's rows of the single process's partial.
+/// Row mode: out = x @ kernel, the core's row-parallel partial sum (groupProduct,
+/// layer/group_sums.h), (Nd, F), no bias: bit-identical to that group's rows of the single
+/// process's partial.
 void rowPartial(const RankShare& share, Eigen::Ref<Matrix> out);
 
 /// Row mode, packed for a reduce-scatter: out (P*Nd, F/P) holds column block b of the partial sum

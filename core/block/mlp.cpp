@@ -2,6 +2,7 @@
 
 #include "block/gelu.h"
 #include "layer/forward.h"
+#include "layer/group_sums.h"
 #include "layer/products.h"
 
 #include <cassert>
@@ -110,12 +111,12 @@ MlpForward mlpForward(const MlpParams& p, const LayerConfig& c, Mistake mistake,
         return f;
     }
     // One device's partial is its output before bias2, kept; bias2-per-partial adds bias2 to each
-    // device's. Each partial has the bits of the row split's (rowGroupProduct).
+    // device's. Each partial has the bits of the row split's (groupProduct, layer/group_sums.h).
     std::vector<Matrix> partials;
     for (const ShardGroup& g : f.plan.linear2.groups) {
         const IndexRange rows = g.kernelRows;
-        partials.push_back(rowGroupProduct(f.a.middleCols(rows.start, rows.size()),
-                                           p.kernel2.middleRows(rows.start, rows.size())));
+        partials.push_back(groupProduct(f.a.middleCols(rows.start, rows.size()),
+                                        p.kernel2.middleRows(rows.start, rows.size())));
         if (mistake == Mistake::Bias2PerPartial)
             partials.back().rowwise() += p.bias2;
         advance(progress);

@@ -1,5 +1,7 @@
 #include "layer/backward.h"
 
+#include "layer/fresh_matrix.h"
+#include "layer/group_sums.h"
 #include "layer/group_tasks.h"
 #include "layer/products.h"
 
@@ -30,14 +32,14 @@ Gradients backwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const
 
 namespace {
 
-// a^T @ b summed over the data axis's batch blocks in order: what each data row of the mesh
+// out = a^T @ b summed over the data axis's batch blocks in order: what each data row of the mesh
 // computes from its own rows, then their all-reduce over "data". a (batch, m), b (batch, n).
-Matrix dataSummedProduct(const MatrixCRef& a, const MatrixCRef& b, Index dataSize) {
+void dataSummedProduct(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
+                       Index dataSize) {
     const Index rows = a.rows() / dataSize;
-    Matrix sum = product(transposed(a.topRows(rows)), b.topRows(rows));
+    multiply(out, transposed(a.topRows(rows)), b.topRows(rows));
     for (Index d = 1; d < dataSize; ++d)
-        multiplyAdd(sum, transposed(a.middleRows(d * rows, rows)), b.middleRows(d * rows, rows));
-    return sum;
+        multiplyAdd(out, transposed(a.middleRows(d * rows, rows)), b.middleRows(d * rows, rows));
 }
 
 // dy[:, cols].sum(0) over the data axis's batch blocks in order.
@@ -50,6 +52,21 @@ RowVector dataSummedColumns(const B& b, Index dataSize) {
     return sum;
 }
 
+// A fresh (rows, cols) matrix whose pages the threads have mapped.
+Matrix mappedMatrix(Index rows, Index cols) {
+    Matrix m = uninitializedMatrix(rows, cols);
+#pragma omp parallel if (rows * cols > (Index(1) << 16))
+    mapThreadRows(m);
+    return m;
+}
+
+// Column mode: group g's partial dx, dy[:, cols] @ kernel[:, cols]^T, as the sum of the groups'
+// products in dx made it (groupProduct).
+Matrix columnDxPartial(const MatrixCRef& dy, const MatrixCRef& kernel, const ShardGroup& g) {
+    return groupProduct(dy.middleCols(g.outputCols.start, g.outputCols.size()),
+                        transposed(kernel.middleCols(g.kernelCols.start, g.kernelCols.size())));
+}
+
 }  // namespace
 
 BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy,
@@ -58,33 +75,33 @@ BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, c
            kernel.cols() == plan.features && dy.cols() == plan.features);
     assert(dataSize >= 1 && x.rows() % dataSize == 0);
     const bool column = plan.mode == ParallelMode::Column;
+    assert(!column || plan.groupsInPlace());
     BackwardResult result;
     result.plan = plan;
     Gradients& grads = result.gradients;
-    grads.dkernel.resize(plan.inDim, plan.features);
+    grads.dkernel = mappedMatrix(plan.inDim, plan.features);
     grads.dbias.resize(plan.features);
-    grads.dx.resize(x.rows(), plan.inDim);
-    if (!column)
+    if (!column) {
         grads.dbias = dataSummedColumns(dy, dataSize);  // once: every device holds all of dy
+        grads.dx = mappedMatrix(x.rows(), plan.inDim);
+    }
 
-    if (column)
-        result.dxPartials.resize(std::size_t(plan.tpSize));
-    // The groups side by side, one thread each, as the forward pass runs them: Eigen's own threads
-    // inside products of few rows cost more than they give on two shared cores. Each group writes
-    // only its own blocks.
-    const Index groups = plan.tpSize;
-    forEachTask(groups, groups > 1 && omp_get_max_threads() > 1, [&](Index i) {
-        const ShardGroup& g = plan.groups[std::size_t(i)];
-        // The group's own x columns (all of x in column mode) and dy columns (all in row mode).
+    // The groups side by side, one thread each, as the forward pass runs them (Eigen's own threads
+    // inside products of few rows cost more than they give on two shared cores), a run of
+    // neighbouring groups as one product (groupRunLength). Each run writes only its own blocks.
+    const Index runLength = groupRunLength(plan);
+    const Index runs = plan.tpSize / runLength;
+    forEachTask(runs, runs > 1 && omp_get_max_threads() > 1, [&](Index r) {
+        const ShardGroup g = plan.run(r * runLength, runLength);
+        // The run's own x columns (all of x in column mode) and dy columns (all in row mode).
         const auto xs = x.middleCols(g.inputCols.start, g.inputCols.size());
         const auto dys = dy.middleCols(g.outputCols.start, g.outputCols.size());
-        grads.dkernel.block(g.kernelRows.start, g.kernelCols.start, g.kernelRows.size(),
-                            g.kernelCols.size()) = dataSummedProduct(xs, dys, dataSize);
+        dataSummedProduct(grads.dkernel.block(g.kernelRows.start, g.kernelCols.start,
+                                              g.kernelRows.size(), g.kernelCols.size()),
+                          xs, dys, dataSize);
         if (column) {
             grads.dbias.segment(g.kernelCols.start, g.kernelCols.size()) =
                 dataSummedColumns(dys, dataSize);
-            const auto ks = kernel.middleCols(g.kernelCols.start, g.kernelCols.size());
-            result.dxPartials[std::size_t(i)] = product(dys, transposed(ks));
         } else {
             const auto ks = kernel.middleRows(g.kernelRows.start, g.kernelRows.size());
             multiply(grads.dx.middleCols(g.kernelRows.start, g.kernelRows.size()), dy,
@@ -92,10 +109,17 @@ BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, c
         }
     });
     if (column) {
-        // The all-reduce over "model" (Megatron's f in the backward): the partials summed.
-        grads.dx = result.dxPartials.front();
-        for (std::size_t g = 1; g < result.dxPartials.size(); ++g)
-            grads.dx += result.dxPartials[g];
+        // The all-reduce over "model" (Megatron's f in the backward): the groups' partials summed
+        // in group order, each summed apart and added in registers, none stored; a partial read is
+        // made again with the bits that were added.
+        std::vector<Index> bounds{0};
+        for (const ShardGroup& g : plan.groups)
+            bounds.push_back(g.kernelCols.stop);
+        grads.dx = uninitializedMatrix(x.rows(), plan.inDim);
+        sumGroupsByTiles(grads.dx, dy, transposed(kernel), bounds);
+        result.dxPartials = Partials(plan.tpSize, [dy, kernel, plan](Index g) {
+            return columnDxPartial(dy, kernel, plan.groups[std::size_t(g)]);
+        });
     }
     return result;
 }

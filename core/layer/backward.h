@@ -5,6 +5,7 @@
 
 #include "layer/eigen_types.h"
 #include "layer/layer_config.h"
+#include "layer/partials.h"
 #include "layer/sharding_plan.h"
 #include "layer/verification.h"
 
@@ -32,8 +33,10 @@ struct Gradients {
 struct BackwardResult {
     ShardingPlan plan;
     Gradients gradients;
-    /// Column mode: group g's partial dx, (batch, inDim) each. Empty in row mode.
-    std::vector<Matrix> dxPartials;
+    /// Column mode: group g's partial dx, (batch, inDim) each, made on first read (the pass sums
+    /// the groups' products without storing them) with the bits the pass added: dx is
+    /// dxPartials[0] + dxPartials[1] + ..., added in group order, bit for bit. Empty in row mode.
+    Partials dxPartials;
 
     /// Group g's block of dkernel: its columns (column mode) or rows (row mode), a view.
     auto dkernelBlock(const ShardGroup& g) const {
@@ -52,7 +55,8 @@ struct BackwardResult {
 };
 
 /// Bytes the backward pass needs beyond the scene's own (bytesNeeded): dy (batch, features); dx
-/// and its reference (batch, inDim) each; column mode's tpSize dx partials of (batch, inDim);
+/// and its reference (batch, inDim) each; column mode's tpSize dx partials of (batch, inDim), made
+/// on demand (the devices views read them all);
 /// dkernel and its reference (inDim, features) each; dbias twice; and the check's transposed
 /// factor, the larger of kernel^T (for dx) and x^T (for dkernel), one at a time. For a valid
 /// config.
@@ -63,7 +67,10 @@ std::int64_t backwardBytesNeeded(const LayerConfig& config);
 Gradients backwardReference(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy);
 
 /// The split backward pass above, through views of the one kernel, x and dy (middleCols /
-/// middleRows, never a copy per group). dataSize must divide batch.
+/// middleRows, never a copy per group). dataSize must divide batch. Column mode: the plan's groups
+/// in place (ShardingPlan::groupsInPlace), dx the sum of the groups' products in group order
+/// (layer/group_sums.h); its partials are made on demand from dy and kernel, which must outlive
+/// the result, unchanged, and neither of which may be a temporary.
 BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy,
                                 const ShardingPlan& plan, Index dataSize = 1);
 

@@ -1,12 +1,12 @@
 #include "layer/forward.h"
 
 #include "layer/fresh_matrix.h"
+#include "layer/group_sums.h"
 #include "layer/group_tasks.h"
 
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <memory>
 #include <mutex>
@@ -14,19 +14,6 @@
 
 namespace tp {
 namespace {
-
-// Whether each group's kernel columns are its output columns, in group order side by side, as
-// ShardingPlan::make lays them out.
-bool columnsInPlace(const ShardingPlan& plan) {
-    Index next = 0;
-    for (const ShardGroup& group : plan.groups) {
-        if (group.kernelCols.start != next || group.outputCols.start != next ||
-            group.outputCols.size() != group.kernelCols.size())
-            return false;
-        next = group.kernelCols.stop;
-    }
-    return true;
-}
 
 // How the column split runs its products. A run is `runLength` groups side by side, one product
 // x @ kernel[:, the run's columns] + bias[those columns]: a column of a product reads only its own
@@ -52,8 +39,7 @@ struct ColumnTasks {
             t.rowBlocks = batch < threads * 8 ? 1 : threads;
             return t;
         }
-        if (columnsInPlace(plan))
-            t.runLength = plan.tpSize / threads;
+        t.runLength = groupRunLength(plan);
         return t;
     }
 
@@ -65,10 +51,8 @@ struct ColumnTasks {
         IndexRange kernel, output;
     };
     Columns columns(const ShardingPlan& plan, Index run) const {
-        const ShardGroup& first = plan.groups[std::size_t(run * runLength)];
-        const ShardGroup& last = plan.groups[std::size_t((run + 1) * runLength - 1)];
-        return {{first.kernelCols.start, last.kernelCols.stop},
-                {first.outputCols.start, last.outputCols.stop}};
+        const ShardGroup span = plan.run(run * runLength, runLength);
+        return {span.kernelCols, span.outputCols};
     }
 };
 
@@ -144,114 +128,15 @@ private:
     std::shared_ptr<std::vector<Run>> m_runs;
 };
 
-// Inside a parallel region: this thread's share of a fresh matrix's rows, one run split
-// statically, whose pages it maps in one call (mapRows) before anything writes them.
-IndexRange mapThreadRun(Matrix& m) {
-    const Index threads = omp_get_num_threads();
-    const Index thread = omp_get_thread_num();
-    const IndexRange run{m.rows() * thread / threads, m.rows() * (thread + 1) / threads};
-    mapRows(m, run.start, run.size());
-    return run;
-}
-
 // writeRow(r) for every row of `out`, a fresh matrix; when `parallel`, each thread one run of
 // rows, whose pages it maps before it writes them.
 template <typename WriteRow>
 void forEachRowRun(Matrix& out, bool parallel, WriteRow&& writeRow) {
 #pragma omp parallel if (parallel)
     {
-        const IndexRange run = mapThreadRun(out);
+        const IndexRange run = mapThreadRows(out);
         for (Index r = run.start; r < run.stop; ++r)
             writeRow(r);
-    }
-}
-
-// A block of the row split's output, the rows and columns it covers.
-struct OutputTile {
-    IndexRange rows, cols;
-};
-
-// The row split's tiles' rows at most: each block of a strip of the kernel that sumGroupProducts
-// copies serves them all.
-constexpr Index kTileRows = 256;
-
-// The row split's tiles' columns at most: 10 strips of kGroupStrip, or for a batch of at most
-// kFewRows rows 1024, whose products, summed in order, read the kernel's rows in longer runs (480
-// columns took 1.48x to 1.83x the full product at (8, 4096, 16384), 1024 columns 1.13x to 1.24x).
-Index tileColumns(Index batch) {
-    return batch <= kFewRows ? 1024 : 10 * kGroupStrip;
-}
-
-// The tiles the row split computes its output and each partial by: kTileRows rows by tileColumns
-// columns (480: 10 strips of kGroupStrip, about 480 KiB of sums), and at least four where the
-// columns allow (narrower ones then), so that both threads work. A tile's rows share each strip of
-// the kernel that sumGroupProducts copies, and its columns share x's rows. An element's bits do not
-// depend on its tile, so a partial made on demand by other tiles has the bits that were added.
-std::vector<OutputTile> rowSplitTiles(Index batch, Index features) {
-    const Index rows = kTileRows;
-    Index cols = std::min<Index>(features, tileColumns(batch));
-    const auto count = [&](Index c) {
-        return (batch + rows - 1) / rows * ((features + c - 1) / c);
-    };
-    while (count(cols) < 4 && cols > kGroupStrip)
-        cols =
-            std::max<Index>(kGroupStrip, (cols / 2 + kGroupStrip - 1) / kGroupStrip * kGroupStrip);
-    std::vector<OutputTile> tiles;
-    for (Index r = 0; r < batch; r += rows)
-        for (Index c = 0; c < features; c += cols)
-            tiles.push_back({{r, std::min(batch, r + rows)}, {c, std::min(features, c + cols)}});
-    return tiles;
-}
-
-// The block of `m` (a matrix, or a Ref to one) that `tile` covers.
-template <typename M>
-auto tileOf(M& m, const OutputTile& tile) {
-    return m.block(tile.rows.start, tile.cols.start, tile.rows.size(), tile.cols.size());
-}
-
-// The floats of scratch sumTileGroups takes for a batch of `batch` rows and `depth` terms in all
-// (every group's).
-Index tileScratchFloats(Index batch, Index depth) {
-    return batch <= kFewRows ? batch * tileColumns(batch)
-                             : groupScratchFloats(std::min(batch, kTileRows), depth);
-}
-
-// One scratch buffer per thread, allocated before a parallel region (an exception cannot leave
-// one).
-std::vector<std::vector<float>> scratchPerThread(Index floats) {
-    return std::vector<std::vector<float>>(std::size_t(omp_get_max_threads()),
-                                           std::vector<float>(std::size_t(floats)));
-}
-
-std::vector<float>& threadScratch(std::vector<std::vector<float>>& scratch) {
-    return scratch[std::size_t(omp_get_thread_num())];
-}
-
-// sum = the sum over the groups, in order, of x[tile rows, group g's terms] @ kernel[those terms,
-// tile cols], group g reading terms [bounds[g], bounds[g + 1]), each group's product summed apart
-// and then added: by sumGroupProducts, or for a batch of at most kFewRows rows by the products
-// summed in order (the same bits on every path), added through `scratch`. Such products are bound
-// by reading the kernel, and sumGroupProducts' copies of its strips took 1.75x the full product's
-// time at (8, 4096, 16384).
-void sumTileGroups(Eigen::Ref<Matrix> sum, const MatrixCRef& x, const MatrixCRef& kernel,
-                   const std::vector<Index>& bounds, const OutputTile& tile,
-                   std::vector<float>& scratch) {
-    assert(Index(scratch.size()) >= tileScratchFloats(x.rows(), x.cols()));
-    const auto a = x.middleRows(tile.rows.start, tile.rows.size());
-    const auto b = kernel.middleCols(tile.cols.start, tile.cols.size());
-    if (x.rows() > kFewRows) {
-        sumGroupProducts(sum, a, b, bounds, scratch.data());
-        return;
-    }
-    Eigen::Map<Matrix> product(scratch.data(), sum.rows(), sum.cols());
-    for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
-        const Index start = bounds[g], terms = bounds[g + 1] - bounds[g];
-        if (g == 0) {
-            multiply(sum, a.middleCols(start, terms), b.middleRows(start, terms));
-        } else {
-            multiply(product, a.middleCols(start, terms), b.middleRows(start, terms));
-            sum += product;
-        }
     }
 }
 
@@ -269,7 +154,7 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
     result.output = uninitializedMatrix(batch, plan.features);
     // The fresh output's pages are mapped before any product writes them.
 #pragma omp parallel if (batch * plan.features > (Index(1) << 16))
-    mapThreadRun(result.output);
+    mapThreadRows(result.output);
     // Group i: x @ kernel[:, cols_i] + bias[cols_i], straight into its own columns of the output,
     // by runs of groups side by side: the pieces in group order (an all-gather), never summed.
     const ColumnTasks tasks = ColumnTasks::of(plan, batch);
@@ -301,57 +186,20 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     // Partial sums of the same outputs combine by addition (an all-reduce on real devices).
     result.partialsAdded = true;
     result.output = uninitializedMatrix(x.rows(), plan.features);
-    const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), plan.features);
-    std::atomic<Index> tilesDone{0};
     // Group g reads kernel rows [bounds[g], bounds[g + 1]).
     std::vector<Index> bounds{0};
     for (const ShardGroup& group : plan.groups)
         bounds.push_back(group.kernelRows.stop);
-    std::vector<std::vector<float>> scratch =
-        scratchPerThread(tileScratchFloats(x.rows(), plan.inDim));
-#pragma omp parallel
-    {
-        // The fresh output's pages are mapped before any tile is written.
-        mapThreadRun(result.output);
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 1)
-        for (std::size_t t = 0; t < tiles.size(); ++t) {
-            if (isCancelled(progress))
-                continue;
-            const OutputTile& tile = tiles[t];
-            auto sum = tileOf(result.output, tile);
-            sumTileGroups(sum, x, kernel, bounds, tile, threadScratch(scratch));
-            // The bias belongs to the layer, not to a group: added once, to the combined sum.
-            sum.rowwise() += bias.segment(tile.cols.start, tile.cols.size());
-            const Index done = ++tilesDone;
-            const Index count = Index(tiles.size());
-            advance(progress, done * plan.tpSize / count - (done - 1) * plan.tpSize / count);
-        }
-    }
+    // The bias belongs to the layer, not to a group: added once, to the combined sum, tile by tile.
+    sumGroupsByTiles(result.output, x, kernel, bounds, progress, plan.tpSize,
+                     [&](const OutputTile& tile, Eigen::Ref<Matrix> sum) {
+                         sum.rowwise() += bias.segment(tile.cols.start, tile.cols.size());
+                     });
     result.partials = Partials(plan.tpSize, [x, kernel, plan](Index g) {
         const ShardGroup& group = plan.groups[std::size_t(g)];
-        return rowGroupProduct(inputSlice(x, group), kernelSlice(kernel, group));
+        return groupProduct(inputSlice(x, group), kernelSlice(kernel, group));
     });
     return result;
-}
-
-void rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel, Eigen::Ref<Matrix> out) {
-    assert(x.cols() == kernel.rows() && out.rows() == x.rows() && out.cols() == kernel.cols());
-    const std::vector<OutputTile> tiles = rowSplitTiles(x.rows(), kernel.cols());
-    std::vector<std::vector<float>> scratch =
-        scratchPerThread(tileScratchFloats(x.rows(), x.cols()));
-    const std::vector<Index> alone{0, x.cols()};
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::size_t t = 0; t < tiles.size(); ++t)
-        sumTileGroups(tileOf(out, tiles[t]), x, kernel, alone, tiles[t], threadScratch(scratch));
-}
-
-Matrix rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel) {
-    Matrix partial = uninitializedMatrix(x.rows(), kernel.cols());
-#pragma omp parallel
-    mapThreadRun(partial);
-    rowGroupProduct(x, kernel, partial);
-    return partial;
 }
 
 ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,

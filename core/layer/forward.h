@@ -69,14 +69,6 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                                  const RowVectorCRef& bias, const ShardingPlan& plan,
                                  Progress* progress = nullptr);
 
-/// x @ kernel as the row split makes a group's partial sum (x the group's columns of the input,
-/// kernel its rows): the bits the split added to its output. An element's bits depend only on its
-/// row of x and column of kernel, so a block of rows or columns has the bits of the whole
-/// product's (an MPI rank's partial, packed by column blocks, is the split's).
-Matrix rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel);
-/// The same into `out`, (x.rows(), kernel.cols()), which may be a block of a larger matrix.
-void rowGroupProduct(const MatrixCRef& x, const MatrixCRef& kernel, Eigen::Ref<Matrix> out);
-
 /// Dispatches on plan.mode.
 ForwardResult forwardParallel(const MatrixCRef& x, const MatrixCRef& kernel,
                               const RowVectorCRef& bias, const ShardingPlan& plan,

@@ -1,5 +1,7 @@
 #include "layer/fresh_matrix.h"
 
+#include <omp.h>
+
 #include <cstdint>
 
 #if defined(__linux__)
@@ -39,6 +41,14 @@ void mapRows(Matrix& m, Index first, Index count) {
     (void)first;
     (void)count;
 #endif
+}
+
+IndexRange mapThreadRows(Matrix& m) {
+    const Index threads = omp_get_num_threads();
+    const Index thread = omp_get_thread_num();
+    const IndexRange run{m.rows() * thread / threads, m.rows() * (thread + 1) / threads};
+    mapRows(m, run.start, run.size());
+    return run;
 }
 
 }  // namespace tp

@@ -19,4 +19,8 @@ Matrix uninitializedMatrix(Index rows, Index cols);
 /// the work. A hint: where the system cannot, the first writes fault as before.
 void mapRows(Matrix& m, Index first, Index count);
 
+/// Inside a parallel region: this thread's share of a fresh matrix's rows, one run of them split
+/// statically between the threads, whose pages it maps (mapRows) before anything writes them.
+IndexRange mapThreadRows(Matrix& m);
+
 }  // namespace tp

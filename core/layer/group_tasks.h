@@ -3,6 +3,9 @@
 // How the passes run their groups' products: side by side on the threads, or one after another.
 
 #include "layer/eigen_types.h"
+#include "layer/sharding_plan.h"
+
+#include <omp.h>
 
 namespace tp {
 
@@ -21,6 +24,18 @@ void forEachTask(Index count, bool sideBySide, Work&& work) {
 #pragma omp parallel for schedule(dynamic, 1)
     for (Index task = 0; task < count; ++task)
         work(task);
+}
+
+/// The groups one product runs side by side where the threads share a split's groups: with tp a
+/// multiple of the threads and the groups in place (ShardingPlan::groupsInPlace), tp / threads, a
+/// run of neighbouring groups for each thread, read as one product that packs its shared factor
+/// (x, or dy) once instead of once per group; otherwise 1. A column of a product reads only its
+/// column of the second factor (a row only its row of the first), so each group's block of a run's
+/// product is its own product, summed over the same terms.
+inline Index groupRunLength(const ShardingPlan& plan) {
+    const Index threads = omp_get_max_threads();
+    const bool runs = threads > 1 && plan.tpSize % threads == 0 && plan.groupsInPlace();
+    return runs ? plan.tpSize / threads : 1;
 }
 
 }  // namespace tp

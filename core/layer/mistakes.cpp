@@ -1,5 +1,7 @@
 #include "layer/mistakes.h"
 
+#include "layer/group_sums.h"
+
 #include <cassert>
 
 namespace tp {
@@ -345,7 +347,7 @@ ForwardResult forwardWithMistake(Mistake mistake, const MatrixCRef& x, const Mat
             assert(own.kernel.rows() == plan.chunk && own.kernel.cols() == plan.features);
             result = eachGroup(plan, batch, plan.features, progress,
                                [&](const ShardGroup& g, Matrix& partial) {
-                                   partial = rowGroupProduct(inputSlice(x, g), own.kernel);
+                                   partial = groupProduct(inputSlice(x, g), own.kernel);
                                });
             if (isCancelled(progress))
                 return result;

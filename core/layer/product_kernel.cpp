@@ -345,6 +345,32 @@ void sumGroupsRows(Index& r, Index outRows, Index c, const Factor& a, const Grou
         (block.blocked ? sumGroupsTile<rows, true> : sumGroupsTile<rows, false>)(r, c, a, s, block);
 }
 
+// Terms [k0, k1) of b's columns [c0, c0 + width) into `strip`, kGroupStrip floats a term (the
+// columns past `width` zero). From b's rows as they are, or from the rows of the matrix b is the
+// transpose of (each column of b one of its rows, read along).
+void copyStripBlock(float* strip, const Factor& b, Index k0, Index k1, Index c0, Index width) {
+    if (!b.transposed) {
+        for (Index k = k0; k < k1; ++k) {
+            const float* from = b.data + k * b.stride + c0;
+            float* to = strip + (k - k0) * kGroupStrip;
+            for (Index c = 0; c < kGroupStrip; ++c)
+                to[c] = c < width ? from[c] : 0.0f;
+        }
+        return;
+    }
+    for (Index c = 0; c < kGroupStrip; ++c) {
+        float* to = strip + c;
+        if (c >= width) {
+            for (Index k = k0; k < k1; ++k)
+                to[(k - k0) * kGroupStrip] = 0.0f;
+            continue;
+        }
+        const float* from = b.data + (c0 + c) * b.stride;
+        for (Index k = k0; k < k1; ++k)
+            to[(k - k0) * kGroupStrip] = from[k];
+    }
+}
+
 }  // namespace
 
 // out = the sum over groups g in order of a[:, bounds[g]:bounds[g + 1]] @ b[those rows, :], on the
@@ -356,7 +382,7 @@ void sumGroupsRows(Index& r, Index outRows, Index c, const Factor& a, const Grou
 // beside it.
 void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
                       const std::int64_t* bounds, std::int64_t groups, float* scratch) {
-    assert(!a.transposed && !b.transposed && a.cols == b.rows);
+    assert(!a.transposed && a.cols == b.rows);
     assert(out.rows == a.rows && out.cols == b.cols && bounds[0] == 0 && bounds[groups] == a.cols);
     // The strip starts on a cache line (groupScratchFloats leaves room), so that no load of it
     // straddles two.
@@ -375,12 +401,7 @@ void sumGroupProducts(const Output& out, const Factor& a, const Factor& b,
         // are still made.
         for (Index k0 = 0;; k0 += kGroupDepth) {
             const Index k1 = smaller(depth, k0 + kGroupDepth);
-            for (Index k = k0; k < k1; ++k) {
-                const float* from = b.data + k * b.stride + c0;
-                float* to = s.strip + (k - k0) * kGroupStrip;
-                for (Index c = 0; c < kGroupStrip; ++c)
-                    to[c] = c < stripWidth ? from[c] : 0.0f;
-            }
+            copyStripBlock(s.strip, b, k0, k1, c0, stripWidth);
             block.k0 = k0;
             block.k1 = k1;
             setGroupsOfBlock(block, groups);

@@ -204,7 +204,7 @@ void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFa
     }
 }
 
-void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
+void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const ProductFactor& b,
                       const std::vector<Index>& bounds, float* scratch, SimdPath path) {
     assert(bounds.size() >= 2 && bounds.front() == 0 && bounds.back() == a.cols());
     const products::Output o = outputOf(out);

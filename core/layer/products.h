@@ -11,9 +11,10 @@
 // instruction set has FMA (AVX2 + FMA, AVX-512) and not on the baseline, or OpenBLAS's, which
 // block and fuse in their own way; so their last bits differ between paths and between the two
 // (each within the rounding bound the check allows, which holds for any order of summation). On
-// one path and one thread count they are the same from run to run. The row split's sums of group
-// products (sumGroupProducts) run a kernel of the core's own on every path, fused where the
-// instruction set has FMA, whose bits do not depend on tiles or threads.
+// one path and one thread count they are the same from run to run. The sums of group products
+// (sumGroupProducts: the row split's output, the column split's dx in the backward) run a kernel
+// of the core's own on every path, fused where the instruction set has FMA, whose bits do not
+// depend on tiles or threads.
 
 #include "layer/eigen_types.h"
 #include "layer/product_kernel.h"
@@ -40,6 +41,16 @@ struct ProductFactor {
 
     Index rows() const { return transposed ? matrix.cols() : matrix.rows(); }
     Index cols() const { return transposed ? matrix.rows() : matrix.cols(); }
+    /// Rows [start, start + count) of the factor (of the transpose, where it is one), in place.
+    ProductFactor middleRows(Index start, Index count) const {
+        return transposed ? ProductFactor(matrix.middleCols(start, count), true)
+                          : ProductFactor(matrix.middleRows(start, count));
+    }
+    /// Columns [start, start + count) of the factor, in place.
+    ProductFactor middleCols(Index start, Index count) const {
+        return transposed ? ProductFactor(matrix.middleRows(start, count), true)
+                          : ProductFactor(matrix.middleCols(start, count));
+    }
 };
 
 /// The transpose of m as a factor: multiply(out, dy, transposed(kernel)) is out = dy @ kernel^T.
@@ -107,9 +118,9 @@ void addInOrder(Eigen::Ref<Matrix> sums, const ProductFactor& a, const ProductFa
 /// the groups before it, all in registers. bounds[0] = 0 and bounds.back() = a.cols(). An element
 /// depends on its row of a, its column of b and the bounds only, so a group's product computed
 /// alone (bounds {0, its terms}) has the bits that were added. `scratch` holds
-/// groupScratchFloats(a.rows(), a.cols()) floats. Neither factor transposed; the bits differ
-/// between paths.
-void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const MatrixCRef& b,
+/// groupScratchFloats(a.rows(), a.cols()) floats. a not transposed; b as it is or transposed (the
+/// backward's dy @ kernel^T), the same bits either way; the bits differ between paths.
+void sumGroupProducts(Eigen::Ref<Matrix> out, const MatrixCRef& a, const ProductFactor& b,
                       const std::vector<Index>& bounds, float* scratch,
                       SimdPath path = SimdPath::Best);
 

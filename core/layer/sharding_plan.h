@@ -35,6 +35,15 @@ struct ShardingPlan {
     /// Requires a split dimension divisible by tpSize (LayerConfig::validate checks it).
     static ShardingPlan make(ParallelMode mode, Index inDim, Index features, Index tpSize);
     static ShardingPlan make(const LayerConfig& config);
+
+    /// Whether the groups lie side by side in group order as make() lays them out: each group's
+    /// part of the split dimension starts where the one before stopped, the first at 0, and it
+    /// reads and writes that part (column: kernel and output columns; row: kernel rows and x's
+    /// columns) and the whole of the other dimension.
+    bool groupsInPlace() const;
+    /// Groups [first, first + count) of a plan whose groups are in place as one group: each of its
+    /// ranges from the first group's start to the last one's stop.
+    ShardGroup run(Index first, Index count) const;
 };
 
 }  // namespace tp

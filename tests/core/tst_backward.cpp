@@ -10,6 +10,7 @@
 #include "nnx/nnx_init.h"
 
 #include "config_fixtures.h"
+#include "matrix_bits.h"
 
 #include <QTest>
 
@@ -73,6 +74,9 @@ private slots:
         QTest::newRow("row 3x7x5 tp1") << test::meshConfig(row, 3, 7, 5, 1, 1, rep);
         QTest::newRow("column 64x96x40 tp4 D2") << test::meshConfig(col, 64, 96, 40, 4, 2, rep, 11);
         QTest::newRow("row 64x96x40 tp4 D2") << test::meshConfig(row, 64, 96, 40, 4, 2, sh, 11);
+        // Several tiles of dx (256 rows by 480 columns) and runs of groups on the threads.
+        QTest::newRow("column 300x1000x96 tp8") << test::meshConfig(col, 300, 1000, 96, 8, 1, sh);
+        QTest::newRow("row 300x96x1000 tp8") << test::meshConfig(row, 300, 96, 1000, 8, 1, rep);
     }
 
     // Each gradient and each group's part against sums in double written out here.
@@ -138,6 +142,13 @@ private slots:
                 QCOMPARE(r.dxBlock(g).cols(), g.kernelRows.size());
                 QCOMPARE(r.dbiasBlock(g).size(), Index(features));
             }
+        }
+        // Column mode: dx is its partials, made on demand, added in group order, bit for bit.
+        if (column) {
+            Matrix added = r.dxPartials.front();
+            for (std::size_t g = 1; g < r.dxPartials.size(); ++g)
+                added += r.dxPartials[g];
+            QVERIFY(test::sameBits(r.gradients.dx, added));
         }
         const BackwardVerification v = verifyBackward(r.gradients, ref, p.x, p.kernel, dy);
         QVERIFY(v.passed());

@@ -105,7 +105,9 @@ private slots:
         const LayerConfig c =
             test::meshConfig(ParallelMode::Column, 4, 8, 6, 2, 1, OutputLayout::Sharded);
         Backward b = backwardOf(c);
-        b.result.dxPartials[1](0, 3) += 0.5f;
+        std::vector<Matrix> partials = std::move(b.result.dxPartials).take();
+        partials[1](0, 3) += 0.5f;
+        b.result.dxPartials = std::move(partials);
         const RingRun run =
             runBackwardRings(c, b.result, b.params.x, b.params.kernel, b.dy).front();
         QVERIFY(run.simulated);

@@ -279,7 +279,8 @@ private slots:
     // has FMA (a multiply and then an add on the baseline), and each group then added to the sum of
     // the groups before it. The depth spans several of the blocks the kernel copies its strips by
     // (kGroupDepth terms), with groups that end inside a block, on its edge, one term long, empty,
-    // and one longer than a block, so a group's sum must carry from block to block unchanged.
+    // and one longer than a block, so a group's sum must carry from block to block unchanged. b
+    // read as the transpose of its transpose (the backward's dy @ kernel^T) gives the same bits.
     void groupSumsAreMultiplyAddsInOrderAcrossDepthBlocks() {
         const Index depth = 2 * kGroupDepth + 44;
         const std::vector<std::vector<Index>> boundsList = {
@@ -288,6 +289,7 @@ private slots:
             {0, 5, 5, kGroupDepth + 7, depth, depth}};
         const Index rows = 11, cols = 61;
         const Matrix a = randomMatrix(rows, depth, 21), b = randomMatrix(depth, cols, 22);
+        const Matrix bT = b.transpose();
         for (const SimdPath path : availableSimdPaths()) {
             const bool fused = path != SimdPath::Scalar;
             for (const std::vector<Index>& bounds : boundsList) {
@@ -313,10 +315,12 @@ private slots:
                         expected(r, c) = total;
                     }
                 }
-                QVERIFY2(
-                    sameBits(sum, expected),
-                    qPrintable(
-                        QString("%1 groups, %2").arg(bounds.size() - 1).arg(simdPathName(path))));
+                const QString name =
+                    QString("%1 groups, %2").arg(bounds.size() - 1).arg(simdPathName(path));
+                QVERIFY2(sameBits(sum, expected), qPrintable(name));
+                Matrix fromTranspose(rows, cols);
+                sumGroupProducts(fromTranspose, a, transposed(bT), bounds, scratch.data(), path);
+                QVERIFY2(sameBits(fromTranspose, expected), qPrintable(name + ", b transposed"));
             }
         }
     }

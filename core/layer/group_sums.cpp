@@ -96,7 +96,8 @@ void sumGroupsByTiles(Matrix& out, const MatrixCRef& a, const ProductFactor& b,
     assert(bounds.size() >= 2 && bounds.front() == 0 && bounds.back() == a.cols());
     const std::vector<OutputTile> tiles = groupSumTiles(a.rows(), b.cols());
     std::atomic<Index> tilesDone{0};
-    std::vector<std::vector<float>> scratch = scratchPerThread(tileScratchFloats(a.rows(), a.cols()));
+    std::vector<std::vector<float>> scratch =
+        scratchPerThread(tileScratchFloats(a.rows(), a.cols()));
 #pragma omp parallel
     {
         // The fresh output's pages are mapped before any tile is written.
@@ -121,7 +122,8 @@ void sumGroupsByTiles(Matrix& out, const MatrixCRef& a, const ProductFactor& b,
 void groupProduct(const MatrixCRef& a, const ProductFactor& b, Eigen::Ref<Matrix> out) {
     assert(a.cols() == b.rows() && out.rows() == a.rows() && out.cols() == b.cols());
     const std::vector<OutputTile> tiles = groupSumTiles(a.rows(), b.cols());
-    std::vector<std::vector<float>> scratch = scratchPerThread(tileScratchFloats(a.rows(), a.cols()));
+    std::vector<std::vector<float>> scratch =
+        scratchPerThread(tileScratchFloats(a.rows(), a.cols()));
     const std::vector<Index> alone{0, a.cols()};
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t t = 0; t < tiles.size(); ++t)

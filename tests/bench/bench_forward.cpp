@@ -5,8 +5,9 @@
 
 #include "block/mlp.h"
 #include "layer/forward.h"
-#include "layer/fresh_matrix.h"
 #include "nnx/nnx_init.h"
+
+#include "split_ratio.h"
 
 #include <benchmark/benchmark.h>
 
@@ -14,44 +15,12 @@
 #include <cblas.h>
 #endif
 
-#include <algorithm>
-#include <chrono>
 #include <vector>
 
 using namespace tp;
+using namespace tp::bench;
 
 namespace {
-
-struct Arrays {
-    Matrix x;
-    Matrix kernel;
-    RowVector bias;
-};
-
-const Arrays& arrays(Index batch, Index inDim, Index features) {
-    static Arrays cached;
-    if (cached.x.rows() != batch || cached.kernel.rows() != inDim ||
-        cached.kernel.cols() != features) {
-        cached.x = Matrix::Random(batch, inDim);
-        // The kernel in memory as the app holds it (huge pages where the system grants them).
-        cached.kernel = uninitializedMatrix(inDim, features);
-        cached.kernel.setRandom();
-        cached.bias = RowVector::Random(features);
-    }
-    return cached;
-}
-
-template <typename F>
-double seconds(F&& work) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
 
 // Arguments: batch, inDim, features, tp; the split of `mode`.
 void forwardVsFull(benchmark::State& state, ParallelMode mode) {
@@ -59,19 +28,9 @@ void forwardVsFull(benchmark::State& state, ParallelMode mode) {
     const Index tpSize = state.range(3);
     const Arrays& a = arrays(batch, inDim, features);
     const ShardingPlan plan = ShardingPlan::make(mode, inDim, features, tpSize);
-    std::vector<double> ratios;
-    for (auto _ : state) {
-        Matrix full;
-        const double fullTime = seconds([&] { full = forwardReference(a.x, a.kernel, a.bias); });
-        ForwardResult grouped;
-        const double groupedTime =
-            seconds([&] { grouped = forwardParallel(a.x, a.kernel, a.bias, plan); });
-        benchmark::DoNotOptimize(full.data());
-        benchmark::DoNotOptimize(grouped.output.data());
-        ratios.push_back(groupedTime / fullTime);
-        state.SetIterationTime(groupedTime);
-    }
-    state.counters["ratio_to_full"] = median(ratios);
+    state.counters["ratio_to_full"] = medianSplitRatio(
+        state, [&] { return forwardReference(a.x, a.kernel, a.bias); },
+        [&] { return forwardParallel(a.x, a.kernel, a.bias, plan); });
     state.counters["GFLOPs"] = benchmark::Counter(2.0 * batch * inDim * features,
                                                   benchmark::Counter::kIsIterationInvariantRate,
                                                   benchmark::Counter::OneK::kIs1000);
@@ -102,18 +61,8 @@ void BM_MlpForwardVsReference(benchmark::State& state) {
         params = initMlp(config);
         drawn = config;
     }
-    std::vector<double> ratios;
-    for (auto _ : state) {
-        MlpReference reference;
-        const double referenceTime = seconds([&] { reference = mlpReference(params); });
-        MlpForward split;
-        const double splitTime = seconds([&] { split = mlpForward(params, config); });
-        benchmark::DoNotOptimize(reference.output.data());
-        benchmark::DoNotOptimize(split.output.data());
-        ratios.push_back(splitTime / referenceTime);
-        state.SetIterationTime(splitTime);
-    }
-    state.counters["ratio_to_reference"] = median(ratios);
+    state.counters["ratio_to_reference"] = medianSplitRatio(
+        state, [&] { return mlpReference(params); }, [&] { return mlpForward(params, config); });
     state.SetLabel(simdPathName());
 }
 
@@ -153,18 +102,6 @@ void BM_EigenVsOpenBlas(benchmark::State& state) {
 }
 #endif
 
-// The two shapes of the goal; a batch of 8 rows, whose full product streams a 256 MiB kernel once
-// (summed in order); and a deep one, whose kernel columns run 16384 terms: the row split's whole
-// strip of them (3 MiB) fits no L2 cache, a depth block of it does.
-void forwardArgs(benchmark::internal::Benchmark* b) {
-    for (const auto& shape : {std::vector<std::int64_t>{256, 1024, 4096},
-                              {1024, 4096, 16384},
-                              {8, 4096, 16384},
-                              {256, 16384, 2048}})
-        for (std::int64_t tp : {1, 2, 8, 64})
-            b->Args({shape[0], shape[1], shape[2], tp});
-}
-
 }  // namespace
 
 // The two shapes of the goal, and products of few rows that stream a 256 MiB kernel (the
@@ -180,12 +117,12 @@ void pathArgs(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_ColumnForwardVsFull)
-    ->Apply(forwardArgs)
+    ->Apply(splitArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 BENCHMARK(BM_RowForwardVsFull)
-    ->Apply(forwardArgs)
+    ->Apply(splitArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);

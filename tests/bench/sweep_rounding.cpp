@@ -12,8 +12,9 @@
 #include "scene/scene.h"
 #include "scene/scene_request.h"
 
+#include "bench_arrays.h"
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,20 +22,9 @@
 #include <vector>
 
 using namespace tp;
+using namespace tp::bench;
 
 namespace {
-
-template <typename F>
-double seconds(F&& work) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
 
 struct Shape {
     std::int64_t batch, inDim, features, tp;

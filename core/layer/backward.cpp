@@ -52,14 +52,6 @@ RowVector dataSummedColumns(const B& b, Index dataSize) {
     return sum;
 }
 
-// A fresh (rows, cols) matrix whose pages the threads have mapped.
-Matrix mappedMatrix(Index rows, Index cols) {
-    Matrix m = uninitializedMatrix(rows, cols);
-#pragma omp parallel if (rows * cols > (Index(1) << 16))
-    mapThreadRows(m);
-    return m;
-}
-
 // Column mode: group g's partial dx, dy[:, cols] @ kernel[:, cols]^T, as the sum of the groups'
 // products in dx made it (groupProduct).
 Matrix columnDxPartial(const MatrixCRef& dy, const MatrixCRef& kernel, const ShardGroup& g) {

@@ -151,10 +151,8 @@ ForwardResult forwardColumnParallel(const MatrixCRef& x, const MatrixCRef& kerne
     const Index batch = x.rows();
     ForwardResult result;
     result.plan = plan;
-    result.output = uninitializedMatrix(batch, plan.features);
     // The fresh output's pages are mapped before any product writes them.
-#pragma omp parallel if (batch * plan.features > (Index(1) << 16))
-    mapThreadRows(result.output);
+    result.output = mappedMatrix(batch, plan.features);
     // Group i: x @ kernel[:, cols_i] + bias[cols_i], straight into its own columns of the output,
     // by runs of groups side by side: the pieces in group order (an all-gather), never summed.
     const ColumnTasks tasks = ColumnTasks::of(plan, batch);

@@ -51,4 +51,11 @@ IndexRange mapThreadRows(Matrix& m) {
     return run;
 }
 
+Matrix mappedMatrix(Index rows, Index cols) {
+    Matrix m = uninitializedMatrix(rows, cols);
+#pragma omp parallel if (rows * cols > (Index(1) << 16))
+    mapThreadRows(m);
+    return m;
+}
+
 }  // namespace tp

@@ -19,6 +19,10 @@ Matrix uninitializedMatrix(Index rows, Index cols);
 /// the work. A hint: where the system cannot, the first writes fault as before.
 void mapRows(Matrix& m, Index first, Index count);
 
+/// An uninitialised (rows, cols) matrix whose pages the threads have mapped, each the run of rows
+/// mapThreadRows gives it (one thread for a matrix of at most 2^16 floats).
+Matrix mappedMatrix(Index rows, Index cols);
+
 /// Inside a parallel region: this thread's share of a fresh matrix's rows, one run of them split
 /// statically between the threads, whose pages it maps (mapRows) before anything writes them.
 IndexRange mapThreadRows(Matrix& m);

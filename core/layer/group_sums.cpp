@@ -131,9 +131,7 @@ void groupProduct(const MatrixCRef& a, const ProductFactor& b, Eigen::Ref<Matrix
 }
 
 Matrix groupProduct(const MatrixCRef& a, const ProductFactor& b) {
-    Matrix product = uninitializedMatrix(a.rows(), b.cols());
-#pragma omp parallel
-    mapThreadRows(product);
+    Matrix product = mappedMatrix(a.rows(), b.cols());
     groupProduct(a, b, product);
     return product;
 }

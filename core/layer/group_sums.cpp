@@ -45,6 +45,26 @@ std::vector<float>& threadScratch(std::vector<std::vector<float>>& scratch) {
     return scratch[std::size_t(omp_get_thread_num())];
 }
 
+// The tiles of a `batch` x `features` output: at most kTileRows rows (each block of a strip of b
+// that sumGroupProducts copies serves them all) by tileColumns columns (10 strips: about 480 KiB
+// of sums), and at least four where the columns allow (narrower ones then), so that both threads
+// work.
+std::vector<OutputTile> groupSumTiles(Index batch, Index features) {
+    const Index rows = kTileRows;
+    Index cols = std::min<Index>(features, tileColumns(batch));
+    const auto count = [&](Index c) {
+        return (batch + rows - 1) / rows * ((features + c - 1) / c);
+    };
+    while (count(cols) < 4 && cols > kGroupStrip)
+        cols =
+            std::max<Index>(kGroupStrip, (cols / 2 + kGroupStrip - 1) / kGroupStrip * kGroupStrip);
+    std::vector<OutputTile> tiles;
+    for (Index r = 0; r < batch; r += rows)
+        for (Index c = 0; c < features; c += cols)
+            tiles.push_back({{r, std::min(batch, r + rows)}, {c, std::min(features, c + cols)}});
+    return tiles;
+}
+
 // sum = the sum over the groups, in order, of a[tile rows, group g's terms] @ b[those terms, tile
 // cols]: by sumGroupProducts, or for a batch of at most kFewRows rows by products of few rows
 // added through `scratch`. Such products are bound by reading b, and sumGroupProducts' copies of
@@ -72,22 +92,6 @@ void sumTileGroups(Eigen::Ref<Matrix> sum, const MatrixCRef& a, const ProductFac
 }
 
 }  // namespace
-
-std::vector<OutputTile> groupSumTiles(Index batch, Index features) {
-    const Index rows = kTileRows;
-    Index cols = std::min<Index>(features, tileColumns(batch));
-    const auto count = [&](Index c) {
-        return (batch + rows - 1) / rows * ((features + c - 1) / c);
-    };
-    while (count(cols) < 4 && cols > kGroupStrip)
-        cols =
-            std::max<Index>(kGroupStrip, (cols / 2 + kGroupStrip - 1) / kGroupStrip * kGroupStrip);
-    std::vector<OutputTile> tiles;
-    for (Index r = 0; r < batch; r += rows)
-        for (Index c = 0; c < features; c += cols)
-            tiles.push_back({{r, std::min(batch, r + rows)}, {c, std::min(features, c + cols)}});
-    return tiles;
-}
 
 void sumGroupsByTiles(Matrix& out, const MatrixCRef& a, const ProductFactor& b,
                       const std::vector<Index>& bounds, Progress* progress, Index units,

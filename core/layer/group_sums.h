@@ -21,22 +21,17 @@ struct OutputTile {
     IndexRange rows, cols;
 };
 
-/// The tiles a sum of group products of a `batch` x `cols` output is computed by: at most 256 rows
-/// (each block of a strip of b that sumGroupProducts copies serves them all) by 480 columns (10
-/// strips; about 480 KiB of sums), or 1024 for a batch of at most kFewRows rows, and at least four
-/// where the columns allow (narrower ones then), so that both threads work.
-std::vector<OutputTile> groupSumTiles(Index batch, Index cols);
-
 /// Called on the thread that summed a tile, with the tile and its block of the output.
 using TileDone = std::function<void(const OutputTile&, Eigen::Ref<Matrix>)>;
 
 /// out = the sums above, a (N, K) and b (K, M) as it is or transposed; group g sums the terms
 /// [bounds[g], bounds[g + 1]), bounds[0] = 0 and bounds.back() = K. `out` is a fresh (N, M) matrix
-/// (uninitializedMatrix), whose pages each thread maps before it writes them. The tiles run on the
-/// threads by sumGroupProducts (layer/products.h), or for at most kFewRows rows by products of few
-/// rows added in order; an element's bits depend only on its row of a, its column of b and the
-/// bounds. After each tile, `done` (where given) on the same thread; tiles not started when
-/// `progress` is cancelled are skipped, and `units` units of progress are advanced over the tiles.
+/// (uninitializedMatrix), whose pages each thread maps before it writes them. The tiles (at most
+/// 256 rows by 480 columns, or 1024 columns for at most kFewRows rows) run on the threads by
+/// sumGroupProducts (layer/products.h), or for at most kFewRows rows by products of few rows added
+/// in order; an element's bits depend only on its row of a, its column of b and the bounds. After
+/// each tile, `done` (where given) on the same thread; tiles not started when `progress` is
+/// cancelled are skipped, and `units` units of progress are advanced over the tiles.
 void sumGroupsByTiles(Matrix& out, const MatrixCRef& a, const ProductFactor& b,
                       const std::vector<Index>& bounds, Progress* progress = nullptr,
                       Index units = 0, const TileDone& done = {});

@@ -1,10 +1,13 @@
 // The split backward pass (backwardParallel) against the reference (backwardReference, one full
-// product per gradient) at the same sizes, in each mode. Each iteration times both back to back,
+// product per gradient) at the same sizes, in each mode, and the MLP block's (mlpBackwardParallel
+// against mlpBackwardReference). Each iteration times both back to back,
 // so the reported ratio (median over iterations) is measured under the same machine load.
 
+#include "block/mlp_backward.h"
 #include "layer/backward.h"
 #include "layer/simd_path.h"
 
+#include "mlp_arrays.h"
 #include "split_ratio.h"
 
 #include <benchmark/benchmark.h>
@@ -39,6 +42,22 @@ void BM_RowBackwardVsReference(benchmark::State& state) {
     backwardVsReference(state, ParallelMode::Row);
 }
 
+// Arguments: batch, inDim, hidden, tp. The block's backward split over tp devices (Megatron's:
+// linear2's row backward, the GeLU's derivative, linear1's column backward and dx's all-reduce)
+// from the split forward pass, against the unsharded block's from the reference's h and a; a
+// random cotangent dy. The split's dx partials, made on demand, are not read.
+void BM_MlpBackwardVsReference(benchmark::State& state) {
+    const LayerConfig config = mlpConfig(state);
+    const MlpParams& params = mlpParams(config);
+    const MlpForward forward = mlpForward(params, config);
+    const MlpReference reference = mlpReference(params);
+    const Matrix dy = Matrix::Random(config.batch, config.features);
+    state.counters["ratio_to_reference"] = medianSplitRatio(
+        state, [&] { return mlpBackwardReference(params, reference, dy); },
+        [&] { return mlpBackwardParallel(params, forward, dy); });
+    state.SetLabel(simdPathName());
+}
+
 }  // namespace
 
 BENCHMARK(BM_ColumnBackwardVsReference)
@@ -48,6 +67,12 @@ BENCHMARK(BM_ColumnBackwardVsReference)
     ->MinTime(2.0);
 BENCHMARK(BM_RowBackwardVsReference)
     ->Apply(splitArgs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+BENCHMARK(BM_MlpBackwardVsReference)
+    ->Apply(mlpArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);

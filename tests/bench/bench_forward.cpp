@@ -3,10 +3,9 @@
 // cblas_sgemm. Each iteration times both sides back to back, so the reported ratio (median over
 // iterations) is measured under the same machine load.
 
-#include "block/mlp.h"
 #include "layer/forward.h"
-#include "nnx/nnx_init.h"
 
+#include "mlp_arrays.h"
 #include "split_ratio.h"
 
 #include <benchmark/benchmark.h>
@@ -48,19 +47,8 @@ void BM_RowForwardVsFull(benchmark::State& state) {
 // Arguments: batch, inDim, hidden, tp. The MLP block split over tp devices (mlpForward, Megatron's
 // column -> GeLU -> row) against its unsharded reference (mlpReference), features = inDim.
 void BM_MlpForwardVsReference(benchmark::State& state) {
-    LayerConfig config;
-    config.block = Block::Mlp;
-    config.batch = state.range(0);
-    config.inDim = config.features = state.range(1);
-    config.hidden = state.range(2);
-    config.tpSize = state.range(3);
-    static LayerConfig drawn;
-    static MlpParams params;
-    if (drawn.batch != config.batch || drawn.inDim != config.inDim ||
-        drawn.hidden != config.hidden) {
-        params = initMlp(config);
-        drawn = config;
-    }
+    const LayerConfig config = mlpConfig(state);
+    const MlpParams& params = mlpParams(config);
     state.counters["ratio_to_reference"] = medianSplitRatio(
         state, [&] { return mlpReference(params); }, [&] { return mlpForward(params, config); });
     state.SetLabel(simdPathName());
@@ -127,10 +115,7 @@ BENCHMARK(BM_RowForwardVsFull)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 BENCHMARK(BM_MlpForwardVsReference)
-    ->Args({256, 1024, 4096, 1})
-    ->Args({256, 1024, 4096, 8})
-    ->Args({256, 1024, 4096, 64})
-    ->Args({1024, 2048, 8192, 8})
+    ->Apply(mlpArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);

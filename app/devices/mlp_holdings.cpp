@@ -178,7 +178,7 @@ DeviceHoldingsView backwardHoldings(const DeviceScene& ds, const MlpScene& s, in
                  {},
                  ownStyle(c.inDim, m, ds.dxScale)};
     if (st.dkernel1Done > 0)
-        dx.data = MatrixData::of(owner, b.split.dxPartials.at(std::size_t(m)));
+        dx.data = MatrixData::of(owner, b.split.dxPartials[std::size_t(m)]);
     v.arrays = {dk1, dk2, dhs, das, dy, dx};
     const BlockRing ring = ringOf(ds, s, state, "dx");
     if (ring.running || ring.done) {

@@ -1,7 +1,14 @@
 #include "block/mlp_backward.h"
 
 #include "block/gelu.h"
+#include "layer/fresh_matrix.h"
+#include "layer/group_sums.h"
+#include "layer/group_tasks.h"
 #include "layer/products.h"
+
+#include <omp.h>
+
+#include <cassert>
 
 namespace tp {
 namespace {
@@ -22,35 +29,51 @@ RowVector columnSums(const MatrixCRef& m) {
 
 MlpBackward mlpBackwardParallel(const MlpParams& p, const MlpForward& f, const MatrixCRef& dy,
                                 Progress* progress) {
+    const ShardingPlan& plan = f.plan.linear1;  // its hidden slices are linear2's rows
+    assert(plan.groupsInPlace());
     const Index n = p.x.rows();
     const Index hidden = p.kernel1.cols();
     MlpBackward b;
     MlpGradients& g = b.gradients;
-    g.dkernel2.resize(hidden, p.kernel2.cols());
-    g.da.resize(n, hidden);
-    g.dh.resize(n, hidden);
-    g.dkernel1.resize(p.kernel1.rows(), hidden);
+    g.dkernel2 = mappedMatrix(hidden, p.kernel2.cols());
+    g.da = mappedMatrix(n, hidden);
+    g.dh = mappedMatrix(n, hidden);
+    g.dkernel1 = mappedMatrix(p.kernel1.rows(), hidden);
     g.dbias1.resize(hidden);
     g.dbias2 = columnSums(dy);  // once
-    for (const ShardGroup& group : f.plan.linear1.groups) {
-        const IndexRange s = group.kernelCols;
+
+    // Each device's slices, the devices side by side as the layer's backward runs its groups, a
+    // run of neighbouring devices as one product of each kind (groupRunLength): a block of a
+    // product is the product of its rows and columns. Each run writes only its own slices.
+    const Index runLength = groupRunLength(plan);
+    const Index runs = plan.tpSize / runLength;
+    forEachTask(runs, runs > 1 && omp_get_max_threads() > 1, [&](Index r) {
+        const IndexRange s = plan.run(r * runLength, runLength).kernelCols;
         const auto a = f.a.middleCols(s.start, s.size());
-        const auto kernel2 = p.kernel2.middleRows(s.start, s.size());
         multiply(g.dkernel2.middleRows(s.start, s.size()), transposed(a), dy);
         auto da = g.da.middleCols(s.start, s.size());
-        multiply(da, dy, transposed(kernel2));
+        multiply(da, dy, transposed(p.kernel2.middleRows(s.start, s.size())));
         auto dh = g.dh.middleCols(s.start, s.size());
         geluGradient(dh, da, f.h.middleCols(s.start, s.size()));
         multiply(g.dkernel1.middleCols(s.start, s.size()), transposed(p.x), dh);
         g.dbias1.segment(s.start, s.size()) = columnSums(dh);
-        Matrix partial(n, p.kernel1.rows());
-        multiply(partial, dh, transposed(p.kernel1.middleCols(s.start, s.size())));
-        b.dxPartials.push_back(std::move(partial));
-        advance(progress);
-    }
-    g.dx = b.dxPartials.front();
-    for (std::size_t i = 1; i < b.dxPartials.size(); ++i)
-        g.dx += b.dxPartials[i];
+        advance(progress, runLength);
+    });
+
+    // The all-reduce of dx (Megatron's f): the devices' partials dh[:, s] @ kernel1[:, s]^T summed
+    // in device order, each summed apart and added in registers, none stored; a partial read is
+    // made again from dh and kernel1 with the bits that were added.
+    std::vector<Index> bounds{0};
+    for (const ShardGroup& group : plan.groups)
+        bounds.push_back(group.kernelCols.stop);
+    g.dx = uninitializedMatrix(n, p.kernel1.rows());
+    sumGroupsByTiles(g.dx, g.dh, transposed(p.kernel1), bounds);
+    b.dxPartials =
+        Partials(plan.tpSize, [dh = MatrixCRef(g.dh), kernel1 = p.kernel1, plan](Index d) {
+            const IndexRange s = plan.groups[std::size_t(d)].kernelCols;
+            return groupProduct(dh.middleCols(s.start, s.size()),
+                                transposed(kernel1.middleCols(s.start, s.size())));
+        });
     return b;
 }
 

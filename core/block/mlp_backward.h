@@ -15,8 +15,7 @@
 
 #include "block/mlp.h"
 #include "block/mlp_check.h"
-
-#include <vector>
+#include "layer/partials.h"
 
 namespace tp {
 
@@ -30,14 +29,17 @@ struct MlpGradients {
     Matrix dh;         ///< (batch, hidden): the cotangent of h
 };
 
-/// The split backward pass, each device's blocks placed in the whole arrays, and column mode's
-/// partials of dx kept as the devices hold them.
+/// The split backward pass, each device's blocks placed in the whole arrays, and the devices'
+/// partials of dx.
 struct MlpBackward {
     MlpGradients gradients;
-    std::vector<Matrix> dxPartials;  ///< tp (batch, in_dim), summed into gradients.dx
+    /// tp (batch, in_dim), summed into gradients.dx. The pass stores none: each is made on first
+    /// read from gradients.dh and the params' kernel1, which must outlive it, unchanged.
+    Partials dxPartials;
 };
 
-/// The split above, from the correct split forward pass `forward` (its h and a) and dy.
+/// The split above, from the correct split forward pass `forward` (its h and a) and dy. With
+/// progress: one unit per device.
 MlpBackward mlpBackwardParallel(const MlpParams& params, const MlpForward& forward,
                                 const MatrixCRef& dy, Progress* progress = nullptr);
 

@@ -172,8 +172,16 @@ private slots:
             sum += s->split.partials[g];
         sum.rowwise() += s->params.bias2;
         QVERIFY(sum == s->split.output);
-        // dx is the sum of the devices' partials: the backward's all-reduce.
-        QCOMPARE(int(s->backward->split.dxPartials.size()), tp);
+        // dx is the sum of the devices' partials in device order, bit for bit: the backward's
+        // all-reduce. The pass stores none: each is made when first read.
+        const Partials& dxPartials = s->backward->split.dxPartials;
+        QCOMPARE(int(dxPartials.size()), tp);
+        for (std::size_t g = 0; g < dxPartials.size(); ++g)
+            QVERIFY(!dxPartials.made(g));
+        Matrix dx = dxPartials.front();
+        for (std::size_t g = 1; g < dxPartials.size(); ++g)
+            dx += dxPartials[g];
+        QVERIFY(dx == s->backward->split.gradients.dx);
     }
 
     // The mistakes run for real: two are wrong and fail by far, gather-between is right.

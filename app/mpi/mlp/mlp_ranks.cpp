@@ -160,8 +160,10 @@ RankBackward runBackward(const LayerConfig& c, const RankForward& f, bool keepPa
         b.pass = {};
         b.pass = mlpBackwardParallel(f.share, f.pass, b.dy);
     });
-    if (!keepPartial)
-        b.pass.dxPartials.clear();
+    // The one device's dx is its partial, bit for bit (a sum of one device's product): kept
+    // before the all-reduce, instead of made again.
+    b.pass.dxPartials =
+        keepPartial ? Partials(std::vector<Matrix>{b.pass.gradients.dx}) : Partials();
     Matrix& dx = b.pass.gradients.dx;
     b.communicationSeconds = allReduceSeconds(skipped == "dx", dx, world);
     return b;

@@ -199,9 +199,11 @@ struct Verification {
 /// bound with lambda and the chance of a false alarm, and what fails, passes and is inconclusive.
 std::string checkRuleHelp();
 
-/// Why an inconclusive verdict could not tell, in words: "at in_dim 262144, float32 rounding alone
-/// may reach 0.26, more than 1/16 of the values' size (root mean square 0.98): an error the size
-/// of a wrong computation could hide under it". Empty unless `v.verdict` is Inconclusive.
+/// Why an inconclusive verdict could not tell, in words: "summing 262144 terms, float32 rounding
+/// alone may reach 0.26, more than 1/16 of the values' size (root mean square 0.98): an error the
+/// size of a wrong computation could hide under it", the terms v.inDim (in_dim for the layer's
+/// output, the hidden width for the MLP block's dx, the batch for a dkernel). Empty unless
+/// `v.verdict` is Inconclusive.
 std::string inconclusiveReason(const Verification& v);
 
 /// The full check of a split forward pass `actual` against `reference` = x @ kernel + bias, both

@@ -65,7 +65,7 @@ std::string inconclusiveReason(const Verification& v) {
                " times it) but not its worst case (" + figure(v.maxErrorOverWorstCase) +
                " of it): more than independent roundings give, but within what roundings that "
                "agree can reach, as on constant arrays";
-    return "at in_dim " + std::to_string(v.inDim) + ", float32 rounding alone may reach " +
+    return "summing " + std::to_string(v.inDim) + " terms, float32 rounding alone may reach " +
            figure(v.resolution) + ", more than 1/" + std::to_string(int(1.0 / kResolutionShare)) +
            " of the values' size (root mean square " + figure(v.valueScale) +
            "): an error the size of a wrong computation could hide under it";

@@ -29,7 +29,7 @@ private slots:
                  qPrintable(view.verdictText()));
         // The reason heads the figures under the verdict.
         QVERIFY2(view.numbersText().startsWith(
-                     "<b>Why:</b> at in_dim 1048576, float32 rounding alone may reach "),
+                     "<b>Why:</b> summing 1048576 terms, float32 rounding alone may reach "),
                  qPrintable(view.numbersText()));
         QVERIFY(!view.verdictText().contains("passed"));
         // Until the output is complete the box waits, whatever the verdict.

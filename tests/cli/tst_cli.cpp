@@ -373,7 +373,7 @@ private slots:
         QVERIFY2(row.out.contains("verification: INCONCLUSIVE: every element is within the "
                                   "float32 rounding bound"),
                  row.out.constData());
-        QVERIFY(row.out.contains("at in_dim 1048576, float32 rounding alone may reach "));
+        QVERIFY(row.out.contains("summing 1048576 terms, float32 rounding alone may reach "));
         const QJsonObject v =
             runJson(scene + QStringList{"--mode", "row", "--json"})["verification"].toObject();
         QCOMPARE(v["verdict"].toString(), QString("inconclusive"));

@@ -291,7 +291,7 @@ private slots:
         QCOMPARE(v.overBound, Index(0));
         QVERIFY(v.resolution > v.valueScale / 16);
         const std::string reason = inconclusiveReason(v);
-        QVERIFY2(reason.rfind("at in_dim 1048576, float32 rounding alone may reach ", 0) == 0,
+        QVERIFY2(reason.rfind("summing 1048576 terms, float32 rounding alone may reach ", 0) == 0,
                  reason.c_str());
         QVERIFY(inconclusiveReason(Verification{}).empty());
 

@@ -63,17 +63,10 @@ MlpBackward mlpBackwardParallel(const MlpParams& p, const MlpForward& f, const M
     // The all-reduce of dx (Megatron's f): the devices' partials dh[:, s] @ kernel1[:, s]^T summed
     // in device order, each summed apart and added in registers, none stored; a partial read is
     // made again from dh and kernel1 with the bits that were added.
-    std::vector<Index> bounds{0};
-    for (const ShardGroup& group : plan.groups)
-        bounds.push_back(group.kernelCols.stop);
+    const std::vector<Index> bounds = groupBounds(plan);
     g.dx = uninitializedMatrix(n, p.kernel1.rows());
     sumGroupsByTiles(g.dx, g.dh, transposed(p.kernel1), bounds);
-    b.dxPartials =
-        Partials(plan.tpSize, [dh = MatrixCRef(g.dh), kernel1 = p.kernel1, plan](Index d) {
-            const IndexRange s = plan.groups[std::size_t(d)].kernelCols;
-            return groupProduct(dh.middleCols(s.start, s.size()),
-                                transposed(kernel1.middleCols(s.start, s.size())));
-        });
+    b.dxPartials = groupSumPartials(g.dh, transposed(p.kernel1), bounds);
     return b;
 }
 

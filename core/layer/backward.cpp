@@ -52,13 +52,6 @@ RowVector dataSummedColumns(const B& b, Index dataSize) {
     return sum;
 }
 
-// Column mode: group g's partial dx, dy[:, cols] @ kernel[:, cols]^T, as the sum of the groups'
-// products in dx made it (groupProduct).
-Matrix columnDxPartial(const MatrixCRef& dy, const MatrixCRef& kernel, const ShardGroup& g) {
-    return groupProduct(dy.middleCols(g.outputCols.start, g.outputCols.size()),
-                        transposed(kernel.middleCols(g.kernelCols.start, g.kernelCols.size())));
-}
-
 }  // namespace
 
 BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, const MatrixCRef& dy,
@@ -104,14 +97,10 @@ BackwardResult backwardParallel(const MatrixCRef& x, const MatrixCRef& kernel, c
         // The all-reduce over "model" (Megatron's f in the backward): the groups' partials summed
         // in group order, each summed apart and added in registers, none stored; a partial read is
         // made again with the bits that were added.
-        std::vector<Index> bounds{0};
-        for (const ShardGroup& g : plan.groups)
-            bounds.push_back(g.kernelCols.stop);
+        const std::vector<Index> bounds = groupBounds(plan);
         grads.dx = uninitializedMatrix(x.rows(), plan.inDim);
         sumGroupsByTiles(grads.dx, dy, transposed(kernel), bounds);
-        result.dxPartials = Partials(plan.tpSize, [dy, kernel, plan](Index g) {
-            return columnDxPartial(dy, kernel, plan.groups[std::size_t(g)]);
-        });
+        result.dxPartials = groupSumPartials(dy, transposed(kernel), bounds);
     }
     return result;
 }

@@ -185,18 +185,13 @@ ForwardResult forwardRowParallel(const MatrixCRef& x, const MatrixCRef& kernel,
     result.partialsAdded = true;
     result.output = uninitializedMatrix(x.rows(), plan.features);
     // Group g reads kernel rows [bounds[g], bounds[g + 1]).
-    std::vector<Index> bounds{0};
-    for (const ShardGroup& group : plan.groups)
-        bounds.push_back(group.kernelRows.stop);
+    const std::vector<Index> bounds = groupBounds(plan);
     // The bias belongs to the layer, not to a group: added once, to the combined sum, tile by tile.
     sumGroupsByTiles(result.output, x, kernel, bounds, progress, plan.tpSize,
                      [&](const OutputTile& tile, Eigen::Ref<Matrix> sum) {
                          sum.rowwise() += bias.segment(tile.cols.start, tile.cols.size());
                      });
-    result.partials = Partials(plan.tpSize, [x, kernel, plan](Index g) {
-        const ShardGroup& group = plan.groups[std::size_t(g)];
-        return groupProduct(inputSlice(x, group), kernelSlice(kernel, group));
-    });
+    result.partials = groupSumPartials(x, kernel, bounds);
     return result;
 }
 

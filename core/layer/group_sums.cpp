@@ -140,4 +140,20 @@ Matrix groupProduct(const MatrixCRef& a, const ProductFactor& b) {
     return product;
 }
 
+std::vector<Index> groupBounds(const ShardingPlan& plan) {
+    std::vector<Index> bounds{0};
+    for (const ShardGroup& g : plan.groups)
+        bounds.push_back(plan.mode == ParallelMode::Row ? g.kernelRows.stop : g.kernelCols.stop);
+    return bounds;
+}
+
+Partials groupSumPartials(const MatrixCRef& a, const ProductFactor& b, std::vector<Index> bounds) {
+    const Index groups = Index(bounds.size()) - 1;
+    return Partials(groups, [a, b, bounds = std::move(bounds)](Index g) {
+        const Index start = bounds[std::size_t(g)];
+        const Index terms = bounds[std::size_t(g) + 1] - start;
+        return groupProduct(a.middleCols(start, terms), b.middleRows(start, terms));
+    });
+}
+
 }  // namespace tp

@@ -8,8 +8,10 @@
 // stored, and groupProduct makes it again with the bits that were added.
 
 #include "layer/eigen_types.h"
+#include "layer/partials.h"
 #include "layer/products.h"
 #include "layer/progress.h"
+#include "layer/sharding_plan.h"
 
 #include <functional>
 #include <vector>
@@ -35,6 +37,15 @@ using TileDone = std::function<void(const OutputTile&, Eigen::Ref<Matrix>)>;
 void sumGroupsByTiles(Matrix& out, const MatrixCRef& a, const ProductFactor& b,
                       const std::vector<Index>& bounds, Progress* progress = nullptr,
                       Index units = 0, const TileDone& done = {});
+
+/// The bounds of the sum a split's groups make: {0, the end of group 0's terms, ...}, the terms
+/// being the kernel rows a row split's groups own, or the kernel columns a column split's own.
+std::vector<Index> groupBounds(const ShardingPlan& plan);
+
+/// The groups' partials of such a sum, none stored: group g's, a[:, its terms] @ b[its terms, :],
+/// is made on first read (groupProduct) with the bits the sum added. a's and b's memory must
+/// outlive them, unchanged.
+Partials groupSumPartials(const MatrixCRef& a, const ProductFactor& b, std::vector<Index> bounds);
 
 /// a @ b as one group's product of such a sum (bounds {0, K}): the bits a sum added for it. An
 /// element's bits depend only on its row of a and column of b, so a block of rows or columns has

@@ -94,9 +94,20 @@ void VerificationView::showNumbers() {
     m_numbers->setVisible(m_state != State::Waiting || m_explanation);
 }
 
-void VerificationView::setReference(const QString& reference, const QString& longReference) {
-    m_reference = reference;
-    m_referenceLong = longReference;
+VerificationView::Subject VerificationView::linearOutput() {
+    return {.array = tr("the output"),
+            .reference = tr("x @ kernel + bias"),
+            .referenceLong = tr("x @ kernel + bias (one full product)"),
+            .figures = tr("Output vs reference (one full product)"),
+            .bound = tr("Rounding bound of element (i, j): 2 &middot; &gamma;~(K+1) &middot; (|x| "
+                        "@ |kernel| + |bias|)[i, j], K = in_dim, &gamma;~(n) = exp(%1&radic;n u + "
+                        "n u&sup2;/(1-u)) - 1, the probabilistic bound of Higham and Mary (a "
+                        "correct split exceeds it with a chance below 1e-9)")
+                         .arg(kRoundingLambda)};
+}
+
+void VerificationView::setSubject(const Subject& subject) {
+    m_subject = subject;
 }
 
 void VerificationView::setVerification(const Verification& v, bool complete,
@@ -116,24 +127,28 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             break;
         case State::Passed:
             background = QStringLiteral("#c8e6c9");
-            text = byAllclose
-                       ? tr("✔ %1: output matches %2").arg(allclose, m_reference)
-                       : tr("✔ passed: output matches %1 within float32 rounding").arg(m_reference);
+            text =
+                byAllclose
+                    ? tr("✔ %1: %2 matches %3").arg(allclose, m_subject.array, m_subject.reference)
+                    : tr("✔ passed: %1 matches %2 within float32 rounding")
+                          .arg(m_subject.array, m_subject.reference);
             break;
         case State::Inconclusive:
             background = QStringLiteral("#ffe0b2");
-            text = tr("? inconclusive: float32 cannot tell here whether the output is %1")
-                       .arg(m_reference);
+            text = tr("? inconclusive: float32 cannot tell here whether %1 is %2")
+                       .arg(m_subject.array, m_subject.reference);
             break;
         case State::Failed:
             background = QStringLiteral("#ffcdd2");
             if (!v.shapeMismatch.empty())
-                text = tr("✘ failed: the output's shape is not that of %1").arg(m_reference);
+                text = tr("✘ failed: the shape of %1 is not that of %2")
+                           .arg(m_subject.array, m_subject.reference);
             else if (byAllclose)
-                text = tr("✘ not %1: output differs from %2").arg(allclose, m_reference);
+                text = tr("✘ not %1: %2 differs from %3")
+                           .arg(allclose, m_subject.array, m_subject.reference);
             else
-                text = tr("✘ failed: output differs from %1 by more than rounding can explain")
-                           .arg(m_reference);
+                text = tr("✘ failed: %1 differs from %2 by more than rounding can explain")
+                           .arg(m_subject.array, m_subject.reference);
             break;
     }
     // Dark text on the light verdict colours, whatever the theme's text colour is.
@@ -147,25 +162,20 @@ void VerificationView::setVerification(const Verification& v, bool complete,
         // Nothing to judge yet: say what will be compared, not figures of an output not shown.
         m_numbers->setText(
             byAllclose
-                ? tr("Once the output is complete, every element is compared with the reference "
-                     "%2 by %1: |y - ref| &lt;= atol + rtol &middot; |ref|.")
-                      .arg(allclose, m_referenceLong)
-                : tr("Once the output is complete, each element is checked against %1 within "
-                     "float32 rounding.")
-                      .arg(m_reference));
+                ? tr("Once %1 is complete, every element is compared with the reference %3 by "
+                     "%2: |y - ref| &lt;= atol + rtol &middot; |ref|.")
+                      .arg(m_subject.array, allclose, m_subject.referenceLong)
+                : tr("Once %1 is complete, each element is checked against %2 within float32 "
+                     "rounding.")
+                      .arg(m_subject.array, m_subject.reference));
         // The bound's formula in full, for a window too short to show more lines.
-        m_numbers->setToolTip(tr("Rounding bound of element (i, j): 2 &middot; &gamma;~(K+1) "
-                                 "&middot; (|x| @ |kernel| + |bias|)[i, j], K = in_dim, "
-                                 "&gamma;~(n) = exp(%1&radic;n u + n u&sup2;/(1-u)) - 1, the "
-                                 "probabilistic bound of Higham and Mary (a correct split exceeds "
-                                 "it with a chance below 1e-9); %2 is shown beside it")
-                                  .arg(kRoundingLambda)
-                                  .arg(allclose));
+        m_numbers->setToolTip(tr("%1; %2 is shown beside it").arg(m_subject.bound, allclose));
         return;
     }
     if (!v.shapeMismatch.empty()) {
-        m_numbers->setText(tr("<b>%1</b> (output vs reference): no element can be compared.")
-                               .arg(QString::fromStdString(v.shapeMismatch).toHtmlEscaped()));
+        m_numbers->setText(
+            tr("<b>%1</b> (%2): no element can be compared.")
+                .arg(QString::fromStdString(v.shapeMismatch).toHtmlEscaped(), m_subject.figures));
         return;
     }
     const QString bound =
@@ -178,9 +188,8 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             : QString();
     m_numbers->setText(
         reason +
-        tr("Output vs reference (one full product):<br>bit-identical <b>%1</b> of %2 &nbsp; "
-           "largest error <b>%3</b> of its rounding bound<br>max abs error <b>%4</b> &nbsp; max "
-           "rel error <b>%5</b><br>%6: <b>%7</b>%8")
+        tr("%9:<br>bit-identical <b>%1</b> of %2 &nbsp; largest error <b>%3</b> of its rounding "
+           "bound<br>max abs error <b>%4</b> &nbsp; max rel error <b>%5</b><br>%6: <b>%7</b>%8")
             .arg(v.bitIdentical)
             .arg(v.elements)
             .arg(bound, number(v.maxAbsError), number(v.maxRelError), allclose,
@@ -188,7 +197,8 @@ void VerificationView::setVerification(const Verification& v, bool complete,
                  v.overBound > 0 ? tr("<br>over their rounding bound: <b>%1</b> of %2 elements")
                                        .arg(v.overBound)
                                        .arg(v.elements)
-                                 : QString()));
+                                 : QString(),
+                 m_subject.figures));
 }
 
 }  // namespace tp

@@ -31,10 +31,19 @@ public:
     void setVerification(const Verification& verification, bool complete,
                          const QString& waitingText);
 
-    /// What the output is checked against, in the verdicts ("x @ kernel + bias", the default; the
-    /// MLP block's "the unsharded block"), and as the allclose rule's sentence names it
-    /// ("x @ kernel + bias (one full product)"). Takes effect at the next setVerification.
-    void setReference(const QString& reference, const QString& longReference);
+    /// What the box judges and against what, in its sentences.
+    struct Subject {
+        QString array;          ///< "the output": "✔ passed: the output matches ..."
+        QString reference;      ///< "x @ kernel + bias": "... matches x @ kernel + bias"
+        QString referenceLong;  ///< the reference as the allclose rule's sentence names it
+        QString figures;        ///< the figures' heading: "Output vs reference (one full product)"
+        QString bound;  ///< the bound's formula (rich text), the tooltip while the check waits
+    };
+    /// One Linear's output against x @ kernel + bias, the box's subject until set.
+    static Subject linearOutput();
+    /// Takes effect at the next setVerification.
+    void setSubject(const Subject& subject);
+    const Subject& subject() const { return m_subject; }
 
     /// The sentence under the figures (Scene::mistakeWithoutEffect); empty hides it.
     void setNote(const QString& note);
@@ -72,8 +81,7 @@ private:
     QLabel* m_note;
     QPushButton* m_biasOffer;
     std::optional<BiasInit> m_offeredBias;
-    QString m_reference = QStringLiteral("x @ kernel + bias");
-    QString m_referenceLong = QStringLiteral("x @ kernel + bias (one full product)");
+    Subject m_subject = linearOutput();
 };
 
 }  // namespace tp

@@ -253,6 +253,9 @@ private slots:
         steps->setStep(9);
         QCOMPARE(p->outputOverlay()->fromColumn(), Index(-1));
         QVERIFY(p->verificationView()->state() == VerificationView::State::Passed);
+        QVERIFY2(p->verificationView()->verdictText().contains(
+                     "y matches the unsharded block's y within float32 rounding"),
+                 qPrintable(p->verificationView()->verdictText()));
         QVERIFY(p->stagesLabel()->text().contains("a = gelu(h): <b>passed</b>"));
         QVERIFY(!p->errorView()->isVisible());
     }
@@ -387,7 +390,14 @@ private slots:
         QVERIFY(views(p->kernel2View(), b.split.gradients.dkernel2));
         QVERIFY(views(p->inputView(), b.split.gradients.dx));
         QVERIFY(views(p->outputView(), b.dy));
-        QVERIFY(p->verificationView()->state() == VerificationView::State::Passed);
+        // The box judges dx, and says so: not the forward's y, nor "the output".
+        VerificationView* check = p->verificationView();
+        QVERIFY(check->state() == VerificationView::State::Passed);
+        QVERIFY2(check->verdictText().contains("dx matches the unsharded block's dx (jax.vjp)"),
+                 qPrintable(check->verdictText()));
+        QVERIFY2(check->detailText().startsWith("dx vs the unsharded block's (jax.vjp):"),
+                 qPrintable(check->detailText()));
+        QVERIFY(!(check->verdictText() + check->detailText()).contains("output"));
         QCOMPARE(p->bias1Overlay()->fromColumn(), Index(-1));
         // dbias1 waits for linear1's backward: hidden while linear2's runs, then slice by slice.
         const Timeline& loop = w.window.timelines()->loop();
@@ -399,8 +409,9 @@ private slots:
             if (step.phase == StepPhase::Linear1Gradients && step.mlp.dkernel1Done < 4)
                 QCOMPARE(p->bias1Overlay()->fromColumn(), Index(step.mlp.dkernel1Done * 8));
         }
-        steps->setStep(0);  // back to the forward's arrays
+        steps->setStep(0);  // back to the forward's arrays, and its check of y
         QCOMPARE(p->bias1Overlay()->fromColumn(), Index(-1));
+        QCOMPARE(check->subject().array, QStringLiteral("y"));
         QVERIFY(views(p->kernel1View(), w.scene().params.kernel1));
     }
 

@@ -4,6 +4,7 @@
 #include "scene/scene_request.h"
 #include "verification_view.h"
 
+#include <QLabel>
 #include <QTest>
 
 using namespace tp;
@@ -48,6 +49,49 @@ private slots:
         view.setVerification(wrong->verification, true, QString());
         QCOMPARE(view.state(), VerificationView::State::Failed);
         QVERIFY(view.verdictText().contains("failed"));
+    }
+
+    // A subject set (the MLP block's dx) names that array and its reference in every state's
+    // words, and one Linear's "output" nowhere.
+    void theSubjectIsNamedInEveryState() {
+        const LayerConfig config{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2};
+        const auto correct = computeScene({config, SceneSource::Nnx});
+        const auto wrong = computeScene({config, SceneSource::Nnx, SceneRun{Mistake::SliceX, {}}});
+        const LayerConfig wide{.batch = 2,
+                               .inDim = Index(1) << 20,
+                               .features = 4,
+                               .tpSize = 2,
+                               .mode = ParallelMode::Row};
+        const auto unsure = computeScene({wide, SceneSource::Nnx});
+        QVERIFY(correct && wrong && unsure);
+        VerificationView view;
+        QCOMPARE(view.subject().array, QStringLiteral("the output"));
+        view.setSubject({.array = "dx",
+                         .reference = "the reference's dx",
+                         .referenceLong = "the reference's dx (long)",
+                         .figures = "dx vs the reference's",
+                         .bound = "the bound of dx"});
+        const auto words = [&view] {
+            return view.verdictText() + view.numbersText() +
+                   view.findChild<QLabel*>("verificationNumbers")->toolTip();
+        };
+        view.setVerification(correct->verification, false, QStringLiteral("waiting"));
+        QVERIFY2(view.numbersText().startsWith("Once dx is complete"), qPrintable(words()));
+        QVERIFY2(words().contains("the bound of dx"), qPrintable(words()));
+        view.setVerification(correct->verification, true, QString());
+        QVERIFY2(view.verdictText().contains("dx matches the reference's dx"),
+                 qPrintable(view.verdictText()));
+        QVERIFY2(view.numbersText().startsWith("dx vs the reference's:"),
+                 qPrintable(view.numbersText()));
+        QVERIFY2(!words().contains("output", Qt::CaseInsensitive), qPrintable(words()));
+        view.setVerification(wrong->verification, true, QString());
+        QVERIFY2(view.verdictText().contains("dx differs from the reference's dx"),
+                 qPrintable(view.verdictText()));
+        QVERIFY2(!words().contains("output", Qt::CaseInsensitive), qPrintable(words()));
+        view.setVerification(unsure->verification, true, QString());
+        QVERIFY2(view.verdictText().endsWith("whether dx is the reference's dx"),
+                 qPrintable(view.verdictText()));
+        QVERIFY2(!words().contains("output", Qt::CaseInsensitive), qPrintable(words()));
     }
 };
 

@@ -9,6 +9,24 @@
 
 using namespace tp;
 
+namespace {
+
+// A correct row split at in_dim 2^20: every element within the bound, but rounding alone may reach
+// more than the values.
+Verification inconclusiveCheck() {
+    const LayerConfig config{
+        .batch = 2, .inDim = Index(1) << 20, .features = 4, .tpSize = 2, .mode = ParallelMode::Row};
+    return computeScene({config, SceneSource::Nnx})->verification;
+}
+
+// A small column split's check, correct or with a mistake.
+Verification smallCheck(Mistake mistake = Mistake::None) {
+    const LayerConfig config{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2};
+    return computeScene({config, SceneSource::Nnx, SceneRun{mistake, {}}})->verification;
+}
+
+}  // namespace
+
 class TestVerificationView : public QObject {
     Q_OBJECT
 
@@ -16,15 +34,9 @@ private slots:
     // A correct row split at in_dim 2^20: every element within the bound, but rounding alone may
     // reach more than the values; the box says so, in words, and neither passes nor fails.
     void inconclusiveSaysWhy() {
-        const LayerConfig config{.batch = 2,
-                                 .inDim = Index(1) << 20,
-                                 .features = 4,
-                                 .tpSize = 2,
-                                 .mode = ParallelMode::Row};
-        const auto scene = computeScene({config, SceneSource::Nnx});
-        QVERIFY(scene);
+        const Verification check = inconclusiveCheck();
         VerificationView view;
-        view.setVerification(scene->verification, true, QString());
+        view.setVerification(check, true, QString());
         QCOMPARE(view.state(), VerificationView::State::Inconclusive);
         QVERIFY2(view.verdictText().startsWith("? inconclusive: float32 cannot tell"),
                  qPrintable(view.verdictText()));
@@ -34,19 +46,15 @@ private slots:
                  qPrintable(view.numbersText()));
         QVERIFY(!view.verdictText().contains("passed"));
         // Until the output is complete the box waits, whatever the verdict.
-        view.setVerification(scene->verification, false, QStringLiteral("waiting"));
+        view.setVerification(check, false, QStringLiteral("waiting"));
         QCOMPARE(view.state(), VerificationView::State::Waiting);
     }
 
     void passedAndFailed() {
-        const LayerConfig config{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2};
-        const auto correct = computeScene({config, SceneSource::Nnx});
-        const auto wrong = computeScene({config, SceneSource::Nnx, SceneRun{Mistake::SliceX, {}}});
-        QVERIFY(correct && wrong);
         VerificationView view;
-        view.setVerification(correct->verification, true, QString());
+        view.setVerification(smallCheck(), true, QString());
         QCOMPARE(view.state(), VerificationView::State::Passed);
-        view.setVerification(wrong->verification, true, QString());
+        view.setVerification(smallCheck(Mistake::SliceX), true, QString());
         QCOMPARE(view.state(), VerificationView::State::Failed);
         QVERIFY(view.verdictText().contains("failed"));
     }
@@ -54,16 +62,7 @@ private slots:
     // A subject set (the MLP block's dx) names that array and its reference in every state's
     // words, and one Linear's "output" nowhere.
     void theSubjectIsNamedInEveryState() {
-        const LayerConfig config{.batch = 2, .inDim = 64, .features = 8, .tpSize = 2};
-        const auto correct = computeScene({config, SceneSource::Nnx});
-        const auto wrong = computeScene({config, SceneSource::Nnx, SceneRun{Mistake::SliceX, {}}});
-        const LayerConfig wide{.batch = 2,
-                               .inDim = Index(1) << 20,
-                               .features = 4,
-                               .tpSize = 2,
-                               .mode = ParallelMode::Row};
-        const auto unsure = computeScene({wide, SceneSource::Nnx});
-        QVERIFY(correct && wrong && unsure);
+        const Verification correct = smallCheck();
         VerificationView view;
         QCOMPARE(view.subject().array, QStringLiteral("the output"));
         view.setSubject({.array = "dx",
@@ -75,20 +74,20 @@ private slots:
             return view.verdictText() + view.numbersText() +
                    view.findChild<QLabel*>("verificationNumbers")->toolTip();
         };
-        view.setVerification(correct->verification, false, QStringLiteral("waiting"));
+        view.setVerification(correct, false, QStringLiteral("waiting"));
         QVERIFY2(view.numbersText().startsWith("Once dx is complete"), qPrintable(words()));
         QVERIFY2(words().contains("the bound of dx"), qPrintable(words()));
-        view.setVerification(correct->verification, true, QString());
+        view.setVerification(correct, true, QString());
         QVERIFY2(view.verdictText().contains("dx matches the reference's dx"),
                  qPrintable(view.verdictText()));
         QVERIFY2(view.numbersText().startsWith("dx vs the reference's:"),
                  qPrintable(view.numbersText()));
         QVERIFY2(!words().contains("output", Qt::CaseInsensitive), qPrintable(words()));
-        view.setVerification(wrong->verification, true, QString());
+        view.setVerification(smallCheck(Mistake::SliceX), true, QString());
         QVERIFY2(view.verdictText().contains("dx differs from the reference's dx"),
                  qPrintable(view.verdictText()));
         QVERIFY2(!words().contains("output", Qt::CaseInsensitive), qPrintable(words()));
-        view.setVerification(unsure->verification, true, QString());
+        view.setVerification(inconclusiveCheck(), true, QString());
         QVERIFY2(view.verdictText().endsWith("whether dx is the reference's dx"),
                  qPrintable(view.verdictText()));
         QVERIFY2(!words().contains("output", Qt::CaseInsensitive), qPrintable(words()));

@@ -3,6 +3,7 @@
 #include "layer/float_format.h"
 #include "layer/range_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -38,10 +39,11 @@ std::string joinNumbers(const std::vector<std::int64_t>& values) {
 
 // " Valid tp sizes: 1, 2, 4." for the divisors of n; `one` names a single value ("tp_size"),
 // `many` the list ("tp sizes").
+// Listing divisors takes sqrt(n) steps: past 10^12 (10^6 steps) the list is not worth a pause,
+// and such a layer is refused for its memory anyway.
+constexpr std::int64_t kListable = 1'000'000'000'000;
+
 std::string validValuesText(std::int64_t n, const char* one, const char* many) {
-    // Listing divisors takes sqrt(n) steps: past 10^12 (10^6 steps) the list is not worth a
-    // pause, and such a layer is refused for its memory anyway.
-    constexpr std::int64_t kListable = 1'000'000'000'000;
     const auto valid = n <= kListable ? divisors(n) : std::vector<std::int64_t>{};
     std::string text;
     if (valid.empty()) {
@@ -171,8 +173,8 @@ std::vector<ConfigProblem> LayerConfig::validate() const {
         if (need > memoryBudgetBytes)
             problems.push_back(
                 {ConfigField::Memory,
-                 "this scene needs " + formatBytes(need) + " (" + std::to_string(need) +
-                     " bytes), more than the memory budget of " + formatBytes(memoryBudgetBytes) +
+                 "this scene needs " + formatBytesExactly(need) +
+                     ", more than the memory budget of " + formatBytes(memoryBudgetBytes) +
                      "; choose smaller sizes" +
                      (!mlp && mode == ParallelMode::Row ? " or a smaller tp_size" : "")});
     }
@@ -226,6 +228,18 @@ std::int64_t mlpBackwardBytesNeeded(const LayerConfig& c) {
 }
 
 std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted) {
+    if (n > kListable) {
+        // Outward from `wanted`, the smaller side first, for at most as many steps as listing the
+        // divisors of kListable takes (a default hidden width of 4 x in_dim near 2^63 took 11 s).
+        wanted = std::clamp<std::int64_t>(wanted, 1, n);
+        for (std::int64_t step = 0; step < 1'000'000 && step < wanted; ++step) {
+            if (n % (wanted - step) == 0)
+                return wanted - step;
+            if (step <= n - wanted && n % (wanted + step) == 0)
+                return wanted + step;
+        }
+        return 1;
+    }
     std::int64_t best = 1;
     for (const std::int64_t d : divisors(n)) {
         // Ties go to the smaller divisor.
@@ -366,6 +380,8 @@ std::optional<std::int64_t> parseInt64(std::string_view text) {
 }
 
 std::string formatBytes(std::int64_t bytes) {
+    if (bytes == kInt64Max)
+        return "over 8.0 EiB";
     static constexpr const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double value = double(bytes);
     int unit = 0;
@@ -378,6 +394,12 @@ std::string formatBytes(std::int64_t bytes) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f %s", value, units[unit]);
     return buffer;
+}
+
+std::string formatBytesExactly(std::int64_t bytes) {
+    if (bytes == kInt64Max || bytes < 1024)
+        return formatBytes(bytes);
+    return formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
 
 }  // namespace tp

@@ -141,7 +141,8 @@ std::int64_t mlpBackwardBytesNeeded(const LayerConfig& config);
 std::vector<std::int64_t> divisors(std::int64_t n);
 
 /// The divisor of n (> 0) closest to `wanted`, the smaller one on a tie: the tp_size a mode
-/// switch falls back to.
+/// switch falls back to. Past n = 10^12 (a layer refused for its memory) it searches at most 10^6
+/// steps either side of `wanted`, and gives 1 if none divides n there.
 std::int64_t nearestDivisor(std::int64_t n, std::int64_t wanted);
 
 /// A mode switch keeps a valid scene: when `config.tpSize` (> 0) does not divide the split
@@ -176,7 +177,10 @@ std::string biasStddevProblem(std::string_view stddev);
 /// A whole decimal int64 (optional sign, no spaces, no fraction); nullopt when not or out of range.
 std::optional<std::int64_t> parseInt64(std::string_view text);
 
-/// "1.5 GiB"-style text for a byte count.
+/// "1.5 GiB"-style text for a byte count; "over 8.0 EiB" for INT64_MAX, where the saturating
+/// counts above stop.
 std::string formatBytes(std::int64_t bytes);
+/// The same with the exact count: "1.5 GiB (1610612736 bytes)"; "over 8.0 EiB" for INT64_MAX.
+std::string formatBytesExactly(std::int64_t bytes);
 
 }  // namespace tp

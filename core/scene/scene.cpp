@@ -55,8 +55,8 @@ std::int64_t backwardWorkUnits(const LayerConfig& config) {
 std::string allocationFailureMessage(const LayerConfig& config, bool backward) {
     const std::int64_t need = bytesNeeded(config) + (backward ? backwardBytesNeeded(config) : 0);
     return std::string("not enough memory for this scene") +
-           (backward ? " with its backward pass" : "") + ": it needs " + formatBytes(need) + " (" +
-           std::to_string(need) + " bytes) and an allocation failed; choose smaller sizes";
+           (backward ? " with its backward pass" : "") + ": it needs " + formatBytesExactly(need) +
+           " and an allocation failed; choose smaller sizes";
 }
 
 bool Scene::passed() const {

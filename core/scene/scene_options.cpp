@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -149,7 +150,9 @@ SceneOptionsParse parseSceneOptions(const std::vector<std::string>& args,
     if (config.block == Block::Mlp) {
         // The block's own defaults: a hidden width of 4 x in_dim, an output of in_dim features.
         if (!isSet(Option::Hidden, "hidden"))
-            config.hidden = 4 * config.inDim;
+            config.hidden = config.inDim > std::numeric_limits<std::int64_t>::max() / 4
+                                ? std::numeric_limits<std::int64_t>::max()  // refused: its memory
+                                : 4 * config.inDim;
         if (!isSet(Option::Features, "features"))
             config.features = config.inDim;
         if (!isSet(Option::Tp, "tp_size") && config.hidden > 0)

@@ -79,8 +79,8 @@ private slots:
                "budget of 2.0 GiB; choose smaller sizes";
         QTest::newRow("overflow")
             << 1LL << (1LL << 40) << (1LL << 40) << 1LL << false << int(ConfigField::Memory)
-            << "this scene needs 8.0 EiB (9223372036854775807 bytes), more than the "
-               "memory budget of 2.0 GiB; choose smaller sizes";
+            << "this scene needs over 8.0 EiB, more than the memory budget of 2.0 GiB; choose "
+               "smaller sizes";
     }
 
     void messages() {
@@ -139,6 +139,22 @@ private slots:
         QCOMPARE(divisors(1), (std::vector<std::int64_t>{1}));
         QCOMPARE(divisors(49), (std::vector<std::int64_t>{1, 7, 49}));
         QVERIFY(divisors(0).empty());
+    }
+
+    // Past 10^12 the nearest divisor is searched outward from the one wanted, not by listing
+    // them all (sqrt(n) steps: 11 s near 2^63), with the same answer where one lies near.
+    void nearestDivisorOfHugeSizes() {
+        const std::int64_t big = std::int64_t(1) << 62;
+        QCOMPARE(nearestDivisor(big, 3), std::int64_t(2));  // 2 and 4 tie: the smaller
+        QCOMPARE(nearestDivisor(big, 6), std::int64_t(4));
+        QCOMPARE(nearestDivisor(big, 1000), std::int64_t(1024));
+        QCOMPARE(nearestDivisor(big, INT64_MAX), big);
+        QCOMPARE(nearestDivisor(INT64_MAX, 4), std::int64_t(1));  // 7 is 3 away, 1 is too
+        QCOMPARE(nearestDivisor(INT64_MAX, 6), std::int64_t(7));
+        QCOMPARE(nearestDivisor(big - 1, 4), std::int64_t(3));  // 2^62 - 1 = 3 x ...
+        QCOMPARE(formatBytes(INT64_MAX), std::string("over 8.0 EiB"));
+        QCOMPARE(formatBytesExactly(std::int64_t(3) << 30),
+                 std::string("3.0 GiB (3221225472 bytes)"));
     }
 
     void parsers() {

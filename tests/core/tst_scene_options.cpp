@@ -210,6 +210,13 @@ private slots:
         QCOMPARE(defaults.hidden, 4 * defaults.inDim);
         QCOMPARE(defaults.features, defaults.inDim);
         QCOMPARE(defaults.tpSize, std::int64_t(4));
+        // 4 x in_dim past int64 is the largest width, refused for its memory, not a negative one.
+        const LayerConfig huge =
+            parse({"--block", "mlp", "--in-dim", "2305843009213693952"}).options.config;
+        QCOMPARE(huge.hidden, INT64_MAX);
+        const auto problems = huge.validate();
+        QCOMPARE(problems.size(), std::size_t(1));
+        QVERIFY(problems.front().field == ConfigField::Memory);
     }
 
     // A value the scene file gave, and no option replaced, is refused naming the file and key.

@@ -382,9 +382,8 @@ void CostsPanel::showEstimate() {
                        .arg(durationLabel(e.computeSeconds), durationLabel(e.communicationSeconds),
                             durationLabel(e.totalSeconds), text(boundWord(e)));
     line += QStringLiteral("\n") + text(productWords(e.product));
-    if (e.collective.steps > 0)
-        line += QStringLiteral("\n") + text(toString(e.collective.kind)) + QStringLiteral(": ") +
-                text(collectiveWords(e.collective));
+    for (const std::string& collective : collectiveLines(e))
+        line += QStringLiteral("\n") + text(collective);
     m_estimate->setText(line);
     std::vector<std::pair<QString, TimeEstimate>> phases{{tr("forward"), e}};
     if (m_backwardEstimate)

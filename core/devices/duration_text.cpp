@@ -11,6 +11,13 @@ std::string durationText(double seconds) {
         return "unknown";
     if (seconds == 0)
         return "0 s";
+    // Past a million seconds, or below a picosecond, a figure of fixed digits would run long
+    // ("%.0f" of 1e100 is 101 digits) or read 0: three significant digits and an exponent.
+    if (seconds >= 1e6 || seconds < 1e-12) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.2e s", seconds);
+        return buffer;
+    }
     const struct {
         double scale;
         const char* unit;

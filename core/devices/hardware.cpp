@@ -231,10 +231,13 @@ std::string linkWords(const LinkFigures& link) {
 std::string collectiveWords(const CollectiveTime& c) {
     if (c.steps == 0)
         return "nothing sent";
-    return std::to_string(c.steps) + (c.steps == 1 ? " step of " : " steps of ") +
-           formatBytes(c.chunkBytes) +
-           (c.protocol.empty() ? std::string() : ", " + std::string(c.protocol)) + ": latency " +
-           durationText(c.latencySeconds) + " + bandwidth " + durationText(c.bandwidthSeconds) +
+    // Several collectives as one (kind None) have steps of different sizes: no one chunk.
+    const std::string steps =
+        std::to_string(c.steps) + (c.steps == 1 ? " step" : " steps") +
+        (c.kind == CollectiveKind::None ? std::string() : " of " + formatBytes(c.chunkBytes));
+    return steps + (c.protocol.empty() ? std::string() : ", " + std::string(c.protocol)) +
+           ": latency " + durationText(c.latencySeconds) + " + bandwidth " +
+           durationText(c.bandwidthSeconds) +
            (c.sumSeconds > 0 ? " + sums " + durationText(c.sumSeconds) : std::string()) + ", " +
            (c.bound() == std::string_view("sums") ? std::string("bound by the sums")
                                                   : std::string(c.bound()) + "-bound");
@@ -258,6 +261,8 @@ TimeEstimate estimateTime(const MeshCosts& costs, const HardwarePreset& hardware
     e.product = productTime(costs.perDevice.flops, costs.perDevice.inOrderFlops,
                             costs.perDevice.productBytes, hardware);
     e.collective = collectiveTime(costs.collective, hardware);
+    if (e.collective.steps > 0)
+        e.collectives.push_back(e.collective);
     return finish(std::move(e));
 }
 
@@ -279,6 +284,8 @@ TimeEstimate estimatePassTime(std::int64_t flops, std::int64_t inOrderFlops,
         e.collective.latencySeconds += t.latencySeconds;
         e.collective.bandwidthSeconds += t.bandwidthSeconds;
         e.collective.sumSeconds += t.sumSeconds;
+        if (t.steps > 0)
+            e.collectives.push_back(t);
     }
     return finish(std::move(e));
 }

@@ -191,13 +191,18 @@ std::string linkWords(const LinkFigures& link);
 /// The collective in words: "2 steps of 2.00 MiB: latency 72.0 µs + bandwidth 8.00 ms,
 /// bandwidth-bound" (with "+ sums 1.20 ms" when the preset has gamma, "bound by the sums" when
 /// they are the largest term, and "2 steps of 2.00 KiB, eagerly: ..." on a link with an eager
-/// limit); "nothing sent" when there are no steps.
+/// limit); several collectives as one (kind None) "9 steps: ...", their steps not of one size;
+/// "nothing sent" when there are no steps.
 std::string collectiveWords(const CollectiveTime& collective);
 
 struct TimeEstimate {
     std::string hardware;  ///< the preset's name
     ProductTime product;
+    /// The pass's collectives as one: their steps and terms summed (kind None when there are
+    /// several, chunkBytes then the largest chunk).
     CollectiveTime collective;
+    /// Each collective that sends something, in the order the pass runs them.
+    std::vector<CollectiveTime> collectives;
     double computeSeconds = 0;        ///< product.seconds()
     double communicationSeconds = 0;  ///< collective.seconds()
     double totalSeconds = 0;          ///< compute + communication

@@ -15,6 +15,15 @@ std::string_view boundWord(const TimeEstimate& e) {
     return e.product.memoryBound() ? "memory" : "compute";
 }
 
+std::vector<std::string> collectiveLines(const TimeEstimate& e) {
+    std::vector<std::string> lines;
+    if (e.collectives.size() > 1)
+        lines.push_back("collectives: " + collectiveWords(e.collective));
+    for (const CollectiveTime& c : e.collectives)
+        lines.push_back(std::string(toString(c.kind)) + ": " + collectiveWords(c));
+    return lines;
+}
+
 std::string estimateText(const TimeEstimate& e, std::string_view what) {
     std::ostringstream out;
     out << what << " on " << e.hardware << ": compute " << durationText(e.computeSeconds)
@@ -24,9 +33,11 @@ std::string estimateText(const TimeEstimate& e, std::string_view what) {
     out << "  product: max(math " << durationText(p.mathSeconds) << ", memory "
         << durationText(p.memorySeconds) << ") + launch " << durationText(p.launchSeconds) << " = "
         << durationText(p.seconds()) << "; " << productWords(p) << '\n';
-    const CollectiveTime& c = e.collective;
-    out << "  " << (c.kind == CollectiveKind::None ? "collectives" : toString(c.kind)) << ": "
-        << collectiveWords(c) << '\n';
+    const std::vector<std::string> lines = collectiveLines(e);
+    if (lines.empty())
+        out << "  collectives: nothing sent\n";
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        out << (i == 0 ? "  " : "    ") << lines[i] << '\n';
     return out.str();
 }
 

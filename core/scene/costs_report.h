@@ -8,7 +8,9 @@
 #include "scene/scene.h"
 
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace tp {
 
@@ -16,9 +18,14 @@ namespace tp {
 /// else the product's own bound, "memory" or "compute".
 std::string_view boundWord(const TimeEstimate& estimate);
 
-/// An estimate in three lines: "<what> on <hardware>: compute .. + communication .. = ..", its
-/// product's terms (math, memory, launch) with its intensity in words, and its collective's
-/// terms (latency, bandwidth).
+/// The estimate's collectives in lines: "all-reduce: 6 steps of 64 bytes: latency .. + bandwidth
+/// .., latency-bound" for each; where there are several, headed by their sum ("collectives: 9
+/// steps: ..."). None when nothing is sent.
+std::vector<std::string> collectiveLines(const TimeEstimate& estimate);
+
+/// An estimate in three lines or more: "<what> on <hardware>: compute .. + communication .. = ..",
+/// its product's terms (math, memory, launch) with its intensity in words, and its collectives'
+/// terms (latency, bandwidth), by collectiveLines.
 std::string estimateText(const TimeEstimate& estimate, std::string_view what);
 
 /// An estimate as JSON: hardware, compute_s, communication_s, total_s, bound (boundWord), and

@@ -374,6 +374,14 @@ private slots:
         QVERIFY2(wire.contains("all-gather of a") && wire.contains("more than Megatron's one "
                                                                    "all-reduce"),
                  qPrintable(wire));
+        // The estimate names each of the pass's collectives (a's all-gather, then y's), headed by
+        // their sum, not a kind "none" with one size of step.
+        const QString estimate = devices->costsPanel()->estimateLabel()->text();
+        QVERIFY2(estimate.contains("\ncollectives: 6 steps: latency") &&
+                     estimate.contains("\nall-gather: 3 steps of 64 bytes") &&
+                     estimate.contains("\nall-gather: 3 steps of 16 bytes") &&
+                     !estimate.contains("none"),
+                 qPrintable(estimate));
     }
 
     // With the backward: the Layer tab's gradients where their arrays stood.

@@ -276,6 +276,25 @@ private slots:
             collectiveTime(ringCost(CollectiveKind::AllReduce, 2, 4096), link).protocol.empty());
     }
 
+    // A pass of several collectives: each in its own words, headed by their sum, whose steps are
+    // of no one size (it once read "none: 9 steps of 64 bytes" for 384 + 48 bytes sent).
+    void severalCollectivesEachInWords() {
+        const CollectiveCost pass[] = {ringCost(CollectiveKind::AllReduce, 4, 256),
+                                       ringCost(CollectiveKind::AllGather, 4, 64)};
+        const TimeEstimate e = estimatePassTime(0, 0, 0, pass, roundPreset());
+        QCOMPARE(e.collectives.size(), std::size_t(2));
+        QCOMPARE(e.collective.steps, std::int64_t(9));
+        const std::vector<std::string> lines = collectiveLines(e);
+        QCOMPARE(lines.size(), std::size_t(3));
+        QCOMPARE(lines[0].substr(0, 32), std::string("collectives: 9 steps: latency 9."));
+        QCOMPARE(lines[1].substr(0, 32), std::string("all-reduce: 6 steps of 64 bytes:"));
+        QCOMPARE(lines[2].substr(0, 31), std::string("all-gather: 3 steps of 16 bytes"));
+        // One collective is its own line; none, no line.
+        QCOMPARE(collectiveLines(estimatePassTime(0, 0, 0, std::span(pass, 1), roundPreset())),
+                 std::vector<std::string>{lines[1]});
+        QVERIFY(collectiveLines(estimatePassTime(0, 0, 0, {}, roundPreset())).empty());
+    }
+
     // A kind's own link figures: its collectives run at them, the other kinds at the shared ones.
     void kindsOwnFigures() {
         HardwarePreset preset = roundPreset();

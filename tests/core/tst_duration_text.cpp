@@ -1,4 +1,5 @@
-// durationText: a time in s, ms, µs or ns with three significant digits, never picoseconds.
+// durationText: a time in s, ms, µs or ns with three significant digits, never picoseconds, and
+// with an exponent where fixed digits would run long or read 0.
 
 #include "devices/duration_text.h"
 
@@ -24,6 +25,11 @@ private slots:
         QTest::newRow("rounds up a unit") << 0.99971 << "1.00 s";
         QTest::newRow("rounds up to ms") << 999.8e-6 << "1.00 ms";
         QTest::newRow("just below") << 0.9994e-3 << "999 µs";
+        QTest::newRow("days stay seconds") << 999999.0 << "999999 s";
+        QTest::newRow("a million seconds") << 1e6 << "1.00e+06 s";
+        QTest::newRow("huge") << 1e100 << "1.00e+100 s";
+        QTest::newRow("largest") << std::numeric_limits<double>::max() << "1.80e+308 s";
+        QTest::newRow("below a picosecond") << 1e-300 << "1.00e-300 s";
         QTest::newRow("negative") << -1.0 << "unknown";
         QTest::newRow("nan") << std::numeric_limits<double>::quiet_NaN() << "unknown";
         QTest::newRow("infinite") << std::numeric_limits<double>::infinity() << "unknown";

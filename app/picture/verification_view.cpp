@@ -143,6 +143,12 @@ void VerificationView::setVerification(const Verification& v, bool complete,
             if (!v.shapeMismatch.empty())
                 text = tr("✘ failed: the shape of %1 is not that of %2")
                            .arg(m_subject.array, m_subject.reference);
+            else if (v.nanElements > 0)
+                text = tr("✘ failed: %1 of %2 elements of %3 are NaN or infinite, and such an "
+                          "element never passes")
+                           .arg(v.nanElements)
+                           .arg(v.elements)
+                           .arg(m_subject.array);
             else if (byAllclose)
                 text = tr("✘ not %1: %2 differs from %3")
                            .arg(allclose, m_subject.array, m_subject.reference);

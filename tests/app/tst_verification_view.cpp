@@ -1,11 +1,14 @@
 // The check's box in words: passed, failed and inconclusive, from real scenes' verdicts.
 
+#include "layer/verification.h"
 #include "scene/scene.h"
 #include "scene/scene_request.h"
 #include "verification_view.h"
 
 #include <QLabel>
 #include <QTest>
+
+#include <limits>
 
 using namespace tp;
 
@@ -57,6 +60,24 @@ private slots:
         view.setVerification(smallCheck(Mistake::SliceX), true, QString());
         QCOMPARE(view.state(), VerificationView::State::Failed);
         QVERIFY(view.verdictText().contains("failed"));
+    }
+
+    // An output with NaN or infinite elements fails for that reason, in words, on either rule:
+    // not "differs by more than rounding can explain" beside "largest error n/a".
+    void nonFiniteFailsSayingWhy() {
+        const Matrix x{{1.f, 2.f}};
+        const Matrix kernel{{3.f, 1.f}, {4.f, std::numeric_limits<float>::infinity()}};
+        const RowVector bias{{5.f, 0.f}};
+        const Matrix reference{{16.f, std::numeric_limits<float>::infinity()}};
+        for (const CheckRule rule : {CheckRule::RoundingBound, CheckRule::Allclose}) {
+            const Verification v = verify(reference, reference, x, kernel, bias, {rule, {}});
+            VerificationView view;
+            view.setVerification(v, true, QString());
+            QCOMPARE(view.state(), VerificationView::State::Failed);
+            QCOMPARE(view.verdictText(), QStringLiteral("✘ failed: 1 of 2 elements of the output "
+                                                        "are NaN or infinite, and such an element "
+                                                        "never passes"));
+        }
     }
 
     // A subject set (the MLP block's dx) names that array and its reference in every state's

@@ -67,13 +67,14 @@ Unsigned loadUnsigned(const unsigned char* bytes, bool bigEndian) {
 
 }  // namespace
 
-void decodeFloats(const unsigned char* bytes, std::int64_t count, StoredFloat type, bool bigEndian,
-                  float* out) {
+std::int64_t decodeFloats(const unsigned char* bytes, std::int64_t count, StoredFloat type,
+                          bool bigEndian, float* out) {
     const int size = byteSize(type);
     if (type == StoredFloat::Float32 && !bigEndian && std::endian::native == std::endian::little) {
         std::memcpy(out, bytes, std::size_t(count) * 4);
-        return;
+        return 0;
     }
+    std::int64_t overflowed = 0;
     for (std::int64_t i = 0; i < count; ++i) {
         const unsigned char* at = bytes + i * size;
         switch (type) {
@@ -86,19 +87,29 @@ void decodeFloats(const unsigned char* bytes, std::int64_t count, StoredFloat ty
             case StoredFloat::Float32:
                 out[i] = std::bit_cast<float>(loadUnsigned<std::uint32_t>(at, bigEndian));
                 break;
-            case StoredFloat::Float64:
-                out[i] = float(std::bit_cast<double>(loadUnsigned<std::uint64_t>(at, bigEndian)));
+            case StoredFloat::Float64: {
+                const double value =
+                    std::bit_cast<double>(loadUnsigned<std::uint64_t>(at, bigEndian));
+                out[i] = float(value);
+                overflowed += std::isfinite(value) && std::isinf(out[i]);
                 break;
+            }
         }
     }
+    return overflowed;
 }
 
-std::string conversionNotice(StoredFloat type) {
+std::string conversionNotice(StoredFloat type, std::int64_t overflowed) {
     switch (type) {
         case StoredFloat::Float32:
             return "";
         case StoredFloat::Float64:
-            return "converted from float64 to float32 (rounded to the nearest float32)";
+            return "converted from float64 to float32 (rounded to the nearest float32)" +
+                   (overflowed == 0
+                        ? std::string()
+                        : "; " + std::to_string(overflowed) +
+                              (overflowed == 1 ? " of its values is" : " of its values are") +
+                              " beyond float32's range and became infinite");
         case StoredFloat::Float16:
         case StoredFloat::BFloat16:
             return "converted from " + std::string(toString(type)) + " to float32 (exactly)";

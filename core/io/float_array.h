@@ -42,13 +42,15 @@ float float16ToFloat32(std::uint16_t bits);
 float bfloat16ToFloat32(std::uint16_t bits);
 
 /// Decodes `count` values of `type` stored at `bytes` (little-endian unless `bigEndian`) into
-/// `out[0..count)` as float32.
-void decodeFloats(const unsigned char* bytes, std::int64_t count, StoredFloat type, bool bigEndian,
-                  float* out);
+/// `out[0..count)` as float32. Returns how many finite values became infinite: float64 values
+/// beyond float32's range (the other types have none).
+std::int64_t decodeFloats(const unsigned char* bytes, std::int64_t count, StoredFloat type,
+                          bool bigEndian, float* out);
 
 /// "" for float32 stored as float32; otherwise e.g. "converted from float64 to float32 (rounded to
-/// the nearest float32)".
-std::string conversionNotice(StoredFloat type);
+/// the nearest float32)", and where `overflowed` values were beyond float32's range, "; 3 of its
+/// values are beyond float32's range and became infinite".
+std::string conversionNotice(StoredFloat type, std::int64_t overflowed = 0);
 
 /// Number of elements of a shape: the product of its dimensions (1 for ()). nullopt when a
 /// dimension is negative or the product exceeds INT64_MAX.

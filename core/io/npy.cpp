@@ -308,6 +308,7 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
     array.shape = shape;
     array.values = uninitializedMatrix(rows, cols);
     float* out = array.values.data();
+    std::int64_t overflowed = 0;
     if (!chunked) {
         if (!file.readAt(dataStart, out, needed))
             return {std::nullopt, file.error()};
@@ -322,7 +323,7 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
                 return {std::nullopt, file.error()};
             float* to = columnMajor ? decoded.data() : out + start;
             if (converts)
-                decodeFloats(raw.data(), n, *type, bigEndian, to);
+                overflowed += decodeFloats(raw.data(), n, *type, bigEndian, to);
             else
                 std::memcpy(to, raw.data(), static_cast<std::size_t>(n) * sizeof(float));
             if (!columnMajor)
@@ -336,7 +337,7 @@ FloatArrayRead readNpy(const std::string& path, std::int64_t maxBytes) {
             }
         }
     }
-    array.notice = conversionNotice(*type);
+    array.notice = conversionNotice(*type, overflowed);
     if (bigEndian)
         array.notice += std::string(array.notice.empty() ? "" : "; ") + "read as big-endian";
     if (header->fortranOrder && shape.size() == 2)

@@ -285,15 +285,16 @@ FloatArrayRead readSafetensor(const std::string& path, const std::string& name, 
     const Index rows = tensor->shape.size() == 2 ? Index(tensor->shape[0]) : 1;
     array.values = uninitializedMatrix(rows, Index(tensor->shape.back()));
     const std::int64_t at = read.index->bufferStart + tensor->begin;
+    std::int64_t overflowed = 0;
     if (converts) {
         std::vector<unsigned char> raw(std::size_t(tensor->end - tensor->begin));
         if (!file.readAt(at, raw.data(), std::int64_t(raw.size())))
             return {std::nullopt, file.error()};
-        decodeFloats(raw.data(), count, *type, false, array.values.data());
+        overflowed = decodeFloats(raw.data(), count, *type, false, array.values.data());
     } else if (!file.readAt(at, array.values.data(), count * 4)) {
         return {std::nullopt, file.error()};
     }
-    array.notice = conversionNotice(*type);
+    array.notice = conversionNotice(*type, overflowed);
     if (transpose) {
         array.values = transposed(array.values);
         std::swap(array.shape[0], array.shape[1]);

@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -142,6 +143,23 @@ private slots:
         else
             QVERIFY2(QString::fromStdString(read.array->notice).contains(notice),
                      read.array->notice.c_str());
+    }
+
+    // float64 values beyond float32's range become infinite, and the notice counts them (it said
+    // only "rounded to the nearest float32"); the largest float32 and the values that round to it
+    // are not counted.
+    void float64BeyondFloat32SaysSo() {
+        const double big = 1e300, edge = double(std::numeric_limits<float>::max());
+        writeFile(path("big.npy"),
+                  npyByHand(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
+                            rawBytes<double>({big, -big, edge, 1.0})));
+        const FloatArrayRead read = readNpy(path("big.npy").toStdString(), kBudget);
+        QVERIFY(read.array);
+        QVERIFY(std::isinf(read.array->values(0, 0)) && std::isinf(read.array->values(0, 1)));
+        QCOMPARE(read.array->values(0, 2), std::numeric_limits<float>::max());
+        QCOMPARE(read.array->notice, std::string("converted from float64 to float32 (rounded to "
+                                                 "the nearest float32); 2 of its values are "
+                                                 "beyond float32's range and became infinite"));
     }
 
     // Fortran-order and converted data larger than a read chunk: every element lands where its

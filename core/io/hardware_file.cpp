@@ -129,8 +129,8 @@ HardwareFileRead parseHardwareJson(std::string_view text, std::string_view sourc
             read.problems.push_back(where + "'" + key + "' is missing");
         else if (!document[key].is_string())
             read.problems.push_back(where + "'" + key + "' is not a string");
-        else
-            preset.*field = document[key].get<std::string>();
+        else  // shown in reports and the app: a terminal never obeys an escape from the file
+            preset.*field = printableText(document[key].get<std::string>());
     }
     if (read.problems.empty() && preset.name.empty())
         read.problems.push_back(where + "'name' is empty");

@@ -37,6 +37,18 @@ private slots:
         QCOMPARE(p.launchSeconds, 0.0);
     }
 
+    // The name and description are shown as text, never obeyed: a control character in them is
+    // escaped as the other files' texts are.
+    void controlCharactersAreEscaped() {
+        std::string text = kGood;
+        text.replace(text.find("\"lab\""), 5, "\"\\u001b[31mred\"");
+        text.replace(text.find("two hosts"), 3, "\\u0007wo");
+        const HardwareFileRead read = parseHardwareJson(text, "lab.json");
+        QVERIFY(read.preset);
+        QCOMPARE(read.preset->name, std::string("\\u001b[31mred"));
+        QCOMPARE(read.preset->description, std::string("\\u0007wo hosts over 1 Gbit/s"));
+    }
+
     // The link's optional figures: absent is 0; given, they are read and written back.
     void optionalLinkFigures() {
         QCOMPARE(parseHardwareJson(kGood, "lab.json").preset->link.kneeBytes, 0.0);

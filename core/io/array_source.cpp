@@ -4,6 +4,7 @@
 #include "io/npy.h"
 #include "io/safetensors.h"
 
+#include <algorithm>
 #include <cassert>
 #include <new>
 #include <utility>
@@ -65,6 +66,14 @@ std::optional<FloatArray> readTagged(const char* what, const std::string& spec, 
     FloatArrayRead result = readArrayFile(spec, transpose, maxBytes);
     if (!result.array) {
         read.errors.push_back(std::string(what) + ": " + result.error);
+        return std::nullopt;
+    }
+    const std::vector<std::int64_t>& shape = result.array->shape;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+        // A size of 0 would reach the layer's own check, which cannot name the file.
+        read.errors.push_back(std::string(what) + ": " + printablePath(splitArraySpec(spec).file) +
+                              " has shape " + shapeText(shape) +
+                              ", an empty array; every size of a layer is at least 1");
         return std::nullopt;
     }
     if (!result.array->notice.empty())

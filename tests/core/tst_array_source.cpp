@@ -51,6 +51,18 @@ private slots:
             << ""
             << "2x8" << false << true
             << "kernel: transposing applies to a kernel from a .safetensors file";
+        // An empty array names its file (the layer's own check would say "in_dim (0)").
+        QTest::newRow("empty kernel")
+            << "0x12"
+            << ""
+            << "" << false << false
+            << "kernel: DIR/k.npy has shape (0, 12), an empty array; every size of a layer is at "
+               "least 1";
+        QTest::newRow("empty bias") << "3x4"
+                                    << "0"
+                                    << "" << false << false
+                                    << "bias: DIR/b.npy has shape (0,), an empty array; every size "
+                                       "of a layer is at least 1";
     }
 
     void everyProblemIsTaggedWithItsArray() {
@@ -78,7 +90,8 @@ private slots:
         LayerConfig config;  // in_dim 8
         const LoadedArraysRead read = loadArrayFiles(files, config, {.inDim = fixInDim});
         QCOMPARE(read.errors.size(), std::size_t(1));
-        QCOMPARE(QString::fromStdString(read.errors.front()), problem);
+        QCOMPARE(QString::fromStdString(read.errors.front()),
+                 QString(problem).replace("DIR", dir.path()));
     }
 
     // Arrays read already (the command line's) size the layer by the same rule as files do.

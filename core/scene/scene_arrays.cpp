@@ -102,8 +102,13 @@ std::string sceneArrayFolderProblem(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::file_status status = fs::status(dir, ec);
-    if (status.type() == fs::file_type::not_found)
+    if (status.type() == fs::file_type::not_found) {
+        if (fs::is_symlink(fs::symlink_status(dir, ec)))
+            return dir + ": is a link to " + fs::read_symlink(dir, ec).string() +
+                   ", which does not exist; --save-npy writes into a folder, never through a "
+                   "link that leads nowhere: remove the link or choose another folder";
         return "";
+    }
     if (ec)
         return dir + ": the folder cannot be read: " + ec.message();
     if (status.type() != fs::file_type::directory)

@@ -220,6 +220,21 @@ private slots:
         QCOMPARE(readText(dir + "/kernel.npy"), npyBytes(earlier.params.kernel));
     }
 
+    // A link where the folder goes, to nothing: refused in those words, and nothing is created
+    // at its target (create_directories said only "File exists").
+    void aLinkToNowhereIsRefused() {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.filePath("out").toStdString();
+        const std::string target = tmp.filePath("missing").toStdString();
+        fs::create_symlink(target, dir);
+        const std::string error = saveSceneArrays(sceneOf(2, 4, 8, 2), dir);
+        QCOMPARE(error, dir + ": is a link to " + target +
+                            ", which does not exist; --save-npy writes into a folder, never "
+                            "through a link that leads nowhere: remove the link or choose "
+                            "another folder");
+        QVERIFY(!fs::exists(target));
+    }
+
     void manyForeignFilesAreCounted() {
         QTemporaryDir tmp;
         for (int i = 0; i < 5; ++i)

@@ -28,6 +28,7 @@
 #include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
@@ -119,6 +120,12 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
+    // The panel never scrolls sideways: wide enough for it beside the vertical bar, and held at
+    // the left (Tab into an input once scrolled it left by the bar's width, cutting every title).
+    scroll->setMinimumWidth(m_parameters->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width());
+    connect(scroll->horizontalScrollBar(), &QScrollBar::valueChanged, scroll,
+            [bar = scroll->horizontalScrollBar()] { bar->setValue(0); });
     auto* parameterDock = new QDockWidget(tr("Parameters"), this);
     parameterDock->setObjectName(QStringLiteral("parameterDock"));
     parameterDock->setWidget(scroll);

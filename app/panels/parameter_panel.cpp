@@ -2,6 +2,7 @@
 
 #include "array_file_inputs.h"
 #include "scene/scene_request.h"
+#include "wheel_guard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -49,6 +50,7 @@ QSpinBox* sizeBox(const QString& name, const QString& tip) {
 
 ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     buildForm();
+    takeWheelOnlyWhenFocused(this);
     setConfig(LayerConfig{}, SceneSource::Nnx);
 }
 

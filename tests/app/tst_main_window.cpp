@@ -29,6 +29,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -113,6 +114,24 @@ private slots:
         // Tooltips name the shortcuts.
         QVERIFY(actions->nextAction()->toolTip().contains("Right"));
         QVERIFY(actions->playAction()->toolTip().contains("Space"));
+    }
+
+    // The Parameters panel scrolls up and down only: the dock is wide enough for it beside the
+    // vertical bar, and an input brought into view leaves it at the left (Tab once scrolled it
+    // left by the bar's width, cutting every group's title).
+    void theParametersNeverScrollSideways() {
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        auto* dock = w.window.findChild<QDockWidget*>("parameterDock");
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        QWidget* panel = scroll->widget();
+        QVERIFY(scroll->minimumWidth() >=
+                panel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+        auto* seed = panel->findChild<QLineEdit*>("seedEdit");
+        seed->setText(QStringLiteral("abc"));
+        scroll->ensureWidgetVisible(seed, 50, 50);
+        QCOMPARE(scroll->horizontalScrollBar()->value(), 0);
     }
 
     void spacePlaysToTheLastStep() {

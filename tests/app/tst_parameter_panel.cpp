@@ -2,6 +2,7 @@
 
 #include "parameter_panel.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -9,6 +10,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <QWheelEvent>
 
 using namespace tp;
 
@@ -224,6 +226,35 @@ private slots:
         auto* refusal = panel->findChild<QLabel*>(QStringLiteral("problem%1").arg(field));
         QVERIFY(!refusal->text().isEmpty());
         QTRY_VERIFY(inView(refusal));
+    }
+
+    // A wheel turned over a spin box the user has not focused leaves the value and is left
+    // unaccepted, so that Qt offers it to the panel's scroll area (scrolling the panel set Data D
+    // to 0); once focused, the box takes the wheel.
+    void theWheelPassesOverAnUnfocusedInput() {
+        QScrollArea scroll;
+        auto* panel = new ParameterPanel;
+        scroll.setWidget(panel);
+        scroll.setWidgetResizable(true);
+        scroll.resize(320, 240);
+        scroll.show();
+        QVERIFY(QTest::qWaitForWindowActive(&scroll));
+        auto* data = panel->findChild<QSpinBox*>("dataBox");
+        const int value = data->value();
+        const auto turn = [data](int degrees) {
+            QWheelEvent wheel(QPointF(4, 4), data->mapToGlobal(QPointF(4, 4)), QPoint(),
+                              QPoint(0, degrees * 8), Qt::NoButton, Qt::NoModifier,
+                              Qt::NoScrollPhase, false);
+            QApplication::sendEvent(data, &wheel);
+            return wheel.isAccepted();
+        };
+        QVERIFY(!turn(15));
+        QCOMPARE(data->value(), value);
+        QCOMPARE(data->focusPolicy(), Qt::StrongFocus);
+        data->setFocus();
+        QTRY_VERIFY(data->hasFocus());
+        QVERIFY(turn(15));
+        QCOMPARE(data->value(), value + 1);
     }
 
     void nearestDivisorPrefersTheSmallerOnATie() {

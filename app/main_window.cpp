@@ -325,7 +325,7 @@ void MainWindow::onSceneReady(ScenePtr scene, qint64 elapsedMs) {
     const ScenePtr& shown = m_session->scene();
     const LayerConfig& config = shown->config;
     if (shown->source == SceneSource::Files)
-        m_parameters->showArraySizes(config);
+        m_parameters->showArraySizes(config, shown->arrayNotices);
     m_layerTab->setScene(shown);
     // The devices run the correct split only (as tpviz-cli's --costs): a mistake keeps them on
     // the last correct scene, their tab disabled, and shows the layer. The MLP block's mistakes

@@ -52,6 +52,13 @@ ArrayFileInputs::ArrayFileInputs(QWidget* parent) : QWidget(parent) {
     // than its height only when the label asks for exactly that.
     m_shapes->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     m_form->addRow(QString(), m_shapes);
+    // Paths can be long: these lines wrap, where the shapes' do not.
+    m_notices = new QLabel;
+    m_notices->setObjectName(QStringLiteral("arrayNotices"));
+    m_notices->setWordWrap(true);
+    m_notices->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_form->addRow(QString(), m_notices);
+    m_form->setRowVisible(m_notices, false);
 
     connect(m_kernel, &QLineEdit::textChanged, this, [this] {
         readKernelHeader();
@@ -192,7 +199,8 @@ QString ArrayFileInputs::problemText(const QString& input) const {
     return it == m_problems.end() ? QString() : it->second->text();
 }
 
-void ArrayFileInputs::showShapes(const LayerConfig& config) {
+void ArrayFileInputs::showShapes(const LayerConfig& config,
+                                 const std::vector<std::string>& notices) {
     const ArrayFiles given = files();
     QStringList lines;
     lines << tr("kernel (in_dim, features) = (%1, %2)").arg(config.inDim).arg(config.features);
@@ -202,6 +210,11 @@ void ArrayFileInputs::showShapes(const LayerConfig& config) {
                   ? tr("x (%1, %2) drawn from the seed").arg(config.batch).arg(config.inDim)
                   : tr("x (%1, %2) from the file").arg(config.batch).arg(config.inDim));
     m_shapes->setText(lines.join(QLatin1Char('\n')));
+    QStringList noted;  // what reading changed in the values
+    for (const std::string& notice : notices)
+        noted << tr("note: %1").arg(QString::fromStdString(notice));
+    m_notices->setText(noted.join(QLatin1Char('\n')));
+    m_form->setRowVisible(m_notices, !noted.isEmpty());
 }
 
 }  // namespace tp

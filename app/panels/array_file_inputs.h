@@ -11,6 +11,8 @@
 #include <QWidget>
 
 #include <map>
+#include <string>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -43,8 +45,10 @@ public:
     void showProblems(const QStringList& problems);
     /// The message under an input, "kernel", "bias" or "x" ("" when none).
     QString problemText(const QString& input) const;
-    /// Says the shapes the files gave: kernel (in_dim, features), bias and x.
-    void showShapes(const LayerConfig& config);
+    /// Says the shapes the files gave: kernel (in_dim, features), bias and x; and under them, in
+    /// lines that wrap, what reading did to the values ("note: kernel: w.npy: converted from
+    /// float64 to float32 ...", Scene::arrayNotices), hidden when nothing was.
+    void showShapes(const LayerConfig& config, const std::vector<std::string>& notices = {});
 
 signals:
     /// A file, the tensor or the transpose changed.
@@ -61,6 +65,7 @@ private:
     QLineEdit* m_bias = nullptr;
     QLineEdit* m_x = nullptr;
     QLabel* m_shapes = nullptr;
+    QLabel* m_notices = nullptr;  ///< what reading the files did to their values, or hidden
     QFormLayout* m_form = nullptr;
     QString m_headerProblem;  ///< the kernel's .safetensors header, when it cannot be used
     bool m_filling = false;

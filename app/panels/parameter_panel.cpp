@@ -472,7 +472,8 @@ QString ParameterPanel::arrayProblemText(const QString& input) const {
     return m_files->problemText(input);
 }
 
-void ParameterPanel::showArraySizes(const LayerConfig& config) {
+void ParameterPanel::showArraySizes(const LayerConfig& config,
+                                    const std::vector<std::string>& notices) {
     m_filling = true;
     m_batch->setValue(int(std::clamp<std::int64_t>(config.batch, 1, kMaxSize)));
     m_inDim->setValue(int(std::clamp<std::int64_t>(config.inDim, 1, kMaxSize)));
@@ -484,7 +485,7 @@ void ParameterPanel::showArraySizes(const LayerConfig& config) {
     m_config.batch = config.batch;
     m_config.inDim = config.inDim;
     m_config.features = config.features;
-    m_files->showShapes(config);
+    m_files->showShapes(config, notices);
     m_files->showProblems({});
 }
 

@@ -53,8 +53,9 @@ public:
     /// "x: ") under their inputs; the picture stays the last good one.
     void showArrayProblems(const QStringList& problems);
     /// Shows the sizes the array files gave (a scene computed from them) in the size inputs, and
-    /// its tp_size (the nearest divisor when the files' sizes moved it).
-    void showArraySizes(const LayerConfig& config);
+    /// its tp_size (the nearest divisor when the files' sizes moved it), with what reading the
+    /// files did to their values (`notices`, Scene::arrayNotices).
+    void showArraySizes(const LayerConfig& config, const std::vector<std::string>& notices = {});
     /// The message under an array file's input, "kernel", "bias" or "x" ("" when none).
     QString arrayProblemText(const QString& input) const;
     ArrayFileInputs* arrayFileInputs() const { return m_files; }

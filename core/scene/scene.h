@@ -46,6 +46,9 @@ struct Scene {
     /// The kernel was drawn from the seed (nnx.Linear's), not the worked example's nor a file's:
     /// each element then has the threefry counter it was drawn from (kernelBitsOrigin).
     bool kernelDrawn = false;
+    /// What reading the array files did to their values (LoadedArrays::notices): "kernel: w.npy:
+    /// converted from float64 to float32 ..."; empty when nothing was converted or no file read.
+    std::vector<std::string> arrayNotices;
     GroupLayer groupLayer;      ///< init-per-group: the layer every group builds for itself
     ForwardResult result;       ///< the split forward pass with its intermediates (and mistake)
     Matrix reference;           ///< x @ kernel + bias from one full product

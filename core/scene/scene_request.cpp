@@ -143,6 +143,7 @@ std::optional<Scene> computeScene(SceneRequest request, Progress* progress) {
             break;
         case SceneSource::Files:
             scene.kernelDrawn = !request.arrays.kernel.has_value();
+            scene.arrayNotices = std::move(request.arrays.notices);
             scene.params = completeLayerParams(config, std::move(request.arrays));
             break;
     }

@@ -125,6 +125,37 @@ private slots:
         QVERIFY(std::find(args.begin(), args.end(), biasPath) != args.end());
     }
 
+    // What reading a file did to its values shows under the shapes, as tpviz-cli's notes say it:
+    // a float64 kernel beyond float32's range says its values became infinite.
+    void conversionNotesShowUnderTheShapes() {
+        QTemporaryDir dir;
+        const std::string kernelPath = dir.filePath("w64.npy").toStdString();
+        const double values[] = {1e300, 0.5, -0.25, 2.0, 1.0, -1.0};
+        std::string bytes("\x93NUMPY\x01\x00", 8);
+        std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+        const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;  // npy 1.0 aligns
+        header.append(total - 10 - header.size() - 1, ' ').push_back('\n');
+        bytes += char(header.size() & 0xff) + std::string(1, char(header.size() >> 8)) + header;
+        bytes.append(reinterpret_cast<const char*>(values), sizeof values);
+        QFile file(QString::fromStdString(kernelPath));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes.data(), qint64(bytes.size()));
+        file.close();
+        Window w;
+        QTRY_VERIFY(w.window.scene());
+        w.chooseFiles();
+        w.edit("kernelFileEdit")->setText(QString::fromStdString(kernelPath));
+        QTRY_VERIFY2(w.showsFiles(), qPrintable(w.panel()->arrayProblemText("kernel") + "|" +
+                                                w.window.statusBar()->currentMessage()));
+        auto* notes = w.window.findChild<QLabel*>("arrayNotices");
+        QVERIFY(notes && notes->isVisibleTo(w.panel()));
+        QCOMPARE(notes->text(),
+                 QString("note: kernel: %1: converted from float64 to float32 (rounded to the "
+                         "nearest float32); 1 of its values is beyond float32's range and became "
+                         "infinite")
+                     .arg(QString::fromStdString(kernelPath)));
+    }
+
     void safetensorsTensorTransposed() {
         QTemporaryDir dir;
         const Matrix weight = values(8, 4, 1.0f);  // PyTorch's (out, in)

@@ -269,7 +269,8 @@ void LayerPanel::fitInputHeight() {
     // band and margins: what the view has beyond its cell area.
     const qreal chrome = m_x->height() - m_x->layout().area.height();
     const qreal rows = qreal(m_x->matrix().rows()) * std::max(cell.height(), kMinXCell);
-    const int wanted = int(std::ceil(chrome + rows));
+    // Qt's largest height for a million rows and more.
+    const int wanted = int(std::min<qreal>(std::ceil(chrome + rows), QWIDGETSIZE_MAX));
     m_x->setMaximumHeight(std::max(wanted, m_x->minimumSizeHint().height()));
 }
 

@@ -255,7 +255,8 @@ void MlpPanel::fitHiddenHeights() {
         // The view's least height is its chrome and two rows of the least cells.
         const qreal chrome = view->minimumSizeHint().height() - 2 * MatrixLayout::kMinSquareCell +
                              2 * view->frameWidth();
-        const int wanted = int(std::ceil(chrome + qreal(view->matrix().rows()) * side));
+        const int wanted = int(std::min<qreal>(
+            std::ceil(chrome + qreal(view->matrix().rows()) * side), QWIDGETSIZE_MAX));
         view->setMaximumHeight(wanted);
         view->setMinimumHeight(std::min(wanted, int(std::ceil(chrome + 4 * side))));
     }

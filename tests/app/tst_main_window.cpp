@@ -29,6 +29,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -132,6 +133,16 @@ private slots:
         seed->setText(QStringLiteral("abc"));
         scroll->ensureWidgetVisible(seed, 50, 50);
         QCOMPARE(scroll->horizontalScrollBar()->value(), 0);
+    }
+
+    // A million rows of x fit the picture without a Qt warning: the input's height is held at
+    // Qt's largest (it asked for more, and Qt printed "The largest allowed size is ...").
+    void aMillionRowsAskNoMoreThanQtAllows() {
+        QTest::failOnWarning(QRegularExpression("largest allowed size"));
+        Window w({.batch = 1000000, .inDim = 8, .features = 12, .tpSize = 3});
+        QTRY_VERIFY(w.window.scene() && w.window.scene()->config.batch == 1000000);
+        w.window.stepController()->goToEnd();
+        QCoreApplication::processEvents();
     }
 
     void spacePlaysToTheLastStep() {

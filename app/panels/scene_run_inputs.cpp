@@ -33,15 +33,6 @@ QLineEdit* toleranceEdit(const QString& name, const QString& tip) {
     return edit;
 }
 
-// A tolerance as numpy takes it: a finite number >= 0.
-std::optional<double> parseTolerance(const QString& text) {
-    bool ok = false;
-    const double value = text.trimmed().toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value < 0)
-        return std::nullopt;
-    return value;
-}
-
 }  // namespace
 
 void ParameterPanel::buildRunBox(QVBoxLayout* layout) {
@@ -145,15 +136,15 @@ SceneRun ParameterPanel::readRunInputs(std::vector<ConfigProblem>& problems) con
     for (const auto& [edit, name, value] :
          {std::tuple{m_rtol, QStringLiteral("rtol"), &run.check.tolerance.rtol},
           std::tuple{m_atol, QStringLiteral("atol"), &run.check.tolerance.atol}}) {
-        if (const auto parsed = parseTolerance(edit->text()))
+        std::string why;
+        if (const auto parsed = parseTolerance(edit->text().toStdString(), &why))
             *value = *parsed;
         else
-            problems.push_back(
-                {ConfigField::Tolerance,
-                 tr("%1 \"%2\" is not a number >= 0 (allclose passes where |y - reference| <= "
-                    "atol + rtol * |reference|)")
-                     .arg(name, edit->text().trimmed())
-                     .toStdString()});
+            problems.push_back({ConfigField::Tolerance,
+                                tr("%1 \"%2\" %3 (allclose passes where |y - reference| <= atol "
+                                   "+ rtol * |reference|)")
+                                    .arg(name, edit->text().trimmed(), QString::fromStdString(why))
+                                    .toStdString()});
     }
     return run;
 }

@@ -201,12 +201,12 @@ void MlpPanel::setScene(ScenePtr scene) {
         !warning.isEmpty()
             ? warning
             : tr("<p><b>Megatron's split:</b> linear1 by its columns, linear2 by its rows, over "
-                 "the same %1 hidden features per device.</p>"
+                 "the same %1 per device.</p>"
                  "<p><b>Nothing moves between the layers:</b> device g's slice of a is exactly "
                  "what its rows of kernel2 read (the same colour, the same label).</p>"
                  "<p><b>+ One all-reduce</b> adds the %2 partial sums; bias2 is added "
                  "<b>once</b>.</p>")
-                  .arg(s.split.plan.linear1.chunk)
+                  .arg(qs(countText(s.split.plan.linear1.chunk, "hidden feature")))
                   .arg(c.tpSize));
     m_verification->setNote(qs(s.mistakeWithoutEffect));
     m_verification->setBiasOffer(std::nullopt);

@@ -379,6 +379,29 @@ std::optional<std::int64_t> parseInt64(std::string_view text) {
     return value;
 }
 
+std::optional<double> parseTolerance(std::string_view text, std::string* why) {
+    while (!text.empty() && text.front() == ' ')
+        text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ')
+        text.remove_suffix(1);
+    if (text.starts_with('+') && text.size() > 1 && text[1] != '-')
+        text.remove_prefix(1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const bool whole = !text.empty() && end == text.data() + text.size();
+    if (whole && ec == std::errc::result_out_of_range) {
+        if (why)
+            *why = "is beyond a double's range (about 2e-308 to 2e308 in size)";
+        return std::nullopt;
+    }
+    if (!whole || ec != std::errc() || !std::isfinite(value) || value < 0) {
+        if (why)
+            *why = "is not a number >= 0";
+        return std::nullopt;
+    }
+    return value;
+}
+
 std::string formatBytes(std::int64_t bytes) {
     if (bytes == kInt64Max)
         return "over 8.0 EiB";

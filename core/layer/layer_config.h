@@ -176,6 +176,10 @@ std::optional<BiasInit> parseBiasInit(std::string_view text);
 std::string biasStddevProblem(std::string_view stddev);
 /// A whole decimal int64 (optional sign, no spaces, no fraction); nullopt when not or out of range.
 std::optional<std::int64_t> parseInt64(std::string_view text);
+/// An allclose tolerance (rtol, atol): a finite decimal >= 0, spaces around it allowed; nullopt
+/// when not, with `why` (where given) "is not a number >= 0", or for 1e400 and 1e-400 (not 0)
+/// "is beyond a double's range (...)". The command line and the app's fields both read it so.
+std::optional<double> parseTolerance(std::string_view text, std::string* why = nullptr);
 
 /// "1.5 GiB"-style text for a byte count; "over 8.0 EiB" for INT64_MAX, where the saturating
 /// counts above stop.

@@ -148,12 +148,12 @@ std::string mistakeNames() {
 
 template <double Tolerance::*field>
 std::string readTolerance(const std::string& value, SceneOptions& options) {
-    double& tolerance = options.tolerance.*field;
     options.toleranceGiven = true;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), tolerance);
-    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(tolerance) ||
-        tolerance < 0)
-        return quotedText(value) + " is not a number >= 0";
+    std::string why;
+    const std::optional<double> tolerance = parseTolerance(value, &why);
+    if (!tolerance)
+        return quotedText(value) + " " + why;
+    options.tolerance.*field = *tolerance;
     return "";
 }
 

@@ -426,6 +426,12 @@ private slots:
         const QString problem = w.window.parameterPanel()->problemText(ConfigField::Tolerance);
         QVERIFY2(problem.contains("rtol \"-1\" is not a number >= 0"), qPrintable(problem));
         QCOMPARE(w.window.scene(), kept);
+        // A value beyond a double's range says so, not that it is no number.
+        w.window.findChild<QLineEdit*>("rtolEdit")->setText(QStringLiteral("1e400"));
+        QVERIFY2(w.window.parameterPanel()
+                     ->problemText(ConfigField::Tolerance)
+                     .contains("rtol \"1e400\" is beyond a double's range"),
+                 qPrintable(w.window.parameterPanel()->problemText(ConfigField::Tolerance)));
     }
 
     // tpviz --mistake NAME opens (and screenshots) the scene with the mistake made.

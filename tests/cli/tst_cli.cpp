@@ -215,6 +215,9 @@ private slots:
         QTest::newRow("missing value") << QStringList{"--features"} << "--features needs a value";
         QTest::newRow("bad tolerance")
             << QStringList{"--rtol", "-1"} << "--rtol: '-1' is not a number >= 0";
+        QTest::newRow("tolerance underflows")
+            << QStringList{"--atol", "1e-400"}
+            << "--atol: '1e-400' is beyond a double's range (about 2e-308 to 2e308 in size)";
         QTest::newRow("bad mode") << QStringList{"--mode", "diagonal"}
                                   << "--mode: 'diagonal' is not column or row";
         QTest::newRow("bad bias") << QStringList{"--bias", "normal:-2"}

@@ -165,6 +165,18 @@ private slots:
         QVERIFY(!parseInt64("1.5"));
         QVERIFY(!parseInt64(""));
         QVERIFY(!parseInt64("+-1"));
+        QCOMPARE(parseTolerance(" 1e-05 "), std::optional<double>(1e-5));
+        QCOMPARE(parseTolerance("0"), std::optional<double>(0.0));
+        QCOMPARE(parseTolerance("+.5"), std::optional<double>(0.5));
+        std::string why;
+        for (const char* bad : {"-1", "inf", "nan", "1e-5x", "", "0x10"}) {
+            QVERIFY2(!parseTolerance(bad, &why), bad);
+            QCOMPARE(why, std::string("is not a number >= 0"));
+        }
+        for (const char* far : {"1e400", "1e-400"}) {
+            QVERIFY2(!parseTolerance(far, &why), far);
+            QVERIFY2(why.starts_with("is beyond a double's range"), far);
+        }
         QCOMPARE(parseParallelMode("row"), std::optional<ParallelMode>(ParallelMode::Row));
         QVERIFY(!parseParallelMode("diagonal"));
         QCOMPARE(parsePrngLayout("legacy"), std::optional<PrngLayout>(PrngLayout::Legacy));

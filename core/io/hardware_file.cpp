@@ -2,6 +2,7 @@
 
 #include "io/binary_file.h"
 #include "io/file_text.h"
+#include "io/json_document.h"
 #include "layer/layer_config.h"
 
 #include <nlohmann/json.hpp>
@@ -114,9 +115,12 @@ HardwareFileRead parseHardwareJson(std::string_view text, std::string_view sourc
     const std::string where = printablePath(source) + ": ";
     if (const std::string nesting = jsonNestingProblem(text); !nesting.empty())
         return {std::nullopt, {where + "not a hardware file: " + nesting}};
-    const json document = json::parse(text, nullptr, false);
-    if (document.is_discarded())
+    JsonDocumentRead parsed = parseJsonDocument(text);
+    if (!parsed.invalid.empty())
         return {std::nullopt, {where + "not JSON: a hardware file is one JSON object"}};
+    if (!parsed.repeatedKey.empty())
+        return {std::nullopt, {where + "the key " + parsed.repeatedKey + " is given twice"}};
+    const json document = std::move(parsed.document);
     if (!document.is_object())
         return {std::nullopt,
                 {where + "not a JSON object: a hardware file is one object of "

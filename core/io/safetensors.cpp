@@ -2,6 +2,7 @@
 
 #include "io/binary_file.h"
 #include "io/file_text.h"
+#include "io/json_document.h"
 #include "layer/fresh_matrix.h"
 #include "layer/layer_config.h"
 
@@ -178,12 +179,12 @@ SafetensorsIndexRead readIndex(InputFile& file, const std::string& path) {
         return failure("the header is " + nesting + "; a safetensors header is 3 levels deep");
     if (const std::string memory = jsonMemoryProblem(text); !memory.empty())
         return failure("the header " + memory);
-    json header;
-    try {
-        header = json::parse(text);
-    } catch (const json::exception& error) {  // parse errors, and numbers beyond a double
-        return failure("the header is not valid JSON: " + printableText(error.what()));
-    }
+    JsonDocumentRead parsed = parseJsonDocument(text);
+    if (!parsed.invalid.empty())
+        return failure("the header is not valid JSON: " + parsed.invalid);
+    if (!parsed.repeatedKey.empty())
+        return failure("the header names " + parsed.repeatedKey + " twice in one object");
+    const json header = std::move(parsed.document);
     if (!header.is_object())
         return failure("the header is not a JSON object");
 

@@ -2,6 +2,7 @@
 
 #include "io/binary_file.h"
 #include "io/file_text.h"
+#include "io/json_document.h"
 
 #include <nlohmann/json.hpp>
 
@@ -241,13 +242,15 @@ SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir
         read.errors.push_back(shownName + ": " + memory);
         return read;
     }
-    json document;
-    try {
-        document = json::parse(text);
-    } catch (const json::exception& error) {  // parse errors, and numbers beyond a double
-        read.errors.push_back(shownName + ": not valid JSON: " + printableText(error.what()));
+    JsonDocumentRead parsed = parseJsonDocument(text);
+    if (!parsed.ok()) {
+        read.errors.push_back(shownName + (!parsed.invalid.empty()
+                                               ? ": not valid JSON: " + parsed.invalid
+                                               : ": the key " + parsed.repeatedKey +
+                                                     " is given twice in one object"));
         return read;
     }
+    const json document = std::move(parsed.document);
     if (!document.is_object()) {
         read.errors.push_back(shownName + ": not a JSON object");
         return read;
@@ -278,6 +281,10 @@ SceneFileRead parseSceneFile(const std::string& text, const std::string& baseDir
         read.errors.push_back(shownName + ": unknown key" + (unknownKeys.size() > 1 ? "s " : " ") +
                               listedNames(unknownKeys, true) + " (known keys: " + knownKeys() +
                               ")");
+    if (document.contains("hidden") && scene.config.block != Block::Mlp)
+        read.errors.push_back(shownName +
+                              ": 'hidden' is the MLP block's hidden width, and without "
+                              "\"block\": \"mlp\" the scene is one Linear");
     if (scene.source == SceneSource::Brief && document.contains("arrays"))
         read.errors.push_back(shownName + ": 'example' and 'arrays' cannot both be given");
     if (read.errors.empty())

@@ -37,6 +37,16 @@ private slots:
         QCOMPARE(p.launchSeconds, 0.0);
     }
 
+    // A key given twice is refused, as in a scene file (JSON allows it; the last one won).
+    void aKeyGivenTwiceIsRefused() {
+        std::string text = kGood;
+        text.replace(text.find("\"launch_s\": 0"), 13, "\"launch_s\": 0, \"launch_s\": 1");
+        const HardwareFileRead read = parseHardwareJson(text, "lab.json");
+        QVERIFY(!read.preset);
+        QCOMPARE(read.problems,
+                 std::vector<std::string>{"lab.json: the key 'launch_s' is given twice"});
+    }
+
     // The name and description are shown as text, never obeyed: a control character in them is
     // escaped as the other files' texts are.
     void controlCharactersAreEscaped() {

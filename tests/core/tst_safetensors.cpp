@@ -172,6 +172,12 @@ private slots:
             "the header is not valid JSON: [json.exception.out_of_range.406] number overflow "
             "parsing '1e999'");
         add("entry not an object", one("3", ""), "w", false, "tensor 'w' is not a JSON object");
+        // JSON allows a name twice, and the second one was read silently.
+        add("a tensor named twice",
+            safetensorsByHand(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                              R"("w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+                              f32x2),
+            "w", false, "the header names 'w' twice in one object");
         add("no dtype", one(R"({"shape":[2],"data_offsets":[0,8]})", f32x2), "w", false,
             "'dtype' is missing");
         add("unknown dtype", one(R"({"dtype":"F31","shape":[2],"data_offsets":[0,8]})", f32x2), "w",

@@ -236,6 +236,16 @@ private slots:
         // Found by fuzz_scene_file: a number past a double's range threw out of the parser.
         add("number past a double", R"({"format": "tpviz-scene", "in_dim": 1e400})",
             "s.tpviz: not valid JSON");
+        // JSON allows a key twice and the last one won: a scene says one value for each.
+        add("a key twice", R"({"format": "tpviz-scene", "version": 1, "batch": 2, "batch": 6})",
+            "s.tpviz: the key 'batch' is given twice in one object");
+        add("a key twice in arrays",
+            R"({"format": "tpviz-scene", "version": 1, "arrays": {"x": "a.npy", "x": "b.npy"}})",
+            "s.tpviz: the key 'x' is given twice in one object");
+        // The command line refuses --hidden without --block mlp; the file says the same.
+        add("hidden in a Linear", R"({"format": "tpviz-scene", "version": 1, "hidden": 32})",
+            "s.tpviz: 'hidden' is the MLP block's hidden width, and without \"block\": \"mlp\" "
+            "the scene is one Linear");
         add("no format", R"({"version": 1})", "s.tpviz: the key 'format' is missing");
         add("wrong format", R"({"format": "png", "version": 1})",
             "s.tpviz: 'format' is not \"tpviz-scene\"");

@@ -120,10 +120,8 @@ MainWindow::MainWindow(Options options) : m_options(options) {
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
-    // The panel never scrolls sideways: wide enough for it beside the vertical bar, and held at
-    // the left (Tab into an input once scrolled it left by the bar's width, cutting every title).
-    scroll->setMinimumWidth(m_parameters->minimumSizeHint().width() +
-                            scroll->verticalScrollBar()->sizeHint().width());
+    // The panel never scrolls sideways: held at the left, where its titles start (Tab into an
+    // input scrolled it left by the vertical bar's width, cutting every title).
     connect(scroll->horizontalScrollBar(), &QScrollBar::valueChanged, scroll,
             [bar = scroll->horizontalScrollBar()] { bar->setValue(0); });
     auto* parameterDock = new QDockWidget(tr("Parameters"), this);

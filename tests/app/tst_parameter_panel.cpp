@@ -14,6 +14,20 @@
 
 using namespace tp;
 
+namespace {
+
+// A panel in a scroll area shorter than it, as the window's dock holds it, shown.
+ParameterPanel* shownIn(QScrollArea& scroll) {
+    auto* panel = new ParameterPanel;
+    scroll.setWidget(panel);
+    scroll.setWidgetResizable(true);
+    scroll.resize(320, 240);
+    scroll.show();
+    return panel;
+}
+
+}  // namespace
+
 class TestParameterPanel : public QObject {
     Q_OBJECT
 
@@ -209,11 +223,7 @@ private slots:
         QFETCH(QString, input);
         QFETCH(int, field);
         QScrollArea scroll;
-        auto* panel = new ParameterPanel;
-        scroll.setWidget(panel);
-        scroll.setWidgetResizable(true);
-        scroll.resize(320, 240);
-        scroll.show();
+        ParameterPanel* panel = shownIn(scroll);
         QVERIFY(QTest::qWaitForWindowExposed(&scroll));
         panel->findChild<QComboBox*>("biasBox")->setCurrentIndex(1);
         auto* edit = panel->findChild<QLineEdit*>(input);
@@ -233,11 +243,7 @@ private slots:
     // to 0); once focused, the box takes the wheel.
     void theWheelPassesOverAnUnfocusedInput() {
         QScrollArea scroll;
-        auto* panel = new ParameterPanel;
-        scroll.setWidget(panel);
-        scroll.setWidgetResizable(true);
-        scroll.resize(320, 240);
-        scroll.show();
+        ParameterPanel* panel = shownIn(scroll);
         QVERIFY(QTest::qWaitForWindowActive(&scroll));
         auto* data = panel->findChild<QSpinBox*>("dataBox");
         const int value = data->value();

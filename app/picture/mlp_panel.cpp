@@ -10,6 +10,7 @@
 #include "layer/range_text.h"
 #include "matrix_view.h"
 #include "mistake_text.h"
+#include "mlp_check_subject.h"
 #include "pending_overlay.h"
 #include "scene/mlp_scene.h"
 #include "verification_view.h"
@@ -46,37 +47,6 @@ float largest(std::initializer_list<MatrixData> arrays) {
     for (const MatrixData& m : arrays)
         scale = std::max(scale, maxAbs(m));
     return scale;
-}
-
-// What the check's box judges: y against the unsharded block's, or in the backward dx against
-// jax.vjp's, each within the bound carried through the block's stages (block/mlp_check.h).
-VerificationView::Subject checkSubject(bool backward) {
-    const QString bound =
-        MlpPanel::tr(
-            "Bound of element (i, j), carried through the block's stages: each product A @ B "
-            "(+ bias) of K terms adds its own rounding, 2 &middot; &gamma;~(K+1) &middot; M with "
-            "M = (|A| + dA) @ (|B| + dB) + |bias|, to D = dA @ (|B| + dB) + |A| @ dB, where dA "
-            "and dB bound how far the two passes' factors already differ (%1); &gamma;~(n) = "
-            "exp(%2&radic;n u + n u&sup2;/(1-u)) - 1, the probabilistic bound of Higham and Mary "
-            "(a correct split exceeds it with a chance below 1e-9)")
-            .arg(backward ? MlpPanel::tr("dx = dh @ kernel1^T sums K = hidden terms; dh = da "
-                                         "&middot; gelu'(h) carries da's bound and h's through "
-                                         "the GeLU's derivative")
-                          : MlpPanel::tr("y = a @ kernel2 + bias2 sums K = hidden terms; a = "
-                                         "gelu(h) carries h's bound through the GeLU's slope, "
-                                         "with the GeLU's own rounding"))
-            .arg(kRoundingLambda);
-    if (backward)
-        return {.array = MlpPanel::tr("dx"),
-                .reference = MlpPanel::tr("the unsharded block's dx (jax.vjp)"),
-                .referenceLong = MlpPanel::tr("the unsharded block's dx (jax.vjp)"),
-                .figures = MlpPanel::tr("dx vs the unsharded block's (jax.vjp)"),
-                .bound = bound};
-    return {.array = MlpPanel::tr("y"),
-            .reference = MlpPanel::tr("the unsharded block's y"),
-            .referenceLong = MlpPanel::tr("the unsharded block's y (one full product per layer)"),
-            .figures = MlpPanel::tr("y vs the unsharded block's (one full product per layer)"),
-            .bound = bound};
 }
 
 }  // namespace
@@ -146,7 +116,7 @@ MlpPanel::MlpPanel(QWidget* parent) : QWidget(parent) {
     // error map |                       | reference
     m_stages = wrappedLabel(QStringLiteral("mlpStages"));
     m_verification = new VerificationView;
-    m_verification->setSubject(checkSubject(false));
+    m_verification->setSubject(mlpCheckSubject(false));
     auto* middle = new QWidget;
     middle->setMinimumWidth(260);
     middle->setMaximumWidth(320);
@@ -371,7 +341,7 @@ void MlpPanel::showForwardArrays() {
 void MlpPanel::setStep(const TimelineStep& step) {
     if (!m_scene)
         return;
-    m_verification->setSubject(checkSubject(step.backward && m_scene->mlp->backward));
+    m_verification->setSubject(mlpCheckSubject(step.backward && m_scene->mlp->backward));
     if (step.backward && m_scene->mlp->backward) {
         showBackwardStep(step);
         return;

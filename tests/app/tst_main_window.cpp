@@ -29,8 +29,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
-#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -115,33 +113,6 @@ private slots:
         // Tooltips name the shortcuts.
         QVERIFY(actions->nextAction()->toolTip().contains("Right"));
         QVERIFY(actions->playAction()->toolTip().contains("Space"));
-    }
-
-    // The Parameters panel scrolls up and down only: an input brought into view leaves it at the
-    // left (Tab once scrolled it left by the vertical bar's width, cutting every group's title).
-    void theParametersNeverScrollSideways() {
-        Window w;
-        QTRY_VERIFY(w.window.scene());
-        auto* dock = w.window.findChild<QDockWidget*>("parameterDock");
-        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
-        QVERIFY(scroll);
-        QWidget* panel = scroll->widget();
-        // Narrowed by the user: the panel is wider than its dock.
-        w.window.resizeDocks({dock}, {200}, Qt::Horizontal);
-        QTRY_VERIFY(scroll->horizontalScrollBar()->maximum() > 0);
-        // As Tab brings the next input into view (QScrollArea::focusNextPrevChild).
-        scroll->ensureWidgetVisible(panel->findChild<QComboBox*>("prngBox"));
-        QCOMPARE(scroll->horizontalScrollBar()->value(), 0);
-    }
-
-    // A million rows of x fit the picture without a Qt warning: the input's height is held at
-    // Qt's largest (it asked for more, and Qt printed "The largest allowed size is ...").
-    void aMillionRowsAskNoMoreThanQtAllows() {
-        QTest::failOnWarning(QRegularExpression("largest allowed size"));
-        Window w({.batch = 1000000, .inDim = 8, .features = 12, .tpSize = 3});
-        QTRY_VERIFY(w.window.scene() && w.window.scene()->config.batch == 1000000);
-        w.window.stepController()->goToEnd();
-        QCoreApplication::processEvents();
     }
 
     void spacePlaysToTheLastStep() {
